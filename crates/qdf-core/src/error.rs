@@ -1,0 +1,329 @@
+//! The one error type of the format, with a [`Category`] and a byte offset.
+//!
+//! Shaped like `serde_json::Error`: an opaque boxed value (one pointer wide, so `Result<T>`
+//! stays small), a [`Category`] for callers that branch on the kind of failure (the adapters
+//! map categories to HTTP statuses and gRPC codes), and [`Error::offset`] where the failing
+//! byte is known.
+
+use std::fmt::{self, Display};
+use std::io;
+
+/// `Result<T, qdf_core::Error>`.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// What kind of failure an [`Error`] is; see [`Error::classify`].
+///
+/// Adapters map categories the same way everywhere: HTTP `Syntax`/`Eof` → 400, `Data` → 422,
+/// `Limit` → 413; gRPC `Limit` → `resource_exhausted` (or `out_of_range` for a decode size
+/// limit), `Syntax`/`Eof`/`Data` → `invalid_argument`, `Io`/`Broken` → `internal`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Category {
+    /// Reading or writing the underlying `io::Read`/`io::Write` failed.
+    Io,
+    /// The bytes are not valid qdf: bad magic, unknown tag, non-minimal varint, bad codec body.
+    Syntax,
+    /// Well-formed qdf that does not have the shape the target type wants, or a value the
+    /// serializer cannot write (a custom serde error).
+    Data,
+    /// The input ended early, including a truncated frame.
+    Eof,
+    /// A configured bound was exceeded: depth, length, output budget, frame size, session caps.
+    Limit,
+    /// A session refused work because an earlier error left its state unusable.
+    Broken,
+}
+
+/// What exactly went wrong. Public so tests and callers can match without parsing messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// A custom message from serde (`de::Error::custom` / `ser::Error::custom`).
+    Message(Box<str>),
+    /// An I/O error, kept as its kind and message.
+    Io(io::ErrorKind, Box<str>),
+    /// The input ended while `expected` was being read.
+    UnexpectedEof {
+        /// What was being read, e.g. `"a tag"`, `"str32 length"`.
+        expected: &'static str,
+    },
+    /// The first three bytes are not `'Q' 'D' 'F'`.
+    BadMagic,
+    /// The version byte is not one this library reads.
+    BadVersion(u8),
+    /// The flags byte sets bits this context does not allow.
+    BadFlags(u8),
+    /// A tag byte that is not valid where it stands.
+    BadTag {
+        /// The tag byte found.
+        found: u8,
+        /// What was expected there.
+        expected: &'static str,
+    },
+    /// A varint longer than 10 bytes or over 64 bits.
+    VarintOverflow,
+    /// A value written in a longer form than the smallest one (non-minimal varint, a u16 tag
+    /// holding a value that fits a fixint, …). The format is strict so each value has one form.
+    NonMinimal(&'static str),
+    /// A string that is not UTF-8.
+    InvalidUtf8,
+    /// A length or count larger than the remaining input could hold.
+    LengthOverrun {
+        /// The length or count announced.
+        len: u64,
+        /// Bytes remaining in the input.
+        remaining: u64,
+    },
+    /// Bytes left over after the value (`from_slice` reads exactly one value).
+    TrailingBytes(u64),
+    /// Nesting deeper than [`Options::max_depth`](crate::Options::max_depth).
+    DepthLimit(u32),
+    /// The decoded output would exceed the output budget.
+    OutputBudget(u64),
+    /// A frame longer than the configured maximum.
+    FrameTooLarge {
+        /// The announced length.
+        len: u64,
+        /// The maximum allowed.
+        max: u64,
+    },
+    /// A Dense session table (entries, bytes or shapes) would exceed its cap.
+    SessionCap(&'static str),
+    /// A state-ref, MTF rank, pair or shape id that the decoder's table does not hold.
+    UnknownStateId(u64),
+    /// A value that does not fit the target type, or the wrong kind of value.
+    TypeMismatch {
+        /// What the target wanted.
+        expected: Box<str>,
+        /// What the input held.
+        found: Box<str>,
+    },
+    /// A codec body that violates its layout (bit width > 64, bad kind byte, …).
+    BadCodec(&'static str),
+    /// The session failed earlier and refuses further use.
+    Broken(Category),
+    /// Something this version does not support (a flag, a codec, a serde feature).
+    Unsupported(&'static str),
+}
+
+struct ErrorImpl {
+    code: ErrorCode,
+    offset: Option<u64>,
+}
+
+/// The error of every qdf operation: a boxed [`ErrorCode`] with an optional byte offset.
+pub struct Error {
+    inner: Box<ErrorImpl>,
+}
+
+impl Error {
+    /// An error with this code and no known offset.
+    #[cold]
+    pub fn new(code: ErrorCode) -> Self {
+        Error {
+            inner: Box::new(ErrorImpl { code, offset: None }),
+        }
+    }
+
+    /// An error with this code at byte `offset` of the input (or output, for encode errors).
+    #[cold]
+    pub fn at(code: ErrorCode, offset: u64) -> Self {
+        Error {
+            inner: Box::new(ErrorImpl {
+                code,
+                offset: Some(offset),
+            }),
+        }
+    }
+
+    /// Sets the offset if none is known yet (inner layers know more than outer ones).
+    #[cold]
+    pub fn with_offset(mut self, offset: u64) -> Self {
+        if self.inner.offset.is_none() {
+            self.inner.offset = Some(offset);
+        }
+        self
+    }
+
+    /// A [`ErrorCode::TypeMismatch`] error.
+    #[cold]
+    pub fn mismatch(expected: impl Into<Box<str>>, found: impl Into<Box<str>>) -> Self {
+        Error::new(ErrorCode::TypeMismatch {
+            expected: expected.into(),
+            found: found.into(),
+        })
+    }
+
+    /// The detailed code.
+    pub fn code(&self) -> &ErrorCode {
+        &self.inner.code
+    }
+
+    /// Byte offset into the input (decode) where the failure was detected, if known.
+    pub fn offset(&self) -> Option<u64> {
+        self.inner.offset
+    }
+
+    /// The kind of failure.
+    pub fn classify(&self) -> Category {
+        use ErrorCode::*;
+        match &self.inner.code {
+            Io(..) => Category::Io,
+            UnexpectedEof { .. } => Category::Eof,
+            Message(_) | TypeMismatch { .. } | TrailingBytes(_) | Unsupported(_) => Category::Data,
+            DepthLimit(_) | OutputBudget(_) | FrameTooLarge { .. } | SessionCap(_) => {
+                Category::Limit
+            }
+            Broken(_) => Category::Broken,
+            BadMagic | BadVersion(_) | BadFlags(_) | BadTag { .. } | VarintOverflow
+            | NonMinimal(_) | InvalidUtf8 | LengthOverrun { .. } | UnknownStateId(_)
+            | BadCodec(_) => Category::Syntax,
+        }
+    }
+
+    /// True for [`Category::Eof`]: more input would have been needed.
+    pub fn is_eof(&self) -> bool {
+        self.classify() == Category::Eof
+    }
+}
+
+impl Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ErrorCode::*;
+        match self {
+            Message(m) => f.write_str(m),
+            Io(kind, m) => write!(f, "I/O error ({kind:?}): {m}"),
+            UnexpectedEof { expected } => write!(f, "input ended early: expected {expected}"),
+            BadMagic => f.write_str("expected the header magic 'Q' 'D' 'F'"),
+            BadVersion(v) => write!(f, "expected version 0x01, found 0x{v:02x}"),
+            BadFlags(b) => write!(f, "header flags 0x{b:02x} are not allowed here"),
+            BadTag { found, expected } => {
+                write!(f, "expected {expected}, found tag 0x{found:02x}")
+            }
+            VarintOverflow => f.write_str("varint longer than 10 bytes or above u64::MAX"),
+            NonMinimal(what) => write!(f, "non-minimal encoding of {what}"),
+            InvalidUtf8 => f.write_str("expected a UTF-8 string"),
+            LengthOverrun { len, remaining } => write!(
+                f,
+                "length {len} is larger than the {remaining} bytes that remain"
+            ),
+            TrailingBytes(n) => write!(f, "expected the end of input, found {n} more bytes"),
+            DepthLimit(d) => write!(f, "nesting deeper than the limit of {d}"),
+            OutputBudget(b) => write!(f, "decoded output would exceed the budget of {b} bytes"),
+            FrameTooLarge { len, max } => {
+                write!(f, "frame of {len} bytes exceeds the maximum of {max}")
+            }
+            SessionCap(what) => write!(f, "session cap exceeded: {what}"),
+            UnknownStateId(id) => write!(f, "unknown state id {id}"),
+            TypeMismatch { expected, found } => write!(f, "expected {expected}, found {found}"),
+            BadCodec(what) => write!(f, "malformed codec body: {what}"),
+            Broken(cat) => write!(
+                f,
+                "session is broken by an earlier {cat:?} error and refuses further use"
+            ),
+            Unsupported(what) => write!(f, "unsupported: {what}"),
+        }
+    }
+}
+
+impl Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.inner.offset {
+            Some(off) => write!(f, "{} at byte {off}", self.inner.code),
+            None => Display::fmt(&self.inner.code, f),
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("code", &self.inner.code)
+            .field("offset", &self.inner.offset)
+            .finish()
+    }
+}
+
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner.code == other.inner.code && self.inner.offset == other.inner.offset
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl serde::ser::Error for Error {
+    fn custom<T: Display>(msg: T) -> Self {
+        Error::new(ErrorCode::Message(msg.to_string().into()))
+    }
+}
+
+impl serde::de::Error for Error {
+    fn custom<T: Display>(msg: T) -> Self {
+        Error::new(ErrorCode::Message(msg.to_string().into()))
+    }
+
+    fn invalid_type(unexp: serde::de::Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
+        Error::mismatch(exp.to_string(), unexp.to_string())
+    }
+
+    fn invalid_value(unexp: serde::de::Unexpected<'_>, exp: &dyn serde::de::Expected) -> Self {
+        Error::mismatch(exp.to_string(), unexp.to_string())
+    }
+}
+
+impl From<io::Error> for Error {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            return Error::new(ErrorCode::UnexpectedEof {
+                expected: "more bytes from the reader",
+            });
+        }
+        Error::new(ErrorCode::Io(e.kind(), e.to_string().into()))
+    }
+}
+
+impl From<Error> for io::Error {
+    fn from(e: Error) -> Self {
+        let kind = match e.classify() {
+            Category::Io => match e.code() {
+                ErrorCode::Io(kind, _) => *kind,
+                _ => io::ErrorKind::Other,
+            },
+            Category::Eof => io::ErrorKind::UnexpectedEof,
+            Category::Syntax | Category::Data | Category::Limit => io::ErrorKind::InvalidData,
+            Category::Broken => io::ErrorKind::Other,
+        };
+        io::Error::new(kind, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_is_one_pointer() {
+        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn categories_and_display() {
+        let e = Error::at(
+            ErrorCode::BadTag {
+                found: 0xff,
+                expected: "a string",
+            },
+            7,
+        );
+        assert_eq!(e.classify(), Category::Syntax);
+        assert_eq!(e.offset(), Some(7));
+        assert_eq!(e.to_string(), "expected a string, found tag 0xff at byte 7");
+        let io: io::Error = Error::new(ErrorCode::UnexpectedEof { expected: "a tag" }).into();
+        assert_eq!(io.kind(), io::ErrorKind::UnexpectedEof);
+        let lim = Error::new(ErrorCode::DepthLimit(128));
+        assert_eq!(lim.classify(), Category::Limit);
+        let io2: io::Error = lim.into();
+        assert_eq!(io2.kind(), io::ErrorKind::InvalidData);
+    }
+}

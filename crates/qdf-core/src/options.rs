@@ -1,0 +1,249 @@
+//! Encode and decode options: the tier (a set of feature bits) and the limits.
+//!
+//! [`Options`] is a small `Copy` value with builder methods, like `rmp_serde::config`.
+//! The three tiers are presets of [`Features`] bits (bit numbers as in the Go library's
+//! options, see `docs/SPEC.md` §Options):
+//!
+//! | tier | preset | features |
+//! |---|---|---|
+//! | Speed | [`Options::speed`] | none: plain tags |
+//! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF` |
+//! | Compression | [`Options::compression`] | Balanced `| FLOAT_XOR | ENTROPY | FSST` |
+//!
+//! Decoding never needs the tier: the wire is self-describing. Decoding reads only the limits.
+
+/// A set of encoder feature bits (Go `Opt*` numbering, `1 << bit`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Features(pub u32);
+
+impl Features {
+    /// No features: the Speed tier.
+    pub const NONE: Features = Features(0);
+    /// Bit 0: the Dense dialect (intern table and state-refs).
+    pub const DENSE: Features = Features(1 << 0);
+    /// Bit 1: QPack numeric slice codecs.
+    pub const QPACK: Features = Features(1 << 1);
+    /// Bit 2: shape interning of structs (tag 0xEC).
+    pub const SHAPE_INTERN: Features = Features(1 << 2);
+    /// Bit 3: Markov-1 pair predictor (tag 0xEA).
+    pub const PAIR_PRED: Features = Features(1 << 3);
+    /// Bit 4: move-to-front ring predictor (tag 0xE9).
+    pub const MTF: Features = Features(1 << 4);
+    /// Bit 5: float XOR and decimal codecs (Gorilla, Chimp128, ALP).
+    pub const FLOAT_XOR: Features = Features(1 << 5);
+    /// Bit 6: whole-body entropy pass (tANS).
+    pub const ENTROPY: Features = Features(1 << 6);
+    /// Bit 7: column-length index in columnar containers.
+    pub const COLUMN_INDEX: Features = Features(1 << 7);
+    /// Bit 8: FSST for high-cardinality string columns.
+    pub const FSST: Features = Features(1 << 8);
+    /// Bit 9: shape interning of string-keyed maps' key sets (opt-in).
+    pub const MAP_SHAPE: Features = Features(1 << 9);
+
+    /// The Balanced preset, `0x1F`.
+    pub const BALANCED: Features = Features(0x1F);
+    /// The Compression preset, `0x17F`.
+    pub const COMPRESSION: Features = Features(0x17F);
+
+    /// True if every bit of `other` is set in `self`.
+    #[inline]
+    pub const fn contains(self, other: Features) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// `self` with the bits of `other` set.
+    #[inline]
+    pub const fn with(self, other: Features) -> Features {
+        Features(self.0 | other.0)
+    }
+
+    /// `self` with the bits of `other` cleared.
+    #[inline]
+    pub const fn without(self, other: Features) -> Features {
+        Features(self.0 & !other.0)
+    }
+}
+
+/// Default nesting limit, counted per container identically on encode and decode.
+pub const DEFAULT_MAX_DEPTH: u32 = 128;
+/// Default floor of the decode output budget: 1 MiB.
+pub const DEFAULT_MIN_OUTPUT_BUDGET: u64 = 1 << 20;
+/// Default output budget factor: the budget is `max(1 MiB, 256 × input length)`.
+pub const DEFAULT_OUTPUT_FACTOR: u64 = 256;
+/// Strings shorter than this many bytes are never interned (Go `minIntern`).
+pub const DEFAULT_MIN_INTERN: u32 = 4;
+/// Default cap on intern table entries per session (Go stream cap, 0xFFFF).
+pub const DEFAULT_MAX_INTERN_ENTRIES: u32 = 0xFFFF;
+/// Default cap on the bytes held by one session's intern table: 4 MiB.
+pub const DEFAULT_MAX_INTERN_BYTES: u64 = 4 << 20;
+/// Default cap on shapes per session.
+pub const DEFAULT_MAX_SHAPES: u32 = 4096;
+
+/// Encode tier and decode limits. `Default` is [`Options::balanced`].
+///
+/// ```
+/// use qdf_core::Options;
+/// let o = Options::speed().max_depth(64).max_output(16 << 20);
+/// assert_eq!(o.depth_limit(), 64);
+/// ```
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    features: Features,
+    max_depth: u32,
+    max_output: Option<u64>,
+    min_intern: u32,
+    max_intern_entries: u32,
+    max_intern_bytes: u64,
+    max_shapes: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::balanced()
+    }
+}
+
+impl Options {
+    const fn with_features(features: Features) -> Options {
+        Options {
+            features,
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_output: None,
+            min_intern: DEFAULT_MIN_INTERN,
+            max_intern_entries: DEFAULT_MAX_INTERN_ENTRIES,
+            max_intern_bytes: DEFAULT_MAX_INTERN_BYTES,
+            max_shapes: DEFAULT_MAX_SHAPES,
+        }
+    }
+
+    /// The Speed tier: plain tags, no interning, no codecs.
+    pub const fn speed() -> Options {
+        Options::with_features(Features::NONE)
+    }
+
+    /// The Balanced tier (default): Dense intern table, predictors, shapes, QPack, columnar.
+    pub const fn balanced() -> Options {
+        Options::with_features(Features::BALANCED)
+    }
+
+    /// The Compression tier: Balanced plus float XOR/decimal codecs, FSST and the entropy pass.
+    pub const fn compression() -> Options {
+        Options::with_features(Features::COMPRESSION)
+    }
+
+    /// Replaces the feature bits.
+    pub const fn features(mut self, features: Features) -> Options {
+        self.features = features;
+        self
+    }
+
+    /// The feature bits.
+    pub const fn feature_bits(&self) -> Features {
+        self.features
+    }
+
+    /// True if the feature is on.
+    #[inline]
+    pub const fn has(&self, f: Features) -> bool {
+        self.features.contains(f)
+    }
+
+    /// Nesting limit (containers deep), default [`DEFAULT_MAX_DEPTH`]. Encode refuses what
+    /// decode would refuse with the same options.
+    pub const fn max_depth(mut self, depth: u32) -> Options {
+        self.max_depth = depth;
+        self
+    }
+
+    /// The nesting limit.
+    pub const fn depth_limit(&self) -> u32 {
+        self.max_depth
+    }
+
+    /// Fixes the decode output budget in bytes (default `max(1 MiB, 256 × input length)`).
+    pub const fn max_output(mut self, bytes: u64) -> Options {
+        self.max_output = Some(bytes);
+        self
+    }
+
+    /// The decode output budget for an input of `input_len` bytes.
+    pub const fn output_budget(&self, input_len: u64) -> u64 {
+        match self.max_output {
+            Some(b) => b,
+            None => {
+                let scaled = input_len.saturating_mul(DEFAULT_OUTPUT_FACTOR);
+                if scaled > DEFAULT_MIN_OUTPUT_BUDGET {
+                    scaled
+                } else {
+                    DEFAULT_MIN_OUTPUT_BUDGET
+                }
+            }
+        }
+    }
+
+    /// Minimum length in bytes of a string the encoder interns (default 4).
+    pub const fn min_intern(mut self, len: u32) -> Options {
+        self.min_intern = len;
+        self
+    }
+
+    /// The minimum intern length.
+    pub const fn intern_min_len(&self) -> u32 {
+        self.min_intern
+    }
+
+    /// Caps the intern table entries of a session (default 65 535, the wire maximum).
+    /// The encoder stops interning at its cap; the decoder rejects a peer above its cap.
+    pub const fn max_intern_entries(mut self, n: u32) -> Options {
+        self.max_intern_entries = n;
+        self
+    }
+
+    /// The intern entry cap.
+    pub const fn intern_entry_cap(&self) -> u32 {
+        self.max_intern_entries
+    }
+
+    /// Caps the bytes held by a session's intern table (default 4 MiB).
+    pub const fn max_intern_bytes(mut self, n: u64) -> Options {
+        self.max_intern_bytes = n;
+        self
+    }
+
+    /// The intern byte cap.
+    pub const fn intern_byte_cap(&self) -> u64 {
+        self.max_intern_bytes
+    }
+
+    /// Caps the shapes of a session (default 4 096).
+    pub const fn max_shapes(mut self, n: u32) -> Options {
+        self.max_shapes = n;
+        self
+    }
+
+    /// The shape cap.
+    pub const fn shape_cap(&self) -> u32 {
+        self.max_shapes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_match_go_bits() {
+        assert_eq!(Options::speed().feature_bits().0, 0);
+        assert_eq!(Options::balanced().feature_bits().0, 0x1F);
+        assert_eq!(Options::compression().feature_bits().0, 0x17F);
+        assert_eq!(Options::default(), Options::balanced());
+    }
+
+    #[test]
+    fn output_budget_default_and_fixed() {
+        let o = Options::default();
+        assert_eq!(o.output_budget(10), 1 << 20);
+        assert_eq!(o.output_budget(1 << 20), 256 << 20);
+        assert_eq!(o.max_output(5).output_budget(1 << 20), 5);
+    }
+}

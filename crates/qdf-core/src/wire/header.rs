@@ -1,0 +1,83 @@
+//! The 5-byte header: `'Q' 'D' 'F'`, version `0x01`, flags (`docs/SPEC.md` §Header).
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// The magic bytes.
+pub const MAGIC: [u8; 3] = *b"QDF";
+/// The only version this library writes and reads.
+pub const VERSION: u8 = 0x01;
+/// Header length in bytes.
+pub const HEADER_LEN: usize = 5;
+
+/// Flag 0x01: the Dense dialect may appear.
+pub const FLAG_DENSE: u8 = 0x01;
+/// Flag 0x02: QPack codec tags may appear (a hint).
+pub const FLAG_QPACK: u8 = 0x02;
+/// Flag 0x04: the body is `uvarint(origLen)` + an entropy blob.
+pub const FLAG_ENTROPY: u8 = 0x04;
+/// Flag 0x08: a columnar container carries a column-length index.
+pub const FLAG_COL_INDEX: u8 = 0x08;
+/// Bits 4..=7 are reserved and must be zero.
+pub const FLAGS_RESERVED: u8 = 0xF0;
+
+/// The header bytes for `flags`.
+#[inline]
+pub const fn header(flags: u8) -> [u8; HEADER_LEN] {
+    [MAGIC[0], MAGIC[1], MAGIC[2], VERSION, flags]
+}
+
+/// Parses a header at the front of `buf`, returning its flags.
+///
+/// Errors: `Eof` if `buf` is shorter than 5 bytes (and is a prefix of a valid header),
+/// `BadMagic`, `BadVersion`, `BadFlags` for reserved bits, each at the failing offset.
+pub fn read_header(buf: &[u8]) -> Result<u8> {
+    for (i, &m) in MAGIC.iter().enumerate() {
+        match buf.get(i) {
+            None => return Err(eof(i)),
+            Some(&b) if b != m => return Err(Error::at(ErrorCode::BadMagic, i as u64)),
+            Some(_) => {}
+        }
+    }
+    match buf.get(3) {
+        None => return Err(eof(3)),
+        Some(&VERSION) => {}
+        Some(&v) => return Err(Error::at(ErrorCode::BadVersion(v), 3)),
+    }
+    match buf.get(4) {
+        None => Err(eof(4)),
+        Some(&f) if f & FLAGS_RESERVED != 0 => Err(Error::at(ErrorCode::BadFlags(f), 4)),
+        Some(&f) => Ok(f),
+    }
+}
+
+fn eof(at: usize) -> Error {
+    Error::at(
+        ErrorCode::UnexpectedEof {
+            expected: "the 5-byte header",
+        },
+        at as u64,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_round_trip_and_errors() {
+        assert_eq!(header(FLAG_DENSE), [0x51, 0x44, 0x46, 0x01, 0x01]);
+        assert_eq!(read_header(&header(0x03)).unwrap(), 0x03);
+        for n in 0..5 {
+            assert!(read_header(&header(0)[..n]).unwrap_err().is_eof());
+        }
+        assert_eq!(read_header(b"QDX\x01\x00").unwrap_err().offset(), Some(2));
+        assert_eq!(
+            read_header(b"QDF\x02\x00").unwrap_err().code(),
+            &ErrorCode::BadVersion(2)
+        );
+        assert_eq!(
+            read_header(b"QDF\x01\x10").unwrap_err().code(),
+            &ErrorCode::BadFlags(0x10)
+        );
+    }
+}

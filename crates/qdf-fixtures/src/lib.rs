@@ -1,0 +1,1 @@
+//! Deterministic fixtures, real-data loaders and prost twins shared by tests, benches and examples.
