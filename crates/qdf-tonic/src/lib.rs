@@ -18,7 +18,7 @@
 //!     .route_name("Export")
 //!     .input_type("crate::model::ExportRequest")
 //!     .output_type("crate::model::ExportSummary")
-//!     .codec_path("qdf_tonic::QdfCodec")
+//!     .codec_path("qdf_tonic::QdfCodec::<_, _>")
 //!     .client_streaming()
 //!     .build();
 //! let service = tonic_build::manual::Service::builder()
@@ -28,6 +28,11 @@
 //!     .build();
 //! tonic_build::manual::Builder::new().compile(&[service]);
 //! ```
+//!
+//! Generated code calls `<codec_path>::default()`. Write the turbofish `QdfCodec::<_, _>`:
+//! Rust infers `T` and `U` from the method but applies the default limits type only when
+//! some arguments are written out (a bare `QdfCodec::default()` does not compile). For other
+//! caps write `"qdf_tonic::QdfCodec::<_, _, crate::MyLimits>"` (see [`Limits`]).
 //!
 //! The generated client and server are used exactly as with protobuf; the workspace crate
 //! `examples/telemetry-grpc` is a complete collector with client-, server- and

@@ -29,7 +29,8 @@ use qdf_core::Options;
 ///     const MAX_INTERN_BYTES: u64 = 256 << 10;
 /// }
 ///
-/// // Name it in `codec_path` of tonic-build: `"crate::SmallCodec"`.
+/// // In tonic-build: `.codec_path("qdf_tonic::QdfCodec::<_, _, crate::SmallTables>")`,
+/// // or name an alias: `.codec_path("crate::SmallCodec")`.
 /// type SmallCodec<T, U> = QdfCodec<T, U, SmallTables>;
 ///
 /// assert_eq!(SmallTables::options().intern_byte_cap(), 256 << 10);
