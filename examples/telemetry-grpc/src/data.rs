@@ -187,7 +187,11 @@ pub fn span_batch(batch_id: u64, n: usize) -> ExportRequest {
     while left > 0 {
         let take = left.min(SPANS_PER_SCOPE);
         left -= take;
-        spans.push(resource_spans(&mut rng, base + spans.len() as i64 * 10_000_000_000, take));
+        spans.push(resource_spans(
+            &mut rng,
+            base + spans.len() as i64 * 10_000_000_000,
+            take,
+        ));
     }
     ExportRequest {
         batch_id,
@@ -198,8 +202,14 @@ pub fn span_batch(batch_id: u64, n: usize) -> ExportRequest {
 
 fn resource_spans(rng: &mut SplitMix64, t0: i64, n: usize) -> ResourceSpans {
     let resource = BTreeMap::from([
-        ("service.name".to_owned(), rng.pick(&RES_SERVICES).to_owned()),
-        ("service.version".to_owned(), rng.pick(&RES_VERSIONS).to_owned()),
+        (
+            "service.name".to_owned(),
+            rng.pick(&RES_SERVICES).to_owned(),
+        ),
+        (
+            "service.version".to_owned(),
+            rng.pick(&RES_VERSIONS).to_owned(),
+        ),
         ("deployment.env".to_owned(), rng.pick(&RES_ENVS).to_owned()),
     ]);
     let trace_id = rng.hex(32);
