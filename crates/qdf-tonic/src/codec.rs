@@ -30,13 +30,17 @@ use crate::status::{Side, to_status};
 /// released after it is sent, so one huge message does not pin memory for the whole stream.
 const SCRATCH_KEEP: usize = 1 << 20;
 
+/// Marks type parameters without owning them; `fn() -> X` keeps the codec `Send + Sync`
+/// whatever `X` is.
+type Marker<X> = PhantomData<fn() -> X>;
+
 /// A tonic [`Codec`] that sends `T` and receives `U` as qdf, with one session per stream
 /// direction and the caps of `L`.
 ///
 /// Built by generated code with `Default`; name it in tonic-build's `codec_path`. `T` and
 /// `U` are inferred from the method's input and output types.
 pub struct QdfCodec<T, U, L = DefaultLimits> {
-    _marker: PhantomData<fn() -> (T, U, L)>,
+    _marker: Marker<(T, U, L)>,
 }
 
 impl<T, U, L> QdfCodec<T, U, L> {
@@ -96,7 +100,7 @@ pub struct QdfEncoder<T, L = DefaultLimits> {
     session: EncoderSession,
     scratch: Vec<u8>,
     sent: u64,
-    _marker: PhantomData<fn(T, L)>,
+    _marker: Marker<(T, L)>,
 }
 
 impl<T, L: Limits> QdfEncoder<T, L> {
@@ -162,19 +166,21 @@ fn put_message(scratch: &mut Vec<u8>, dst: &mut EncodeBuf<'_>) {
 ///
 /// Each call consumes the whole message tonic hands over (tonic has already removed the
 /// gRPC prefix, checked `max_decoding_message_size` and decompressed). A message that is
-/// not valid qdf yields an error [`Status`]; the session is then broken and every later
-/// message of the same stream fails too, while other streams are unaffected.
+/// not valid qdf yields an error [`Status`]. In a Dense stream the session is then broken
+/// (the message may have carried table updates) and every later message of that stream
+/// fails too; other streams are unaffected.
 pub struct QdfDecoder<U, L = DefaultLimits> {
     session: DecoderSession,
     received: u64,
-    _marker: PhantomData<fn() -> (U, L)>,
+    _marker: Marker<(U, L)>,
 }
 
 impl<U, L: Limits> QdfDecoder<U, L> {
-    /// A fresh session with [`L::options`](Limits::options).
+    /// A fresh session with [`L::options`](Limits::options) and
+    /// [`L::MAX_MESSAGE_LEN`](Limits::MAX_MESSAGE_LEN).
     pub fn new() -> Self {
         QdfDecoder {
-            session: DecoderSession::new(L::options()),
+            session: DecoderSession::new(L::options()).with_max_frame_len(L::MAX_MESSAGE_LEN),
             received: 0,
             _marker: PhantomData,
         }

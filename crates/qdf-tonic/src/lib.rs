@@ -87,8 +87,9 @@
 //! | bad bytes, early end, wrong shape for the type | `invalid_argument` | `internal` |
 //! | broken session, I/O | `internal` | `internal` |
 //!
-//! A message that fails to decode breaks its session: that stream ends with the error, and
-//! other calls on the same channel carry on.
+//! A message that fails to decode ends its call with that status (generated servers and
+//! clients stop at the first error; in a Dense stream the session is broken anyway, since
+//! the message may have carried table updates). Other calls on the same channel carry on.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

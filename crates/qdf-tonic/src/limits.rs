@@ -49,6 +49,10 @@ pub trait Limits: Send + 'static {
     const MAX_SHAPES: u32 = 1024;
     /// Deepest nesting of containers in one message.
     const MAX_DEPTH: u32 = qdf_core::DEFAULT_MAX_DEPTH;
+    /// Largest qdf body of one message, in bytes, either direction (default 8 MiB); a
+    /// larger one fails with `out_of_range`. tonic's `max_decoding_message_size` (default
+    /// 4 MiB) is checked first on receive; raise both to carry larger messages.
+    const MAX_MESSAGE_LEN: usize = qdf_core::session::DEFAULT_MAX_FRAME_LEN;
     /// Decode output budget per message in bytes; `None` keeps qdf's default rule,
     /// `max(1 MiB, 256 × message length)`.
     const MAX_OUTPUT: Option<u64> = None;
@@ -69,7 +73,7 @@ pub trait Limits: Send + 'static {
 }
 
 /// The default caps: Balanced tier, 16 384 intern entries, 1 MiB of interned strings and
-/// 1 024 shapes per stream direction, nesting depth 128.
+/// 1 024 shapes per stream direction, nesting depth 128, messages up to 8 MiB.
 ///
 /// Chosen for a server holding many concurrent streams: the tables of one stream direction
 /// stay near a megabyte however long it lives. A stream of telemetry batches typically
@@ -92,6 +96,7 @@ mod tests {
         assert_eq!(o.shape_cap(), 1024);
         assert_eq!(o.depth_limit(), 128);
         assert_eq!(o.output_budget(10), 1 << 20);
+        assert_eq!(DefaultLimits::MAX_MESSAGE_LEN, 8 << 20);
     }
 
     #[test]

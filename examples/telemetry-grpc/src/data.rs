@@ -130,7 +130,7 @@ impl SplitMix64 {
 
     /// Uniform in `0..n` (multiply-shift; the bias is below 2^-32 for the small `n` here).
     fn below(&mut self, n: usize) -> usize {
-        ((self.next() >> 32) * n as u64 >> 32) as usize
+        (((self.next() >> 32) * n as u64) >> 32) as usize
     }
 
     fn pick<'a>(&mut self, pool: &[&'a str]) -> &'a str {
