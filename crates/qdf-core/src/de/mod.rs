@@ -147,3 +147,6 @@ pub(crate) fn decode_body<'de, T: serde::Deserialize<'de>>(
     de.end()?;
     Ok(v)
 }
+
+#[cfg(test)]
+mod tests;

@@ -125,3 +125,6 @@ pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
     }
     r
 }
+
+#[cfg(test)]
+mod tests;
