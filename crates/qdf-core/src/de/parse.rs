@@ -222,6 +222,7 @@ impl<'de> Deserializer<'de> {
                 self.read.array("an f64")?,
             ))),
             EXT => match self.read.peek() {
+                None => return Err(self.read.eof("an extension subtype")),
                 Some(ext::U128) | Some(ext::I128) => {
                     let sub = self.read.next("a subtype")?;
                     self.read_wide(sub)?
@@ -297,6 +298,10 @@ impl<'de> Deserializer<'de> {
     /// (`Data`), or not a value tag at all (`Syntax`).
     #[cold]
     pub(crate) fn unexpected(&self, tag: u8, expected: &'static str) -> Error {
+        if tag == EXT && self.read.remaining() == 0 {
+            // Which extension it is cannot be known yet: the input is cut after `F2`.
+            return self.read.eof("an extension subtype");
+        }
         match describe_tag(tag) {
             Some(found) => self.error_at_tag(ErrorCode::TypeMismatch {
                 expected: expected.into(),
