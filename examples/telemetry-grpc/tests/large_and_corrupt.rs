@@ -1,20 +1,20 @@
 //! Messages larger than one HTTP/2 DATA frame, and corrupt messages: an error `Status` that
 //! ends its own stream and leaves the others on the same connection running.
 
-use bytes::BufMut;
-use qdf_tonic::{DefaultLimits, Limits, QdfDecoder};
+mod common;
+
+use common::{qdf_messages, raw_export};
+use qdf_tonic::{DefaultLimits, Limits};
 use telemetry_grpc::collector::Collector;
 use telemetry_grpc::data::log_batch;
-use telemetry_grpc::model::{ExportRequest, ExportSummary, TailRequest};
+use telemetry_grpc::model::{ExportRequest, TailRequest};
 use telemetry_grpc::qdf_api::collector_client::CollectorClient;
 use telemetry_grpc::serve_qdf;
 use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::codec::{Codec, EncodeBuf, Encoder};
-use tonic::codegen::http::uri::PathAndQuery;
+use tonic::Code;
 use tonic::transport::Channel;
-use tonic::{Code, Request, Status};
 
 /// HTTP/2's default (and minimum) largest DATA frame payload, RFC 9113 §4.2.
 const H2_DEFAULT_MAX_FRAME: u64 = 16_384;
@@ -49,59 +49,6 @@ async fn large_messages_split_across_data_frames_decode() {
     server.stop().await.unwrap();
 }
 
-/// Sends pre-encoded bytes as messages and decodes the reply with qdf.
-#[derive(Default)]
-struct RawCodec;
-
-struct RawEncoder;
-
-impl Encoder for RawEncoder {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.put_slice(&item);
-        Ok(())
-    }
-}
-
-impl Codec for RawCodec {
-    type Encode = Vec<u8>;
-    type Decode = ExportSummary;
-    type Encoder = RawEncoder;
-    type Decoder = QdfDecoder<ExportSummary>;
-
-    fn encoder(&mut self) -> RawEncoder {
-        RawEncoder
-    }
-
-    fn decoder(&mut self) -> Self::Decoder {
-        QdfDecoder::new()
-    }
-}
-
-/// Messages 0.. of a qdf stream of `batches`, each as gRPC would carry it.
-fn qdf_messages(batches: &[ExportRequest]) -> Vec<Vec<u8>> {
-    let mut session = qdf_core::EncoderSession::new(DefaultLimits::options());
-    batches
-        .iter()
-        .map(|b| {
-            let mut out = Vec::new();
-            session.encode_message(b, &mut out).expect("encode");
-            out
-        })
-        .collect()
-}
-
-async fn raw_export(channel: Channel, messages: Vec<Vec<u8>>) -> Result<ExportSummary, Status> {
-    let mut grpc = tonic::client::Grpc::new(channel);
-    grpc.ready().await.expect("ready");
-    let path = PathAndQuery::from_static("/telemetry.qdf.Collector/Export");
-    let request = Request::new(tokio_stream::iter(messages));
-    let reply = grpc.client_streaming(request, path, RawCodec).await?;
-    Ok(reply.into_inner())
-}
-
 #[tokio::test]
 async fn raw_path_matches_the_codec() {
     // The raw client is a faithful stand-in: valid bytes are accepted.
@@ -112,7 +59,9 @@ async fn raw_path_matches_the_codec() {
         .await
         .unwrap();
     let batches: Vec<ExportRequest> = (0..3).map(|i| log_batch(i, 5)).collect();
-    let summary = raw_export(channel, qdf_messages(&batches)).await.unwrap();
+    let summary = raw_export(channel, qdf_messages(&batches, DefaultLimits::options()))
+        .await
+        .unwrap();
     assert_eq!((summary.batches, summary.logs), (3, 15));
     server.stop().await.unwrap();
 }
@@ -138,7 +87,7 @@ async fn corrupt_message_ends_only_its_stream() {
     assert_eq!(acks.next().await.unwrap().unwrap().batch_id, 100);
 
     let batches: Vec<ExportRequest> = (0..3).map(|i| log_batch(i, 5)).collect();
-    let good = qdf_messages(&batches);
+    let good = qdf_messages(&batches, DefaultLimits::options());
 
     // Message 0 with a bad header.
     let mut bad_header = good[0].clone();
