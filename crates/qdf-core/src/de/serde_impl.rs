@@ -186,6 +186,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     /// Self-describing decode. Enum variants appear as a 1-entry map `{name: payload}` (unit
     /// variants as their name), except for `Value`, which sees them through `visit_enum`.
+    ///
+    /// Hook: the Dense dialect adds its intern tags (through `read_text`) and struct shapes
+    /// (EC) here; QPack its packed sequences (through `visit_array`'s neighbours).
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let value_mode = std::mem::take(&mut self.value_mode);
         let tag = self.next_tag()?;
@@ -252,7 +255,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     /// `C0` is `None`; `F2 05 x` and a bare `x` are `Some(x)`. One depth level for `Some`,
-    /// as the encoder counts it.
+    /// as the encoder counts it. A bare `x` that starts with `F2` (which the encoder would have
+    /// wrapped) is still read as `Some(x)`, so a field widened from `T` to `Option<T>` reads
+    /// old data; `Value` decoding stays strict.
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.read.peek() {
             None => Err(self.read.eof("an option")),

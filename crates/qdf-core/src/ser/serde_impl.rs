@@ -174,6 +174,9 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         self.leave(1);
         Ok(())
     }
+    /// An array of the elements.
+    ///
+    /// Hook: QPack writes packed numeric sequences (E3–E7, EB, ED, EE, F4) here.
     #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a>> {
         Compound::open(self, Header::Array, len, 1)
