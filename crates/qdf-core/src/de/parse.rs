@@ -251,6 +251,21 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// The payload of tag `F3` (tag consumed): `zigzag-uvarint(seconds) uvarint(nanoseconds)`
+    /// with nanoseconds at most 999 999 999 (Go notes §1.2).
+    pub(crate) fn read_timestamp(&mut self) -> Result<(i64, u32)> {
+        let secs = crate::wire::varint::unzigzag(self.read.uvarint()?);
+        let at = self.read.offset();
+        let nanos = self.read.uvarint()?;
+        if nanos > 999_999_999 {
+            return Err(Error::at(
+                ErrorCode::BadCodec("timestamp nanoseconds above 999 999 999"),
+                at,
+            ));
+        }
+        Ok((secs, nanos as u32))
+    }
+
     /// The payload of `F2 02` (subtype consumed).
     pub(crate) fn read_char(&mut self) -> Result<char> {
         let at = self.read.offset();
@@ -337,6 +352,7 @@ pub(crate) fn describe_tag(tag: u8) -> Option<&'static str> {
         NIL => "nil",
         FALSE | TRUE => "a bool",
         EXT => "an extension value",
+        TIMESTAMP => "a timestamp",
         _ => return None,
     })
 }

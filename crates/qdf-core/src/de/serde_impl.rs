@@ -4,7 +4,7 @@
 use serde::de::{self, Visitor};
 
 use super::Deserializer;
-use super::access::{Enum, MAP_FORM, MapAccess, SeqAccess, VariantMap, VariantName};
+use super::access::{Enum, MAP_FORM, MapAccess, SeqAccess, TimestampSeq, VariantMap, VariantName};
 use super::parse::Num;
 use super::read::{Reference, Text};
 use crate::error::{Error, ErrorCode, Result};
@@ -39,6 +39,10 @@ impl<'de> Deserializer<'de> {
     ///
     /// Hook: QPack packed sequences (E3–E7, EB, ED, EE, F4) are decoded next to this.
     fn visit_array<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
+        if tag == TIMESTAMP {
+            let (secs, nanos) = self.read_timestamp()?;
+            return visitor.visit_seq(TimestampSeq::new(secs, nanos));
+        }
         let Some(n) = self.array_len(tag)? else {
             return Err(self.unexpected(tag, "an array"));
         };
@@ -204,6 +208,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             FALSE => visitor.visit_bool(false),
             TRUE => visitor.visit_bool(true),
             EXT => self.visit_ext(visitor, value_mode),
+            TIMESTAMP if value_mode => visitor.visit_enum(Enum {
+                de: self,
+                kind: TIMESTAMP,
+            }),
+            TIMESTAMP => self.visit_array(tag, visitor),
             _ => match self.read_num(tag)? {
                 Some(n) => visit_num(n, visitor),
                 None => Err(self.bad_tag(tag, "a value")),
@@ -344,7 +353,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     ) -> Result<V::Value> {
         let tag = self.next_tag()?;
         match tag {
-            FIXARR..=FIXARR_MAX | ARR16 | ARR32 => self.visit_array(tag, visitor),
+            FIXARR..=FIXARR_MAX | ARR16 | ARR32 | TIMESTAMP => self.visit_array(tag, visitor),
             _ => self.visit_map(tag, visitor),
         }
     }

@@ -98,6 +98,9 @@ impl<'a> serde::Serializer for &'a mut Serializer {
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
         if let Some(kind) = self.pending_variant.take() {
+            if kind == TIMESTAMP {
+                return self.write_timestamp_text(v);
+            }
             // A `Value` unit variant: the carried string is the name.
             debug_assert_eq!(kind, ext::UNIT_VARIANT);
             self.write_ext(kind);
