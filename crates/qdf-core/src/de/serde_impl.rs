@@ -420,9 +420,18 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         }
     }
 
+    /// Field and variant identifiers: a string (the name), or an integer (an index, which
+    /// serde's derived identifiers also accept). The hot path of every struct field.
     #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_any(visitor)
+        let tag = self.next_tag()?;
+        if let Some(t) = self.read_text(tag)? {
+            return visit_text(t, visitor);
+        }
+        match self.read_num(tag)? {
+            Some(n) => visit_num(n, visitor),
+            None => Err(self.unexpected(tag, "a field or variant name")),
+        }
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
