@@ -14,6 +14,7 @@
 //! # Ok::<(), qdf_core::Error>(())
 //! ```
 
+mod access;
 mod de;
 mod display;
 mod ser;
