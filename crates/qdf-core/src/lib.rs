@@ -5,9 +5,12 @@
 //! SKELETON: the public API below is fixed by the issues; bodies are being built.
 #![deny(missing_docs)]
 
+mod body_stand_in;
 mod error;
+mod frame;
 mod options;
 pub mod session;
+mod sync_stream;
 pub mod wire;
 
 pub use error::{Category, Error, ErrorCode, Result};
@@ -15,7 +18,10 @@ pub use options::{
     DEFAULT_MAX_DEPTH, DEFAULT_MAX_INTERN_BYTES, DEFAULT_MAX_INTERN_ENTRIES, DEFAULT_MAX_SHAPES,
     DEFAULT_MIN_INTERN, Features, Options,
 };
-pub use session::{DecoderSession, EncoderSession, FrameStatus};
+pub use session::{DEFAULT_MAX_FRAME_LEN, DecoderSession, EncoderSession, FrameStatus};
+pub use sync_stream::{StreamDecoder, StreamEncoder};
+
+pub(crate) use body_stand_in::{decode_body, encode_body, header_flags};
 
 use serde::Serialize;
 use serde::de::{Deserialize, DeserializeOwned};
