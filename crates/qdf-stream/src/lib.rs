@@ -38,7 +38,9 @@
 //! ```
 //!
 //! The type parameter is what the codec *decodes*; encoding takes any `Serialize` value, so a
-//! write-only codec can be `QdfCodec<()>`.
+//! write-only codec can be `QdfCodec<()>`. The price of encoding any type: `Sink` methods that
+//! take no item (`flush`, `close`) need the item type named, e.g.
+//! `SinkExt::<&Reading>::flush(&mut tx)`; `send` flushes by itself.
 //!
 //! # The wire
 //!
