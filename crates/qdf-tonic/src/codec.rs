@@ -238,3 +238,22 @@ fn with_whole_message<R>(src: &mut DecodeBuf<'_>, f: impl FnOnce(&[u8]) -> R) ->
     src.advance(src.remaining());
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use qdf_core::{EncoderSession, Options};
+
+    /// The example of `docs/SPEC.md`, "gRPC framing": the header on message 0 only.
+    #[test]
+    fn spec_grpc_framing_example() {
+        let mut session = EncoderSession::new(Options::speed());
+        let (mut first, mut second) = (Vec::new(), Vec::new());
+        session.encode_message("api", &mut first).unwrap();
+        session.encode_message("api", &mut second).unwrap();
+        assert_eq!(
+            first,
+            [0x51, 0x44, 0x46, 0x01, 0x00, 0x83, 0x61, 0x70, 0x69]
+        );
+        assert_eq!(second, [0x83, 0x61, 0x70, 0x69]);
+    }
+}
