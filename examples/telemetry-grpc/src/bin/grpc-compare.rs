@@ -99,6 +99,10 @@ async fn main() -> Result<(), BoxError> {
     }
 
     println!(
+        "qdf: qdf_tonic::QdfCodec with DefaultLimits (Balanced tier, one session per stream); \
+         prost: tonic_prost::ProstCodec; zstd: gRPC message compression, level 3.\n"
+    );
+    println!(
         "Bytes on the wire per batch (client to server, TCP payload, {MESSAGES} batches per stream):\n"
     );
     println!(
