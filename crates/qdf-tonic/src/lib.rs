@@ -87,6 +87,9 @@
 //! | bad bytes, early end, wrong shape for the type | `invalid_argument` | `internal` |
 //! | broken session, I/O | `internal` | `internal` |
 //!
+//! tonic reports every encoder error as `internal` ("Error encoding: …") with the codec's
+//! status as text, so the codes of the last column show in the message only.
+//!
 //! A message that fails to decode ends its call with that status (generated servers and
 //! clients stop at the first error; in a Dense stream the session is broken anyway, since
 //! the message may have carried table updates). Other calls on the same channel carry on.

@@ -12,6 +12,8 @@
 //! are not valid qdf are the peer's fault (`invalid_argument`); a value this side cannot
 //! encode is a bug on this side (`internal`). The message names the direction, the index
 //! of the message in its stream (0-based) and qdf's own message with its byte offset.
+//! tonic itself turns any encoder error into `internal` ("Error encoding: …"), keeping the
+//! status built here as its text.
 
 use qdf_core::{Category, Error, ErrorCode};
 use tonic::{Code, Status};
