@@ -104,10 +104,11 @@ pub struct QdfEncoder<T, L = DefaultLimits> {
 }
 
 impl<T, L: Limits> QdfEncoder<T, L> {
-    /// A fresh session with [`L::options`](Limits::options).
+    /// A fresh session with [`L::options`](Limits::options) and
+    /// [`L::MAX_MESSAGE_LEN`](Limits::MAX_MESSAGE_LEN).
     pub fn new() -> Self {
         QdfEncoder {
-            session: EncoderSession::new(L::options()),
+            session: EncoderSession::new(L::options()).with_max_frame_len(L::MAX_MESSAGE_LEN),
             scratch: Vec::new(),
             sent: 0,
             _marker: PhantomData,

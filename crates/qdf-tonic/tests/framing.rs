@@ -66,12 +66,22 @@ async fn decode<U: DeserializeOwned + Send + 'static>(
     compression: Option<CompressionEncoding>,
     max: Option<usize>,
 ) -> Vec<Result<U, Status>> {
+    decode_with::<U, DefaultLimits>(wire, chunk, compression, max).await
+}
+
+/// [`decode`] with the limits `L`.
+async fn decode_with<U: DeserializeOwned + Send + 'static, L: Limits>(
+    wire: &[u8],
+    chunk: usize,
+    compression: Option<CompressionEncoding>,
+    max: Option<usize>,
+) -> Vec<Result<U, Status>> {
     let frames: Vec<Result<Frame<Bytes>, Infallible>> = wire
         .chunks(chunk)
         .map(|c| Ok(Frame::data(Bytes::copy_from_slice(c))))
         .collect();
     let body = StreamBody::new(tokio_stream::iter(frames));
-    let mut stream = Streaming::new_request(QdfDecoder::<U>::new(), body, compression, max);
+    let mut stream = Streaming::new_request(QdfDecoder::<U, L>::new(), body, compression, max);
     let mut out = Vec::new();
     while let Some(item) = stream.next().await {
         let failed = item.is_err();
@@ -234,6 +244,38 @@ async fn tonic_size_limits_stay_in_force() {
     let body = EncodeBody::new_client(QdfEncoder::<Record>::new(), source, None, Some(16));
     let err = body.collect().await.unwrap_err();
     assert_eq!(err.code(), Code::OutOfRange, "{err:?}");
+}
+
+/// Bodies of at most 64 bytes.
+struct Tiny;
+
+impl Limits for Tiny {
+    const MAX_MESSAGE_LEN: usize = 64;
+}
+
+#[tokio::test]
+async fn qdf_message_cap_is_out_of_range_on_receive() {
+    let wire = encode::<_, DefaultLimits>(records(1), None).await.unwrap();
+    let body_len = messages(&wire)[0].1.len() - 5;
+    assert!(body_len > 64, "{body_len}");
+    let got = decode_with::<Record, Tiny>(&wire, 100, None, None).await;
+    let err = got.into_iter().next().unwrap().unwrap_err();
+    assert_eq!(err.code(), Code::OutOfRange, "{err:?}");
+    let want = format!("frame of {body_len} bytes exceeds the maximum of 64");
+    assert!(err.message().contains(&want), "{err:?}");
+}
+
+#[tokio::test]
+async fn qdf_message_cap_applies_on_send() {
+    let err = encode::<_, Tiny>(records(1), None).await.unwrap_err();
+    assert!(
+        err.message().contains("qdf: cannot encode message 0"),
+        "{err:?}"
+    );
+    assert!(
+        err.message().contains("exceeds the maximum of 64"),
+        "{err:?}"
+    );
 }
 
 /// A value whose `Serialize` fails.
