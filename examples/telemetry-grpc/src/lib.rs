@@ -50,25 +50,27 @@ use tonic::transport::Server;
 use collector::Collector;
 use net::Running;
 
+/// Builds a `Collector` server of the generated module `$api` with compression and the
+/// decode limit (one body for both codecs).
+macro_rules! serve_collector {
+    ($api:ident, $collector:expr, $max_decode:expr) => {{
+        let service = $api::collector_server::CollectorServer::new($collector)
+            .accept_compressed(Zstd)
+            .accept_compressed(Gzip)
+            .send_compressed(Zstd)
+            .send_compressed(Gzip)
+            .max_decoding_message_size($max_decode);
+        net::serve(Server::builder().add_service(service)).await
+    }};
+}
+
 /// Serves `collector` as `telemetry.qdf.Collector` on loopback. It accepts and sends zstd
 /// and gzip when the client asks, and refuses received messages over `max_decode` bytes.
 pub async fn serve_qdf(collector: Collector, max_decode: usize) -> io::Result<Running> {
-    let service = qdf_api::collector_server::CollectorServer::new(collector)
-        .accept_compressed(Zstd)
-        .accept_compressed(Gzip)
-        .send_compressed(Zstd)
-        .send_compressed(Gzip)
-        .max_decoding_message_size(max_decode);
-    net::serve(Server::builder().add_service(service)).await
+    serve_collector!(qdf_api, collector, max_decode)
 }
 
 /// [`serve_qdf`] for `telemetry.pb.Collector`, the protobuf twin.
 pub async fn serve_prost(collector: Collector, max_decode: usize) -> io::Result<Running> {
-    let service = pb_api::collector_server::CollectorServer::new(collector)
-        .accept_compressed(Zstd)
-        .accept_compressed(Gzip)
-        .send_compressed(Zstd)
-        .send_compressed(Gzip)
-        .max_decoding_message_size(max_decode);
-    net::serve(Server::builder().add_service(service)).await
+    serve_collector!(pb_api, collector, max_decode)
 }

@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::Channel;
 use tonic::transport::server::{Connected, Router};
 
 /// Bytes the server's connections read (client to server) and wrote (server to client).
@@ -102,6 +103,14 @@ impl Running {
     /// `http://127.0.0.1:PORT`, for `connect`.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// A connected channel to this server, for clients built with `new`.
+    pub async fn channel(&self) -> Result<Channel, tonic::transport::Error> {
+        Channel::from_shared(self.url())
+            .expect("a loopback URL is a valid URI")
+            .connect()
+            .await
     }
 
     /// Graceful shutdown: waits for open calls to finish.

@@ -14,7 +14,6 @@ use tokio::sync::mpsc;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::Code;
-use tonic::transport::Channel;
 
 /// HTTP/2's default (and minimum) largest DATA frame payload, RFC 9113 §4.2.
 const H2_DEFAULT_MAX_FRAME: u64 = 16_384;
@@ -53,11 +52,7 @@ async fn large_messages_split_across_data_frames_decode() {
 async fn raw_path_matches_the_codec() {
     // The raw client is a faithful stand-in: valid bytes are accepted.
     let server = serve_qdf(Collector::new(0), 4 << 20).await.unwrap();
-    let channel = Channel::from_shared(server.url())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
+    let channel = server.channel().await.unwrap();
     let batches: Vec<ExportRequest> = (0..3).map(|i| log_batch(i, 5)).collect();
     let summary = raw_export(channel, qdf_messages(&batches, DefaultLimits::options()))
         .await
@@ -69,11 +64,7 @@ async fn raw_path_matches_the_codec() {
 #[tokio::test]
 async fn corrupt_message_ends_only_its_stream() {
     let server = serve_qdf(Collector::new(100), 4 << 20).await.unwrap();
-    let channel = Channel::from_shared(server.url())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
+    let channel = server.channel().await.unwrap();
 
     // A healthy bidi stream on the same connection, open across the failures.
     let mut client = CollectorClient::new(channel.clone());

@@ -13,7 +13,6 @@ use telemetry_grpc::model::ExportRequest;
 use telemetry_grpc::qdf_api::collector_client::CollectorClient;
 use telemetry_grpc::serve_qdf;
 use tonic::Code;
-use tonic::transport::Channel;
 
 /// 60 batches of 200 records, each with a fresh 32- and 16-hex-digit id: 24 000 distinct
 /// strings, over the 16 384 intern entries of `DefaultLimits`.
@@ -25,11 +24,7 @@ fn unique_heavy() -> Vec<ExportRequest> {
 #[ignore = "needs Dense sessions (issue 4): the Speed tier interns nothing"]
 async fn peer_over_the_caps_is_resource_exhausted() {
     let server = serve_qdf(Collector::new(0), 4 << 20).await.unwrap();
-    let channel = Channel::from_shared(server.url())
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
+    let channel = server.channel().await.unwrap();
     // Core's default caps (65 535 entries, 4 MiB) are far above the server's.
     let generous = Options::balanced();
     assert!(generous.intern_entry_cap() > DefaultLimits::options().intern_entry_cap());
