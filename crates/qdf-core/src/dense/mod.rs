@@ -29,12 +29,15 @@
 //! [`DenseState::rollback`]; the checkpoint records table lengths, copies the 512-byte ring
 //! and logs pair-table and shape-prediction writes, so it costs O(1) plus O(changes).
 
+mod cursor;
 mod intern;
 mod predict;
 mod shape;
 #[cfg(test)]
 mod tests;
 
+#[allow(unused_imports)] // used by ser/de
+pub(crate) use cursor::{EndStep, FieldStep, ShapeCursor, StructStart};
 pub(crate) use intern::Kind;
 #[allow(unused_imports)] // used by ser/shape.rs
 pub(crate) use shape::{NamesHash, ShapePredictor, ShapeTable};

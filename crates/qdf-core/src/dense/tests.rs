@@ -367,3 +367,38 @@ fn commit_keeps_changes() {
     enc.rollback();
     assert_eq!(enc.entries(), 3);
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        /// Any sequence, any predictor switches, small caps: values round trip and the
+        /// two states end identical.
+        #[test]
+        fn mirror_holds(
+            picks in prop::collection::vec((0usize..400, any::<bool>()), 0..600),
+            pairs in any::<bool>(),
+            mtf in any::<bool>(),
+            cap in 1u32..500,
+            min_intern in 0u32..6,
+        ) {
+            let mut f = Features::DENSE;
+            if pairs { f = f.with(Features::PAIR_PRED); }
+            if mtf { f = f.with(Features::MTF); }
+            let opts = Options::balanced().features(f).max_intern_entries(cap).min_intern(min_intern);
+            let vals: Vec<String> = (0..400).map(|i| "v".repeat(i % 7) + &i.to_string()).collect();
+            let items: Vec<(&[u8], Kind)> = picks
+                .iter()
+                .map(|&(i, bin)| (vals[i].as_bytes(), if bin { Kind::Bin } else { Kind::Str }))
+                .collect();
+            let (bytes, _) = round_trip(opts, &items);
+            let speed: usize = items.iter().map(|&(b, k)| inline_len(b.len(), k)).sum();
+            let mut enc = DenseState::new_encoder(&opts);
+            encode_all(&mut enc, &items);
+            prop_assert!(bytes.len() <= speed + enc.entries() as usize);
+        }
+    }
+}
