@@ -8,8 +8,12 @@
 //!   name at that position;
 //! - **escape**: at the first field whose name differs (or at the end, if fields are
 //!   missing) the encoder writes `F2 SHAPE_ESCAPE` and continues with (name, value) pairs,
-//!   closed by the end mark `C0`. No byte already written changes, and names after the
+//!   closed by the end mark `C0`. No value already written changes, and names after the
 //!   escape go through the intern path on both sides, so the predictors stay in step.
+//! - **restart**: if the very first field differs, nothing but the `EC id` header has been
+//!   written and no state has changed, so the encoder replaces that header: with the reuse
+//!   of a shape that starts with this field, else a declaration, else a plain map. An
+//!   escape therefore always follows at least one predicted name.
 //!
 //! The serializer calls [`DenseState::struct_begin`], then [`DenseState::struct_field`] before
 //! each field, then [`DenseState::struct_end`], and writes what each step returns.
@@ -38,6 +42,9 @@ pub(crate) enum FieldStep {
     Name,
     /// `F2 SHAPE_ESCAPE`, the name, then the value.
     EscapeThenName,
+    /// Replace the struct's header (all that was written) by the header of this start, then
+    /// write the name (unless the start is a reuse, which predicts it) and the value.
+    Restart(StructStart),
 }
 
 /// What to write after the last field.
@@ -54,8 +61,13 @@ pub(crate) enum EndStep {
 #[derive(Copy, Clone, Debug)]
 enum Mode {
     Plain,
+    /// A plain map after a restart: its header holds `len`, so the count must match.
+    PlainCounted,
     Declare,
-    Reuse { id: u32, escaped: bool },
+    Reuse {
+        id: u32,
+        escaped: bool,
+    },
 }
 
 /// One struct in progress.
@@ -65,6 +77,7 @@ pub(crate) struct ShapeCursor {
     len: usize,
     idx: usize,
     hash: NamesHash,
+    first: Option<&'static str>,
     mode: Mode,
 }
 
@@ -97,6 +110,7 @@ impl DenseState {
             len,
             idx: 0,
             hash: NamesHash::default(),
+            first: None,
             mode,
         };
         (cur, start)
@@ -110,36 +124,66 @@ impl DenseState {
     ) -> Result<FieldStep> {
         cur.hash = self.shape_pred.feed(cur.hash, key.as_bytes());
         cur.idx += 1;
-        let step = match &mut cur.mode {
-            Mode::Plain => FieldStep::Name,
+        if cur.idx == 1 {
+            cur.first = Some(key);
+        }
+        let counted = !matches!(cur.mode, Mode::Plain | Mode::Reuse { escaped: true, .. });
+        if counted && cur.idx > cur.len {
+            // A declaration announced `len`; after a reuse's last field the decoder cannot
+            // look for an escape.
+            return Err(count_error(cur.name, cur.len, cur.idx));
+        }
+        let step = match cur.mode {
+            Mode::Plain | Mode::PlainCounted | Mode::Reuse { escaped: true, .. } => FieldStep::Name,
             Mode::Declare => {
-                if cur.idx > cur.len {
-                    return Err(count_error(cur.name, cur.len, cur.idx));
-                }
                 self.shape_name(key.as_bytes());
                 FieldStep::Name
             }
-            Mode::Reuse { escaped: true, .. } => FieldStep::Name,
-            Mode::Reuse { id, escaped } => {
-                if cur.idx > cur.len {
-                    // The decoder cannot look for an escape after the shape's last field.
-                    return Err(count_error(cur.name, cur.len, cur.idx));
-                }
-                if self.shapes.field_name(*id, cur.idx - 1) == Some(key.as_bytes()) {
-                    FieldStep::ValueOnly
-                } else {
-                    *escaped = true;
-                    FieldStep::EscapeThenName
-                }
+            Mode::Reuse { id, .. }
+                if self.shapes.field_name(id, cur.idx - 1) == Some(key.as_bytes()) =>
+            {
+                FieldStep::ValueOnly
+            }
+            Mode::Reuse { id, .. } if cur.idx == 1 => {
+                let start = self.restart(cur, id, key);
+                FieldStep::Restart(start)
+            }
+            Mode::Reuse { id, .. } => {
+                cur.mode = Mode::Reuse { id, escaped: true };
+                FieldStep::EscapeThenName
             }
         };
         Ok(step)
+    }
+
+    /// The first field `key` is not shape `id`'s: pick a new start for the struct.
+    fn restart(&mut self, cur: &mut ShapeCursor, id: u32, key: &'static str) -> StructStart {
+        if let Some(other) = self.shape_pred.predict_first(cur.name, cur.len, key)
+            && other != id
+            && self.shapes.field_name(other, 0) == Some(key.as_bytes())
+        {
+            cur.mode = Mode::Reuse {
+                id: other,
+                escaped: false,
+            };
+            return StructStart::Reuse(other);
+        }
+        if self.may_declare_shape() {
+            self.begin_shape();
+            self.shape_name(key.as_bytes());
+            cur.mode = Mode::Declare;
+            return StructStart::Declare;
+        }
+        cur.mode = Mode::PlainCounted;
+        StructStart::Plain
     }
 
     /// The struct is done: defines a declared shape, updates predictions after an escape.
     pub(crate) fn struct_end(&mut self, cur: ShapeCursor) -> Result<EndStep> {
         match cur.mode {
             Mode::Plain => Ok(EndStep::Nothing),
+            Mode::PlainCounted if cur.idx == cur.len => Ok(EndStep::Nothing),
+            Mode::PlainCounted => Err(count_error(cur.name, cur.len, cur.idx)),
             Mode::Declare => {
                 if cur.idx != cur.len {
                     // Drop the open declaration so the state stays consistent.
@@ -147,12 +191,17 @@ impl DenseState {
                     return Err(count_error(cur.name, cur.len, cur.idx));
                 }
                 let id = self.end_shape()?;
-                self.shape_pred.declared(cur.name, cur.len, cur.hash, id);
+                self.shape_pred
+                    .declared(cur.name, cur.len, cur.first, cur.hash, id);
                 Ok(EndStep::Nothing)
             }
-            Mode::Reuse { escaped, .. } => {
+            Mode::Reuse { id, escaped } => {
                 let step = match (escaped, cur.idx < cur.len) {
-                    (false, false) => return Ok(EndStep::Nothing),
+                    (false, false) => {
+                        // After a restart the record used another shape: predict that one.
+                        self.shape_pred.used(cur.name, cur.len, id);
+                        return Ok(EndStep::Nothing);
+                    }
                     (true, _) => EndStep::End,
                     (false, true) => EndStep::EscapeThenEnd,
                 };
@@ -213,6 +262,55 @@ mod tests {
                 vec![ValueOnly, ValueOnly],
                 EndStep::EscapeThenEnd
             )
+        );
+    }
+
+    #[test]
+    fn first_field_mismatch_restarts_instead_of_escaping() {
+        use FieldStep::*;
+        let mut s = DenseState::new_encoder(&Options::balanced());
+        walk(&mut s, &["a", "b", "c"]);
+        walk(&mut s, &["x", "b", "c"]);
+        // Predicted (x, b, c); the record starts with `a`: shape 1 starts with `a`.
+        assert_eq!(
+            walk(&mut s, &["a", "b", "c"]),
+            (
+                StructStart::Reuse(2),
+                vec![Restart(StructStart::Reuse(1)), ValueOnly, ValueOnly],
+                EndStep::Nothing
+            )
+        );
+        // No shape starts with `q`: a new declaration replaces the header.
+        assert_eq!(
+            walk(&mut s, &["q", "r", "s"]),
+            (
+                StructStart::Reuse(1),
+                vec![Restart(StructStart::Declare), Name, Name],
+                EndStep::Nothing
+            )
+        );
+        assert_eq!(s.shapes().len(), 3);
+        assert_eq!(s.shapes().field_name(3, 0), Some(&b"q"[..]));
+    }
+
+    #[test]
+    fn restart_without_room_is_a_counted_plain_map() {
+        use FieldStep::*;
+        let mut s = DenseState::new_encoder(&Options::balanced().max_shapes(1));
+        walk(&mut s, &["a", "b", "c"]);
+        assert_eq!(
+            walk(&mut s, &["x", "y", "z"]),
+            (
+                StructStart::Reuse(1),
+                vec![Restart(StructStart::Plain), Name, Name],
+                EndStep::Nothing
+            )
+        );
+        let (mut cur, _) = s.struct_begin("Rec", 3);
+        s.struct_field(&mut cur, "x").unwrap();
+        assert!(
+            s.struct_end(cur).is_err(),
+            "the map header announced 3 entries"
         );
     }
 

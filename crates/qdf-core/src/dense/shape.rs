@@ -169,15 +169,18 @@ impl ShapeTable {
 /// value.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ShapePredictor {
-    /// `(struct name, field count)` → the shape to try first.
-    by_struct: HashMap<(&'static str, usize), u32>,
+    /// `(struct name, field count, None)` → the shape to try first;
+    /// `(struct name, field count, Some(first field))` → a shape starting with that field.
+    by_struct: HashMap<PredKey, u32>,
     /// Hash of a name list → a shape with those names.
     by_names: HashMap<u64, u32>,
     hasher: DefaultHashBuilder,
     /// Undo log of `by_struct` writes while a checkpoint is open.
-    undo: Vec<((&'static str, usize), Option<u32>)>,
+    undo: Vec<(PredKey, Option<u32>)>,
     logging: bool,
 }
+
+type PredKey = (&'static str, usize, Option<&'static str>);
 
 /// The running hash of a list of field names, fed one name at a time.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -187,7 +190,18 @@ impl ShapePredictor {
     /// The shape to try for struct `name` with `len` fields.
     #[inline]
     pub(crate) fn predict(&self, name: &'static str, len: usize) -> Option<u32> {
-        self.by_struct.get(&(name, len)).copied()
+        self.by_struct.get(&(name, len, None)).copied()
+    }
+
+    /// A shape of struct `name` with `len` fields whose first field is `first`.
+    #[inline]
+    pub(crate) fn predict_first(
+        &self,
+        name: &'static str,
+        len: usize,
+        first: &'static str,
+    ) -> Option<u32> {
+        self.by_struct.get(&(name, len, Some(first))).copied()
     }
 
     /// Feeds the next field name into `h`.
@@ -196,7 +210,7 @@ impl ShapePredictor {
         NamesHash(self.hasher.hash_one((h.0, field)))
     }
 
-    fn set(&mut self, key: (&'static str, usize), id: Option<u32>) {
+    fn set(&mut self, key: PredKey, id: Option<u32>) {
         let old = match id {
             Some(id) => self.by_struct.insert(key, id),
             None => self.by_struct.remove(&key),
@@ -206,17 +220,36 @@ impl ShapePredictor {
         }
     }
 
-    /// A declaration of struct `name` with `len` fields defined shape `id` with names `h`.
-    pub(crate) fn declared(&mut self, name: &'static str, len: usize, h: NamesHash, id: u32) {
+    /// A declaration of struct `name` with `len` fields, the first one `first`, defined
+    /// shape `id` with names `h`.
+    pub(crate) fn declared(
+        &mut self,
+        name: &'static str,
+        len: usize,
+        first: Option<&'static str>,
+        h: NamesHash,
+        id: u32,
+    ) {
         self.by_names.entry(h.0).or_insert(id);
-        self.set((name, len), Some(id));
+        self.set((name, len, None), Some(id));
+        if first.is_some() {
+            self.set((name, len, first), Some(id));
+        }
+    }
+
+    /// A record of struct `name` used shape `id` with no escape.
+    #[inline]
+    pub(crate) fn used(&mut self, name: &'static str, len: usize, id: u32) {
+        if self.predict(name, len) != Some(id) {
+            self.set((name, len, None), Some(id));
+        }
     }
 
     /// A record of struct `name` escaped from its predicted shape; its names hash to `h`.
     /// The next record of `name` tries the shape with those names, or declares a new one.
     pub(crate) fn escaped(&mut self, name: &'static str, len: usize, h: NamesHash) {
         let next = self.by_names.get(&h.0).copied();
-        self.set((name, len), next);
+        self.set((name, len, None), next);
     }
 
     /// Starts logging for a checkpoint.
@@ -314,12 +347,12 @@ mod tests {
             .iter()
             .fold(NamesHash::default(), |h, n| p.feed(h, n.as_bytes()));
         assert_ne!(ha, hb);
-        p.declared("S", 2, ha, 1);
+        p.declared("S", 2, Some("a"), ha, 1);
         assert_eq!(p.predict("S", 2), Some(1));
         p.mark();
         p.escaped("S", 2, hb);
         assert_eq!(p.predict("S", 2), None, "unknown names: declare next time");
-        p.declared("S", 2, hb, 2);
+        p.declared("S", 2, Some("a"), hb, 2);
         p.escaped("S", 2, ha);
         assert_eq!(p.predict("S", 2), Some(1));
         p.rollback(1);
