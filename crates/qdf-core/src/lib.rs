@@ -51,8 +51,11 @@ use wire::header;
 ///
 /// Hook for sessions and framing.
 pub(crate) fn header_flags(opts: &Options) -> u8 {
-    let _ = opts;
-    0
+    let mut flags = 0;
+    if opts.has(Features::DENSE) {
+        flags |= header::FLAG_DENSE;
+    }
+    flags
 }
 
 /// Serializes `value` with the default (Balanced) options: header, then body.

@@ -81,6 +81,14 @@ pub(crate) struct ShapeCursor {
     mode: Mode,
 }
 
+impl ShapeCursor {
+    /// The field count announced to `serialize_struct`.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
 fn count_error(name: &'static str, len: usize, got: usize) -> Error {
     Error::new(ErrorCode::Message(
         format!("struct {name} announced {len} fields to serialize_struct but serialized {got}")
@@ -248,7 +256,9 @@ mod tests {
                 EndStep::End
             )
         );
-        // Unknown names after the escape: the next record declares them.
+        // Unknown names: the first escape keeps the prediction, the second one makes the
+        // next record declare them.
+        assert_eq!(walk(&mut s, &abd).2, EndStep::End);
         assert_eq!(walk(&mut s, &abd).0, StructStart::Declare);
         assert_eq!(walk(&mut s, &abd).0, StructStart::Reuse(2));
         // Back to the first list: one escape, then the known shape 1 is predicted again.

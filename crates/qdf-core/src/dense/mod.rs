@@ -256,12 +256,6 @@ impl DenseState {
             && self.shapes.charged() + SHAPE_DECL_RESERVE <= self.cfg.byte_cap
     }
 
-    /// The encoder's shape predictions.
-    #[inline]
-    pub(crate) fn shape_predictor(&mut self) -> &mut ShapePredictor {
-        &mut self.shape_pred
-    }
-
     // ---- decoder ------------------------------------------------------------------------
 
     fn define_unchecked(&mut self, bytes: &[u8], kind: Kind) -> u32 {

@@ -12,7 +12,7 @@
 
 use std::hash::BuildHasher;
 
-use hashbrown::{DefaultHashBuilder, HashMap};
+use hashbrown::{DefaultHashBuilder, HashMap, HashSet};
 
 use crate::error::{Error, ErrorCode, Result};
 
@@ -174,6 +174,10 @@ pub(crate) struct ShapePredictor {
     by_struct: HashMap<PredKey, u32>,
     /// Hash of a name list → a shape with those names.
     by_names: HashMap<u64, u32>,
+    /// Name lists (hashes) seen in one escape: a second escape to the same list declares it.
+    escaped_once: HashSet<u64>,
+    /// `escaped_once` insertions while a checkpoint is open.
+    undo_escaped: Vec<u64>,
     hasher: DefaultHashBuilder,
     /// Undo log of `by_struct` writes while a checkpoint is open.
     undo: Vec<(PredKey, Option<u32>)>,
@@ -246,21 +250,30 @@ impl ShapePredictor {
     }
 
     /// A record of struct `name` escaped from its predicted shape; its names hash to `h`.
-    /// The next record of `name` tries the shape with those names, or declares a new one.
+    /// The next record of `name` tries the shape with those names if there is one. A list
+    /// with no shape is declared by the next record only once it has escaped twice, so a
+    /// rare deviation does not make the common list be declared again.
     pub(crate) fn escaped(&mut self, name: &'static str, len: usize, h: NamesHash) {
-        let next = self.by_names.get(&h.0).copied();
-        self.set((name, len, None), next);
+        if let Some(&id) = self.by_names.get(&h.0) {
+            self.set((name, len, None), Some(id));
+        } else if !self.escaped_once.insert(h.0) {
+            self.set((name, len, None), None);
+        } else if self.logging {
+            self.undo_escaped.push(h.0);
+        }
     }
 
     /// Starts logging for a checkpoint.
     pub(crate) fn mark(&mut self) {
         self.undo.clear();
+        self.undo_escaped.clear();
         self.logging = true;
     }
 
     /// Ends the checkpoint, keeping the changes.
     pub(crate) fn commit(&mut self) {
         self.undo.clear();
+        self.undo_escaped.clear();
         self.logging = false;
     }
 
@@ -274,6 +287,9 @@ impl ShapePredictor {
             };
         }
         self.by_names.retain(|_, id| *id <= shapes);
+        for h in self.undo_escaped.drain(..) {
+            self.escaped_once.remove(&h);
+        }
     }
 }
 
@@ -351,13 +367,21 @@ mod tests {
         assert_eq!(p.predict("S", 2), Some(1));
         p.mark();
         p.escaped("S", 2, hb);
-        assert_eq!(p.predict("S", 2), None, "unknown names: declare next time");
+        assert_eq!(p.predict("S", 2), Some(1), "first escape to unknown names");
+        p.escaped("S", 2, hb);
+        assert_eq!(p.predict("S", 2), None, "second escape: declare next time");
         p.declared("S", 2, Some("a"), hb, 2);
         p.escaped("S", 2, ha);
         assert_eq!(p.predict("S", 2), Some(1));
         p.rollback(1);
         assert_eq!(p.predict("S", 2), Some(1));
         p.escaped("S", 2, hb);
-        assert_eq!(p.predict("S", 2), None, "shape 2 was rolled back");
+        assert_eq!(
+            p.predict("S", 2),
+            Some(1),
+            "shape 2 and the first escape rolled back"
+        );
+        p.escaped("S", 2, hb);
+        assert_eq!(p.predict("S", 2), None);
     }
 }
