@@ -198,7 +198,7 @@ struct LogRecord {
 fn log(i: u64) -> LogRecord {
     LogRecord {
         ts: 1_700_000_000_000 + i,
-        level: if i % 5 == 0 { "WARN" } else { "INFO" }.into(),
+        level: if i.is_multiple_of(5) { "WARN" } else { "INFO" }.into(),
         service: "checkout-service".into(),
         host: format!("node-{:02}.eu-west-1.internal", i % 3),
         message: format!("request {i} served"),

@@ -58,7 +58,7 @@ impl<'de> DecState<'de> {
     }
 }
 
-fn utf8<'a>(b: &'a [u8], at: u64) -> Result<&'a str> {
+fn utf8(b: &[u8], at: u64) -> Result<&str> {
     std::str::from_utf8(b)
         .map_err(|e| Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64))
 }
