@@ -535,3 +535,46 @@ mod props {
         }
     }
 }
+
+#[test]
+fn hostile_dense_frames_never_panic_or_decode_after_an_error() {
+    let mut enc = EncoderSession::new(Options::balanced());
+    let mut out = Vec::new();
+    for i in 0..3 {
+        enc.encode_frame(&log(i), &mut out).unwrap();
+    }
+    let decode_all = |bytes: &[u8]| {
+        let mut dec = DecoderSession::new(Options::balanced().max_output(1 << 16));
+        let mut at = 0;
+        let mut got = Vec::new();
+        while at < bytes.len() {
+            match dec.decode_frame::<LogRecord>(&bytes[at..]) {
+                Ok(Some((v, n))) => {
+                    got.push(v);
+                    at += n;
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    // After any error inside a Dense frame nothing more decodes.
+                    if dec.broken().is_some() {
+                        let again = dec.decode_frame::<LogRecord>(&bytes[at..]).unwrap_err();
+                        assert_eq!(again.classify(), Category::Broken, "{e}");
+                    }
+                    break;
+                }
+            }
+        }
+        got
+    };
+    assert_eq!(decode_all(&out), (0..3).map(log).collect::<Vec<_>>());
+    for i in 5..out.len() {
+        for x in [0x01, 0x80, 0xFF, 0x0A] {
+            let mut m = out.clone();
+            m[i] ^= x;
+            let _ = decode_all(&m);
+        }
+    }
+    for cut in 0..out.len() {
+        assert!(decode_all(&out[..cut]).len() < 3);
+    }
+}
