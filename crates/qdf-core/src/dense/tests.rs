@@ -402,3 +402,57 @@ mod props {
         }
     }
 }
+
+/// Through the real Serializer and Deserializer: after every message of a session the
+/// decoder's state equals the encoder's (intern table, predictors, shapes).
+#[test]
+fn serde_paths_mirror_the_state() {
+    use serde::{Deserialize, Serialize};
+    use std::collections::BTreeMap;
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    enum Ev {
+        Click { target: String, at: u32 },
+        Key(String),
+        Idle,
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Msg {
+        user: String,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        session: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        referrer: Option<String>,
+        events: Vec<Ev>,
+        tags: BTreeMap<String, String>,
+        #[serde(with = "serde_bytes")]
+        blob: Vec<u8>,
+    }
+    let opts = Options::balanced();
+    let mut enc = Some(Box::new(DenseState::new_encoder(&opts)));
+    let mut dec = None;
+    for i in 0..40u32 {
+        let m = Msg {
+            user: format!("user-{}", i % 7),
+            session: (i % 3 == 0).then(|| format!("sess-{}", i % 5)),
+            referrer: (i % 3 == 1).then(|| "https://example.org/".to_string()),
+            events: vec![
+                Ev::Click {
+                    target: format!("button-{}", i % 4),
+                    at: i,
+                },
+                Ev::Key("Enter".into()),
+                Ev::Idle,
+            ],
+            tags: [("region".to_string(), format!("eu-{}", i % 2))].into(),
+            blob: b"blob-bytes".to_vec(),
+        };
+        let mut body = Vec::new();
+        crate::encode_body_with_state(&m, &opts, &mut body, &mut enc).unwrap();
+        let back: Msg = crate::decode_body_with_state(&body, &opts, &mut dec).unwrap();
+        assert_eq!(back, m);
+        let (e, d) = (enc.as_deref().unwrap(), dec.as_deref().unwrap());
+        assert_eq!(observable(e), observable(d), "message {i}");
+    }
+    assert!(enc.unwrap().shapes().len() >= 2);
+}
