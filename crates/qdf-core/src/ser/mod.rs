@@ -36,6 +36,11 @@ pub(crate) struct EncState {
 /// assert_eq!(ser.into_inner(), [0xA2, 0x01, 0x82, b'h', b'i']);
 /// ```
 ///
+/// With the Dense feature (Balanced, Compression) the serializer keeps one intern table and
+/// shape table for everything written through it, so bodies after the first refer back to
+/// earlier ones: decode them in order with one state, or use one serializer per message
+/// ([`EncoderSession`](crate::EncoderSession) does this bookkeeping for streams).
+///
 /// Errors: nesting deeper than [`Options::depth_limit`] (`Limit`), a string, byte string,
 /// sequence or map longer than `u32::MAX` (`Data`), a `Serialize` impl that reports a length
 /// and then writes a different number of elements is tolerated (the header is rewritten).
