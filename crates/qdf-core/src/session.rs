@@ -41,12 +41,12 @@
 //! [`Category::Broken`]) naming the first error's category. A Dense
 //! decoder that walks the rest of a failed frame and applies its state updates may keep the
 //! session usable instead (one predicate in this module, `body_error_keeps_session`, holds
-//! the rule); qdf-rs does not: a broken session never guesses (`docs/SPEC.md` §15).
+//! the rule); qdf-rs does not: a broken session never guesses (`docs/SPEC.md` §16).
 //!
 //! # Dense state
 //!
 //! With the `DENSE` feature the encoder sets `FLAG_DENSE` in the stream header and keeps the
-//! intern table, predictors and shapes across frames (`docs/SPEC.md` §13–15); the decoder
+//! intern table, predictors and shapes across frames (`docs/SPEC.md` §14–16); the decoder
 //! keeps its mirror when the header has `FLAG_DENSE`, and decodes each body of any other
 //! stream from empty state. The encoder checkpoints the state before each body and rolls it
 //! back on any error, so a failed value costs nothing on the wire or in the state.

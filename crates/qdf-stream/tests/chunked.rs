@@ -117,7 +117,10 @@ async fn a_corrupt_frame_in_a_fast_stream_is_skipped_without_spinning() {
 
 #[tokio::test]
 async fn a_corrupt_frame_in_a_dense_stream_breaks_it_without_spinning() {
-    let (wire, msgs) = with_corrupt_second_frame(QdfCodec::dense()).await;
+    let (mut wire, msgs) = with_corrupt_second_frame(QdfCodec::dense()).await;
+    // Announce the Dense dialect explicitly (flag 0x01), so the bodies count as stateful
+    // whatever the encoder's tier currently emits.
+    wire[4] |= 0x01;
     let reader = Chunked::new([wire]);
     let polls = reader.polls.clone();
     let mut rx = FramedRead::new(reader, QdfCodec::<Msg>::dense());

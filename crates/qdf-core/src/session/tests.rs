@@ -73,7 +73,9 @@ fn body_error_in_a_stateless_stream_skips_the_frame() {
 
 #[test]
 fn body_error_in_a_dense_stream_breaks_the_session() {
-    let (wire, first) = two_frames(Options::balanced(), true);
+    // A stream that announces the Dense dialect: its bodies may carry state updates.
+    let (mut wire, first) = two_frames(Options::speed(), true);
+    wire[4] = crate::wire::header::FLAG_DENSE;
     let mut dec = DecoderSession::new(Options::balanced());
     dec.decode_frame::<u32>(&wire).unwrap().unwrap();
     let e = dec.decode_frame::<u32>(&wire[first..]).unwrap_err();

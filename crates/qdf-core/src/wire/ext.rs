@@ -72,6 +72,9 @@ pub(crate) mod magic {
     pub const TUPLE_VARIANT: &str = "$qdf::private::TupleVariant";
     /// See [`UNIT_VARIANT`].
     pub const STRUCT_VARIANT: &str = "$qdf::private::StructVariant";
+    /// Carries a `Value::Timestamp` as the text `"secs.nanos"` (nanos as 9 digits); written
+    /// as tag `F3`.
+    pub const TIMESTAMP: &str = "$qdf::private::Timestamp";
 
     /// The extension subtype a carrier name stands for.
     #[inline]
@@ -84,6 +87,7 @@ pub(crate) mod magic {
             NEWTYPE_VARIANT => Some(super::NEWTYPE_VARIANT),
             TUPLE_VARIANT => Some(super::TUPLE_VARIANT),
             STRUCT_VARIANT => Some(super::STRUCT_VARIANT),
+            TIMESTAMP => Some(super::super::tags::TIMESTAMP),
             _ => None,
         }
     }
@@ -103,6 +107,7 @@ pub(crate) fn subtype_name(sub: u8) -> &'static str {
         TUPLE_VARIANT => "a tuple variant",
         STRUCT_VARIANT => "a struct variant",
         SHAPE_ESCAPE => "a shape escape",
+        super::tags::TIMESTAMP => "a timestamp",
         _ => "an unknown extension",
     }
 }
