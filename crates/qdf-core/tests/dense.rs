@@ -161,6 +161,33 @@ fn golden_shape_escape() {
     assert_eq!(from_slice::<(Rec, Rec, Rec)>(&bytes).unwrap(), v);
 }
 
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Opt2 {
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    a: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    b: Option<u8>,
+    c: u8,
+}
+
+#[test]
+fn golden_shape_restart_on_the_first_field() {
+    let r = |a, b| Opt2 { a, b, c: 3 };
+    let v = (r(Some(1), None), r(None, Some(2)), r(Some(5), None));
+    let body = balanced_body(&v);
+    assert_eq!(
+        body,
+        [
+            0xA3, 0xEC, 0, 2, 0x81, b'a', 1, 0x81, b'c', 3, // declares (a, c)
+            0xEC, 0, 2, 0x81, b'b', 2, 0x81, b'c',
+            3, // predicted (a, c), got b: declares (b, c)
+            0xEC, 1, 5, 3 // predicted (b, c), got a: restarts as a reuse of (a, c)
+        ]
+    );
+    let bytes = to_vec_with(&v, Options::balanced()).unwrap();
+    assert_eq!(from_slice::<(Opt2, Opt2, Opt2)>(&bytes).unwrap(), v);
+}
+
 #[test]
 fn shapes_decode_into_maps_and_ignored_fields() {
     #[derive(Deserialize, Debug, PartialEq)]

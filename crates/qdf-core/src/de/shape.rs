@@ -57,6 +57,8 @@ impl<'de> Deserializer<'de> {
                 .and_then(|id| self.state.dense_ref()?.shapes().field_count(id))
                 .ok_or_else(|| Error::at(ErrorCode::UnknownStateId(id), at))?
         };
+        // Every field's value takes at least one byte.
+        self.read.check_count(count as u64, 1)?;
         self.charge(count as u64)?;
         self.enter()?;
         let mut access = ShapeAccess {
