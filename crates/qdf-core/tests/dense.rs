@@ -129,24 +129,16 @@ fn golden_shape_declare_and_reuse() {
     assert_eq!(val, Value::Array(vec![p(1, 2), p(3, 4)]));
 }
 
+fn rec(a: u8, b: Option<u8>, c: Option<u8>) -> Rec {
+    Rec { a, b, c }
+}
+
 #[test]
 fn golden_shape_escape() {
     let v = (
-        Rec {
-            a: 1,
-            b: Some(2),
-            c: None,
-        },
-        Rec {
-            a: 1,
-            b: None,
-            c: Some(2),
-        },
-        Rec {
-            a: 5,
-            b: Some(6),
-            c: None,
-        },
+        rec(1, Some(2), None),
+        rec(1, None, Some(2)),
+        rec(5, Some(6), None),
     );
     let body = balanced_body(&v);
     assert_eq!(
@@ -395,16 +387,8 @@ fn references_across_frames_resolve_from_the_session() {
 fn sample() -> (Vec<LogRecord>, Rec, Rec, (Point, Point), Vec<String>) {
     (
         (0..4).map(log).collect(),
-        Rec {
-            a: 1,
-            b: Some(2),
-            c: None,
-        },
-        Rec {
-            a: 1,
-            b: None,
-            c: Some(2),
-        },
+        rec(1, Some(2), None),
+        rec(1, None, Some(2)),
         (Point { x: 1, y: 2 }, Point { x: 3, y: 4 }),
         fill(5),
     )
