@@ -476,8 +476,65 @@ mod props {
         ]
     }
 
+    /// Optional fields in every combination: speculative reuse, restarts and escapes.
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Sparse {
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        w: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        x: Option<u8>,
+        id: u32,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        y: Option<Box<Sparse>>,
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        z: Option<Vec<String>>,
+    }
+
+    fn sparse() -> impl Strategy<Value = Sparse> {
+        let leaf = (
+            prop::option::of(word()),
+            prop::option::of(any::<u8>()),
+            0u32..5,
+            prop::option::of(prop::collection::vec(word(), 0..3)),
+        )
+            .prop_map(|(w, x, id, z)| Sparse {
+                w,
+                x,
+                id,
+                y: None,
+                z,
+            });
+        leaf.prop_recursive(2, 6, 1, |inner| {
+            (inner.clone(), prop::option::of(inner)).prop_map(|(mut s, y)| {
+                s.y = y.map(Box::new);
+                s
+            })
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(96))]
+
+        #[test]
+        fn sparse_structs_round_trip_through_sessions(
+            msgs in prop::collection::vec(prop::collection::vec(sparse(), 1..4), 1..30),
+            cap in 1u32..6,
+        ) {
+            let opts = Options::balanced().max_shapes(cap);
+            let mut enc = EncoderSession::new(opts);
+            let mut out = Vec::new();
+            for m in &msgs {
+                enc.encode_frame(m, &mut out).unwrap();
+            }
+            let mut dec = DecoderSession::new(opts);
+            let mut at = 0;
+            for m in &msgs {
+                let (v, n) = dec.decode_frame::<Vec<Sparse>>(&out[at..]).unwrap().unwrap();
+                prop_assert_eq!(&v, m);
+                at += n;
+            }
+            prop_assert_eq!(at, out.len());
+        }
 
         #[test]
         fn sessions_round_trip_many_messages(msgs in prop::collection::vec(msg(), 1..40)) {
