@@ -21,7 +21,6 @@ fn unique_heavy() -> Vec<ExportRequest> {
 }
 
 #[tokio::test]
-#[ignore = "needs Dense sessions (issue 4): the Speed tier interns nothing"]
 async fn peer_over_the_caps_is_resource_exhausted() {
     let server = serve_qdf(Collector::new(0), 4 << 20).await.unwrap();
     let channel = server.channel().await.unwrap();
