@@ -5,10 +5,17 @@
 //! SKELETON: the public API below is fixed by the issues; bodies are being built.
 #![deny(missing_docs)]
 
+pub(crate) mod codec;
 mod error;
 mod options;
 pub mod session;
 pub mod wire;
+
+/// The QPack codecs, for the benches and fuzz targets only: not a stable API.
+#[doc(hidden)]
+pub mod __qpack {
+    pub use crate::codec::*;
+}
 
 pub use error::{Category, Error, ErrorCode, Result};
 pub use options::{
