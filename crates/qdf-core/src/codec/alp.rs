@@ -19,7 +19,7 @@
 
 use super::bitpack::bit_width;
 use super::bitpack::{pack, packed_len, padding_is_zero, unpack_add};
-use super::cursor::{Cursor, charge};
+use super::cursor::Cursor;
 use super::for_::read_width;
 use super::{scalar_len, write_scalar};
 use crate::error::Result;
@@ -252,7 +252,7 @@ pub fn decode<F: AlpFloat>(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec
     let bits = read_width(cur)?;
     let n = cur
         .check_count(n, bits as u64)
-        .map_err(|c| crate::Error::at(c, n_at as u64))?;
+        .map_err(|c| cur.err_at(n_at, c))?;
     let body = cur.take(packed_len(n, bits), "the ALP body")?;
     if !padding_is_zero(body, n, bits) {
         return Err(cur.bad("non-zero padding bits after a packed body"));
@@ -262,7 +262,7 @@ pub fn decode<F: AlpFloat>(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec
     if exc > n as u64 || exc.saturating_mul(1 + F::WIDTH as u64) > cur.remaining() as u64 {
         return Err(cur.bad_at(exc_at, "ALP exception count larger than the body allows"));
     }
-    charge(budget, n, 8 + F::WIDTH, n_at)?;
+    cur.charge(budget, n, n_at)?;
     let mut ints = vec![0u64; n];
     unpack_add(body, bits, for_min, &mut ints);
     let mut out: Vec<F> = ints.iter().map(|&i| rebuild(i as i64, exp)).collect();

@@ -5,7 +5,7 @@
 //! [true, false, true]:  E3 03 05
 //! ```
 
-use super::cursor::{Cursor, charge};
+use super::cursor::Cursor;
 use crate::error::Result;
 use crate::wire::tags::QP_BOOL;
 use crate::wire::varint::{uvarint_len, write_uvarint};
@@ -35,7 +35,7 @@ pub fn decode(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec<bool>> {
     if !super::bitpack::padding_is_zero(body, n, 1) {
         return Err(cur.bad("non-zero padding bits after a packed body"));
     }
-    charge(budget, n, 1, at)?;
+    cur.charge(budget, n, at)?;
     let mut out = Vec::with_capacity(n);
     for &byte in body {
         let take = (n - out.len()).min(8);

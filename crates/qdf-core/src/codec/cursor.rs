@@ -9,22 +9,33 @@ use crate::wire::varint::{read_uvarint, unzigzag};
 /// (wire notes §6, "constant-codec counts ≤ 2^24").
 pub const MAX_CONST_COUNT: u64 = 1 << 24;
 
-/// A position in `buf`; reads advance it.
+/// A position in `buf`; reads advance it. Error offsets are `base + position`.
 #[derive(Clone, Debug)]
 pub struct Cursor<'a> {
     buf: &'a [u8],
     pos: usize,
+    base: u64,
 }
 
 impl<'a> Cursor<'a> {
     /// A cursor at byte `pos` of `buf`.
     pub fn new(buf: &'a [u8], pos: usize) -> Self {
-        Cursor { buf, pos }
+        Cursor { buf, pos, base: 0 }
+    }
+
+    /// A cursor at the start of `buf`, whose first byte is at offset `base` of the message.
+    pub fn with_base(buf: &'a [u8], base: u64) -> Self {
+        Cursor { buf, pos: 0, base }
     }
 
     /// The absolute position of the next byte.
     pub fn pos(&self) -> usize {
         self.pos
+    }
+
+    /// The absolute offset of the next byte (`base + position`).
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
     }
 
     /// Bytes left after the position.
@@ -35,7 +46,13 @@ impl<'a> Cursor<'a> {
     /// An error at the current position.
     #[cold]
     pub fn err(&self, code: ErrorCode) -> Error {
-        Error::at(code, self.pos as u64)
+        self.err_at(self.pos, code)
+    }
+
+    /// An error at position `at` of the buffer.
+    #[cold]
+    pub fn err_at(&self, at: usize, code: ErrorCode) -> Error {
+        Error::at(code, self.base + at as u64)
     }
 
     /// A [`ErrorCode::BadCodec`] error at the current position.
@@ -47,7 +64,7 @@ impl<'a> Cursor<'a> {
     /// A [`ErrorCode::BadCodec`] error at byte `at`.
     #[cold]
     pub fn bad_at(&self, at: usize, what: &'static str) -> Error {
-        Error::at(ErrorCode::BadCodec(what), at as u64)
+        self.err_at(at, ErrorCode::BadCodec(what))
     }
 
     fn eof(&self, expected: &'static str) -> Error {
@@ -70,7 +87,7 @@ impl<'a> Cursor<'a> {
                 Ok(v)
             }
             Err(e) if e.is_eof() => Err(self.eof(expected)),
-            Err(e) => Err(e.with_offset(self.pos as u64)),
+            Err(e) => Err(e.with_offset(self.base + self.pos as u64)),
         }
     }
 
@@ -87,7 +104,7 @@ impl<'a> Cursor<'a> {
         let at = self.pos;
         let n = self.uvarint(expected)?;
         self.check_count(n, bits_each)
-            .map_err(|e| Error::at(e, at as u64))
+            .map_err(|e| self.err_at(at, e))
     }
 
     /// Checks `n` elements of `bits_each` bits each against the remaining input.
@@ -108,6 +125,17 @@ impl<'a> Cursor<'a> {
         usize::try_from(n).map_err(|_| ErrorCode::BadCodec("count does not fit in memory"))
     }
 
+    /// Charges `n` decoded elements against `budget` (the unit the deserializer charges for
+    /// the elements of any container), before allocating; errors point at position `at`.
+    pub fn charge(&self, budget: &mut u64, n: usize, at: usize) -> Result<()> {
+        let want = n as u64;
+        if want > *budget {
+            return Err(self.err_at(at, ErrorCode::OutputBudget(*budget)));
+        }
+        *budget -= want;
+        Ok(())
+    }
+
     /// Takes the next `n` bytes.
     pub fn take(&mut self, n: usize, expected: &'static str) -> Result<&'a [u8]> {
         if n > self.remaining() {
@@ -117,16 +145,6 @@ impl<'a> Cursor<'a> {
         self.pos += n;
         Ok(s)
     }
-}
-
-/// Charges `n × per` bytes of decoded output against `budget`, before allocating.
-pub fn charge(budget: &mut u64, n: usize, per: usize, at: usize) -> Result<()> {
-    let want = (n as u64).saturating_mul(per as u64);
-    if want > *budget {
-        return Err(Error::at(ErrorCode::OutputBudget(*budget), at as u64));
-    }
-    *budget -= want;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -170,11 +188,11 @@ mod tests {
             &ErrorCode::BadCodec("constant body longer than 2^24 elements")
         );
         let mut b = 10;
-        assert!(charge(&mut b, 2, 4, 0).is_ok());
+        let c = Cursor::with_base(&buf, 100);
+        assert!(c.charge(&mut b, 8, 0).is_ok());
         assert_eq!(b, 2);
-        assert_eq!(
-            charge(&mut b, 1, 4, 9).unwrap_err().code(),
-            &ErrorCode::OutputBudget(2)
-        );
+        let e = c.charge(&mut b, 3, 1).unwrap_err();
+        assert_eq!(e.code(), &ErrorCode::OutputBudget(2));
+        assert_eq!(e.offset(), Some(101));
     }
 }

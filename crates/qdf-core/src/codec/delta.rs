@@ -10,7 +10,7 @@
 //! ```
 
 use super::bitpack::{bit_width, pack, packed_len, padding_is_zero, unpack_add};
-use super::cursor::{Cursor, charge};
+use super::cursor::Cursor;
 use super::for_::read_width;
 use super::{Kind, scalar_len, write_scalar};
 use crate::error::Result;
@@ -71,12 +71,12 @@ pub fn decode(cur: &mut Cursor<'_>, kind: Kind, budget: &mut u64) -> Result<Vec<
     }
     let rest = cur
         .check_count(n - 1, bits as u64)
-        .map_err(|code| crate::Error::at(code, at as u64))?;
+        .map_err(|code| cur.err_at(at, code))?;
     let body = cur.take(packed_len(rest, bits), "the delta body")?;
     if !padding_is_zero(body, rest, bits) {
         return Err(cur.bad("non-zero padding bits after a packed body"));
     }
-    charge(budget, rest + 1, 8, at)?;
+    cur.charge(budget, rest + 1, at)?;
     let mut out = vec![0u64; rest + 1];
     unpack_add(body, bits, min_delta, &mut out[1..]);
     out[0] = first;

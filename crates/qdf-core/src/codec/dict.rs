@@ -10,7 +10,7 @@
 //! ```
 
 use super::bitpack::{pack, packed_len, padding_is_zero, unpack_add};
-use super::cursor::{Cursor, charge};
+use super::cursor::Cursor;
 use super::{Kind, scalar_len, write_scalar};
 use crate::error::Result;
 use crate::wire::tags::QP_DICT;
@@ -79,7 +79,7 @@ pub fn decode(cur: &mut Cursor<'_>, kind: Kind, budget: &mut u64) -> Result<Vec<
     if !padding_is_zero(body, n, bits) {
         return Err(cur.bad("non-zero padding bits after a packed body"));
     }
-    charge(budget, n, 8, body_at)?;
+    cur.charge(budget, n, body_at)?;
     let mut out = vec![0u64; n];
     unpack_add(body, bits, 0, &mut out);
     for v in &mut out {

@@ -9,7 +9,7 @@
 //! ```
 
 use super::bitpack::{bit_width, pack, packed_len, padding_is_zero, unpack_add};
-use super::cursor::{Cursor, charge};
+use super::cursor::Cursor;
 use super::{Kind, scalar_len, write_scalar};
 use crate::error::Result;
 use crate::wire::tags::QP_FOR;
@@ -65,7 +65,7 @@ pub fn decode(cur: &mut Cursor<'_>, kind: Kind, budget: &mut u64) -> Result<Vec<
     if !padding_is_zero(body, n, bits) {
         return Err(cur.bad("non-zero padding bits after a packed body"));
     }
-    charge(budget, n, 8, at)?;
+    cur.charge(budget, n, at)?;
     let mut out = vec![0u64; n];
     unpack_add(body, bits, min, &mut out);
     Ok(out)

@@ -15,7 +15,7 @@
 //! subnormals survive unchanged.
 
 use super::bits::{BitCount, BitReader, BitSink, BitWriter};
-use super::cursor::{Cursor, charge};
+use super::cursor::Cursor;
 use crate::error::Result;
 use crate::wire::tags::QP_XOR;
 use crate::wire::varint::{uvarint_len, write_uvarint};
@@ -124,7 +124,7 @@ pub(crate) fn read_frame<'a>(
     if !super::bits::padding_is_zero(bytes, total) {
         return Err(cur.bad("non-zero padding bits after a bit stream"));
     }
-    charge(budget, n as usize, width as usize / 8, n_at)?;
+    cur.charge(budget, n as usize, n_at)?;
     Ok(Some((
         n as usize,
         u64::from_le_bytes(first),

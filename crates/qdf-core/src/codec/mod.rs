@@ -120,54 +120,67 @@ pub fn scalar_len(v: u64, signed: bool) -> usize {
 pub fn decode(buf: &[u8], pos: usize, budget: &mut u64) -> Result<(Packed, usize)> {
     let mut cur = Cursor::new(buf, pos);
     let tag = cur.byte("a QPack tag")?;
-    let packed = match tag {
-        tags::QP_BOOL => Packed::Bools(bools::decode(&mut cur, budget)?),
+    let packed = decode_tagged(tag, &mut cur, budget)?;
+    Ok((packed, cur.pos()))
+}
+
+/// Decodes the body of a QPack value whose tag (already consumed) was `tag`, from the front
+/// of `body`, whose first byte is at offset `base` of the message. Returns the values and the
+/// bytes of `body` used. Errors as [`decode`]; a `tag` that is not QPack is
+/// [`ErrorCode::BadTag`] at `base − 1`.
+pub fn decode_body(tag: u8, body: &[u8], base: u64, budget: &mut u64) -> Result<(Packed, usize)> {
+    let mut cur = Cursor::with_base(body, base);
+    let packed = decode_tagged(tag, &mut cur, budget)?;
+    Ok((packed, cur.pos()))
+}
+
+fn decode_tagged(tag: u8, cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Packed> {
+    let cur = &mut *cur;
+    Ok(match tag {
+        tags::QP_BOOL => Packed::Bools(bools::decode(cur, budget)?),
         tags::QP_RAW => {
             let at = cur.pos();
             let b = cur.byte("a kind byte")?;
             let kind = Kind::from_byte(b).ok_or_else(|| cur.bad_at(at, "raw kind byte"))?;
-            raw::decode(&mut cur, kind, budget)?
+            raw::decode(cur, kind, budget)?
         }
         tags::QP_FOR | tags::QP_DELTA | tags::QP_RLE | tags::QP_DICT | tags::QP_PFOR => {
-            let kind = int_kind(&mut cur)?;
+            let kind = int_kind(cur)?;
             let vals = match tag {
-                tags::QP_FOR => for_::decode(&mut cur, kind, budget)?,
-                tags::QP_DELTA => delta::decode(&mut cur, kind, budget)?,
-                tags::QP_RLE => rle::decode(&mut cur, kind, budget)?,
-                tags::QP_DICT => dict::decode(&mut cur, kind, budget)?,
-                _ => pfor::decode(&mut cur, kind, budget)?,
+                tags::QP_FOR => for_::decode(cur, kind, budget)?,
+                tags::QP_DELTA => delta::decode(cur, kind, budget)?,
+                tags::QP_RLE => rle::decode(cur, kind, budget)?,
+                tags::QP_DICT => dict::decode(cur, kind, budget)?,
+                _ => pfor::decode(cur, kind, budget)?,
             };
             Packed::Ints(kind, vals)
         }
         tags::QP_XOR => {
             let at = cur.pos();
             match cur.byte("a kind byte")? {
-                0x0B => Packed::F64s(gorilla::decode_f64(&mut cur, budget)?),
-                0x0A => Packed::F32s(gorilla::decode_f32(&mut cur, budget)?),
-                chimp::KIND => Packed::F64s(chimp::decode(&mut cur, budget)?),
+                0x0B => Packed::F64s(gorilla::decode_f64(cur, budget)?),
+                0x0A => Packed::F32s(gorilla::decode_f32(cur, budget)?),
+                chimp::KIND => Packed::F64s(chimp::decode(cur, budget)?),
                 _ => return Err(cur.bad_at(at, "XOR float kind byte")),
             }
         }
         tags::QP_ALP => {
             let at = cur.pos();
             match cur.byte("a kind byte")? {
-                0x0B => Packed::F64s(alp::decode::<f64>(&mut cur, budget)?),
-                0x0A => Packed::F32s(alp::decode::<f32>(&mut cur, budget)?),
+                0x0B => Packed::F64s(alp::decode::<f64>(cur, budget)?),
+                0x0A => Packed::F32s(alp::decode::<f32>(cur, budget)?),
                 0x0E | 0x0F => return Err(cur.bad_at(at, "ALP-RD kinds are not supported")),
                 _ => return Err(cur.bad_at(at, "ALP kind byte")),
             }
         }
         found => {
-            return Err(Error::at(
-                ErrorCode::BadTag {
-                    found,
-                    expected: "a QPack tag",
-                },
-                pos as u64,
-            ));
+            let code = ErrorCode::BadTag {
+                found,
+                expected: "a QPack tag",
+            };
+            return Err(Error::at(code, cur.offset().saturating_sub(1)));
         }
-    };
-    Ok((packed, cur.pos()))
+    })
 }
 
 /// Reads the kind byte of an integer codec other than raw: `U64` or `I64` only.

@@ -11,9 +11,9 @@
 //! ```
 
 use super::bitpack::{bit_width, mask, pack, packed_len, padding_is_zero, unpack_add};
-use super::cursor::{Cursor, charge};
+use super::cursor::Cursor;
 use super::{Kind, scalar_len, write_scalar};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::Result;
 use crate::wire::tags::QP_PFOR;
 use crate::wire::varint::{uvarint_len, write_uvarint};
 
@@ -92,7 +92,7 @@ pub fn decode(cur: &mut Cursor<'_>, kind: Kind, budget: &mut u64) -> Result<Vec<
     let min = cur.scalar(kind.is_signed(), "the PFOR minimum")?;
     let n = cur
         .check_count(n, b as u64)
-        .map_err(|c| Error::at(c, n_at as u64))?;
+        .map_err(|c| cur.err_at(n_at, c))?;
     let body_at = cur.pos();
     let body = cur.take(packed_len(n, b), "the PFOR body")?;
     if !padding_is_zero(body, n, b) {
@@ -104,7 +104,7 @@ pub fn decode(cur: &mut Cursor<'_>, kind: Kind, budget: &mut u64) -> Result<Vec<
     if exc > n as u64 || exc.saturating_mul(2) > cur.remaining() as u64 {
         return Err(cur.bad_at(exc_at, "PFOR exception count larger than the body allows"));
     }
-    charge(budget, n, 8, body_at)?;
+    cur.charge(budget, n, body_at)?;
     let mut out = vec![0u64; n];
     unpack_add(body, b, min, &mut out);
     let mut pos = 0u64;
@@ -113,10 +113,7 @@ pub fn decode(cur: &mut Cursor<'_>, kind: Kind, budget: &mut u64) -> Result<Vec<
         let gap = cur.uvarint("a PFOR exception gap")?;
         pos = pos.saturating_add(gap);
         if (k > 0 && gap == 0) || pos >= n as u64 {
-            return Err(Error::at(
-                ErrorCode::BadCodec("exception index out of range"),
-                gap_at as u64,
-            ));
+            return Err(cur.bad_at(gap_at, "exception index out of range"));
         }
         let d = cur.uvarint("a PFOR exception value")?;
         out[pos as usize] = min.wrapping_add(d);
@@ -146,7 +143,7 @@ mod tests {
         let e = decode_one(&bad).unwrap_err();
         assert_eq!(
             e.code(),
-            &ErrorCode::BadCodec("exception index out of range")
+            &crate::ErrorCode::BadCodec("exception index out of range")
         );
         assert_eq!(e.offset(), Some(7));
         // A second exception with gap 0 repeats a position.

@@ -112,8 +112,13 @@ pub fn choose_int(vals: &[u64], kind: Kind) -> (IntChoice, usize) {
 /// Appends the smallest QPack encoding of `vals`: two's-complement bits (sign-extended for
 /// signed kinds) of a slice whose elements are `kind`.
 pub fn encode_ints(vals: &[u64], kind: Kind, out: &mut Vec<u8>) {
+    write_int(vals, kind, choose_int(vals, kind).0, out);
+}
+
+/// Appends `vals` (a `kind` slice) with the codec `choice` from [`choose_int`].
+pub fn write_int(vals: &[u64], kind: Kind, choice: IntChoice, out: &mut Vec<u8>) {
     let wide = kind.widened();
-    match choose_int(vals, kind).0 {
+    match choice {
         IntChoice::Raw => raw::encode(vals.iter().copied(), kind, out),
         IntChoice::For { min, bits } => for_::encode_with(vals, wide, min, bits, out),
         IntChoice::Delta { min_delta, bits } => {
@@ -201,7 +206,12 @@ pub fn choose_f32(vals: &[f32], feats: Features) -> (FloatChoice, usize) {
 /// Appends the smallest encoding of `vals` allowed by `feats` (raw unless
 /// [`Features::FLOAT_XOR`]).
 pub fn encode_f64s(vals: &[f64], out: &mut Vec<u8>, feats: Features) {
-    match choose_f64(vals, feats).0 {
+    write_f64(vals, choose_f64(vals, feats).0, out);
+}
+
+/// Appends `vals` with the codec `choice` from [`choose_f64`].
+pub fn write_f64(vals: &[f64], choice: FloatChoice, out: &mut Vec<u8>) {
+    match choice {
         FloatChoice::Raw => raw::encode(vals.iter().map(|v| v.to_bits()), Kind::F64, out),
         FloatChoice::Gorilla => gorilla::encode_f64(vals, out),
         FloatChoice::Chimp => chimp::encode(vals, out),
@@ -211,7 +221,12 @@ pub fn encode_f64s(vals: &[f64], out: &mut Vec<u8>, feats: Features) {
 
 /// Appends the smallest encoding of `vals` allowed by `feats`.
 pub fn encode_f32s(vals: &[f32], out: &mut Vec<u8>, feats: Features) {
-    match choose_f32(vals, feats).0 {
+    write_f32(vals, choose_f32(vals, feats).0, out);
+}
+
+/// Appends `vals` with the codec `choice` from [`choose_f32`].
+pub fn write_f32(vals: &[f32], choice: FloatChoice, out: &mut Vec<u8>) {
+    match choice {
         FloatChoice::Raw => raw::encode(vals.iter().map(|v| v.to_bits() as u64), Kind::F32, out),
         FloatChoice::Gorilla | FloatChoice::Chimp => gorilla::encode_f32(vals, out),
         FloatChoice::Alp(plan) => plan.encode(Kind::F32.byte(), out),

@@ -7,7 +7,7 @@
 //! [1, -2] as i16:  E4 05 02 01 00 FE FF
 //! ```
 
-use super::cursor::{Cursor, charge};
+use super::cursor::Cursor;
 use super::{Kind, Packed};
 use crate::error::Result;
 use crate::wire::tags::QP_RAW;
@@ -36,8 +36,7 @@ pub fn decode(cur: &mut Cursor<'_>, kind: Kind, budget: &mut u64) -> Result<Pack
     let n = cur.count(8 * w as u64, "the raw count")?;
     let at = cur.pos();
     let body = cur.take(n * w, "the raw body")?;
-    let per = if kind.is_float() { w } else { 8 };
-    charge(budget, n, per, at)?;
+    cur.charge(budget, n, at)?;
     Ok(match kind {
         Kind::F64 => Packed::F64s(
             body.chunks_exact(8)

@@ -8,9 +8,9 @@
 //! [7, 7, 7, 9] as u64:  EB 03 04 07 03 09 01
 //! ```
 
-use super::cursor::{Cursor, MAX_CONST_COUNT, charge};
+use super::cursor::{Cursor, MAX_CONST_COUNT};
 use super::{Kind, scalar_len, write_scalar};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::Result;
 use crate::wire::tags::QP_RLE;
 use crate::wire::varint::{uvarint_len, write_uvarint};
 
@@ -46,7 +46,7 @@ pub fn decode(cur: &mut Cursor<'_>, kind: Kind, budget: &mut u64) -> Result<Vec<
         return Err(cur.bad_at(at, "RLE body longer than 2^24 values"));
     }
     let n = n as usize;
-    charge(budget, n, 8, at)?;
+    cur.charge(budget, n, at)?;
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
         let v = cur.scalar(kind.is_signed(), "an RLE value")?;
@@ -58,7 +58,7 @@ pub fn decode(cur: &mut Cursor<'_>, kind: Kind, budget: &mut u64) -> Result<Vec<
             } else {
                 "RLE runs beyond the count"
             };
-            return Err(Error::at(ErrorCode::BadCodec(what), run_at as u64));
+            return Err(cur.bad_at(run_at, what));
         }
         out.resize(out.len() + run as usize, v);
     }
@@ -86,7 +86,7 @@ mod tests {
         let over = decode_one(&[0xEB, 0x03, 0x02, 0x07, 0x03]).unwrap_err();
         assert_eq!(
             over.code(),
-            &ErrorCode::BadCodec("RLE runs beyond the count")
+            &crate::ErrorCode::BadCodec("RLE runs beyond the count")
         );
         assert!(
             decode_one(&[0xEB, 0x03, 0x02, 0x07, 0x01])
@@ -95,8 +95,8 @@ mod tests {
         );
         let huge = decode_one(&[0xEB, 0x03, 0x81, 0x80, 0x80, 0x08]).unwrap_err();
         assert_eq!(huge.offset(), Some(2));
-        let mut budget = 15;
+        let mut budget = 1;
         let e = crate::codec::decode(&[0xEB, 0x03, 0x02, 0x07, 0x02], 0, &mut budget);
-        assert_eq!(e.unwrap_err().code(), &ErrorCode::OutputBudget(15));
+        assert_eq!(e.unwrap_err().code(), &crate::ErrorCode::OutputBudget(1));
     }
 }
