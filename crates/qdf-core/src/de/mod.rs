@@ -9,6 +9,7 @@
 
 mod access;
 mod parse;
+mod qpack;
 pub(crate) mod read;
 mod serde_impl;
 

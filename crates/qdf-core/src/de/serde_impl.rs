@@ -40,6 +40,9 @@ impl<'de> Deserializer<'de> {
     /// Hook: QPack packed sequences (E3–E7, EB, ED, EE, F4) are decoded next to this.
     fn visit_array<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
         let Some(n) = self.array_len(tag)? else {
+            if crate::codec::is_qpack_tag(tag) {
+                return self.visit_packed(tag, visitor);
+            }
             return Err(self.unexpected(tag, "an array"));
         };
         self.enter()?;
@@ -201,6 +204,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             FALSE => visitor.visit_bool(false),
             TRUE => visitor.visit_bool(true),
             EXT => self.visit_ext(visitor, value_mode),
+            _ if crate::codec::is_qpack_tag(tag) => self.visit_packed(tag, visitor),
             _ => match self.read_num(tag)? {
                 Some(n) => visit_num(n, visitor),
                 None => Err(self.bad_tag(tag, "a value")),

@@ -41,6 +41,8 @@ pub struct Compound<'a> {
     count: usize,
     /// Depth levels to leave at the end (2 for tuple and struct variants).
     levels: u32,
+    /// Elements buffered while the sequence may still be packed (QPack, arrays only).
+    pack: Option<super::qpack::PackBuf>,
 }
 
 impl<'a> Compound<'a> {
@@ -59,6 +61,7 @@ impl<'a> Compound<'a> {
             Kind::Array
         };
         let start = ser.out.len();
+        let pack = (kind == Kind::Array && super::qpack::packs(ser)).then(Default::default);
         let (claimed, header_len) = match len {
             Some(n) => {
                 ser.write_header(header, n)?;
@@ -74,6 +77,7 @@ impl<'a> Compound<'a> {
             claimed,
             count: 0,
             levels,
+            pack,
         })
     }
 
@@ -89,16 +93,32 @@ impl<'a> Compound<'a> {
             claimed: 1,
             count: 0,
             levels: 1,
+            pack: None,
         }
     }
 
     #[inline]
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.count += 1;
+        if let Some(p) = &mut self.pack {
+            if p.offer(value) {
+                return Ok(());
+            }
+            // Not packable: the buffer goes out plain and the sequence continues plain.
+            if let Some(p) = self.pack.take() {
+                p.write_plain(self.ser);
+            }
+        }
         value.serialize(&mut *self.ser)
     }
 
-    fn finish(self) -> Result<()> {
+    fn finish(mut self) -> Result<()> {
+        if let Some(p) = self.pack.take()
+            && p.finish(self.ser, self.start)?
+        {
+            self.ser.leave(self.levels);
+            return Ok(());
+        }
         if self.count != self.claimed {
             let header = match self.kind {
                 Kind::Array => Header::Array,

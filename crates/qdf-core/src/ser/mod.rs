@@ -7,6 +7,7 @@
 //! so a dialect that interns strings changes exactly those two methods.
 
 mod compound;
+mod qpack;
 mod serde_impl;
 mod write;
 
