@@ -49,21 +49,27 @@ pub fn decode(cur: &mut Cursor<'_>, kind: Kind, budget: &mut u64) -> Result<Pack
                 .collect(),
         ),
         _ => {
-            let shift = 64 - 8 * w as u32;
-            let signed = kind.is_signed();
-            let ints = body
-                .chunks_exact(w)
-                .map(|c| {
-                    let mut b = [0u8; 8];
-                    b[..w].copy_from_slice(c);
-                    let v = u64::from_le_bytes(b) << shift;
-                    if signed {
-                        ((v as i64) >> shift) as u64
-                    } else {
-                        v >> shift
-                    }
-                })
-                .collect();
+            // One loop per width so each is a plain load and extend the compiler unrolls.
+            macro_rules! ints {
+                ($u:ty, $i:ty) => {
+                    body.chunks_exact(size_of::<$u>())
+                        .map(|c| {
+                            let b = <$u>::from_le_bytes(c.try_into().unwrap());
+                            if kind.is_signed() {
+                                b as $i as i64 as u64
+                            } else {
+                                b as u64
+                            }
+                        })
+                        .collect()
+                };
+            }
+            let ints = match w {
+                1 => ints!(u8, i8),
+                2 => ints!(u16, i16),
+                4 => ints!(u32, i32),
+                _ => ints!(u64, i64),
+            };
             Packed::Ints(kind, ints)
         }
     })
