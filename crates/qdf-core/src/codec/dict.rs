@@ -24,16 +24,51 @@ pub fn index_bits(d: usize) -> u32 {
     usize::BITS - d.saturating_sub(1).leading_zeros()
 }
 
+/// A small open-addressing map from value to dictionary index (at most 64 entries in 128
+/// slots, Fibonacci hashing), so building and indexing cost O(1) per element.
+struct Index {
+    keys: [u64; 128],
+    /// Index + 1; 0 = empty slot.
+    ids: [u8; 128],
+}
+
+impl Index {
+    fn new() -> Self {
+        Index {
+            keys: [0; 128],
+            ids: [0; 128],
+        }
+    }
+
+    /// The slot holding `v`, or the empty slot where it would go.
+    #[inline]
+    fn slot(&self, v: u64) -> usize {
+        let mut s = (v.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57) as usize;
+        while self.ids[s] != 0 && self.keys[s] != v {
+            s = (s + 1) & 127;
+        }
+        s
+    }
+}
+
 /// The distinct values of `vals` in first-seen order, or `None` if there are more than 64.
 pub fn distinct(vals: &[u64]) -> Option<Vec<u64>> {
     let mut d: Vec<u64> = Vec::new();
+    let mut index = Index::new();
+    let mut last = None;
     for &v in vals {
         // Runs are common: compare with the last value first.
-        if d.last() != Some(&v) && !d.contains(&v) {
+        if last == Some(v) {
+            continue;
+        }
+        last = Some(v);
+        let s = index.slot(v);
+        if index.ids[s] == 0 {
             if d.len() == MAX_DICT {
                 return None;
             }
             d.push(v);
+            (index.keys[s], index.ids[s]) = (v, d.len() as u8);
         }
     }
     Some(d)
@@ -56,8 +91,13 @@ pub fn encode_with(vals: &[u64], kind: Kind, dict: &[u64], out: &mut Vec<u8>) {
         write_scalar(out, v, kind.is_signed());
     }
     write_uvarint(out, vals.len() as u64);
-    let index = |v: &u64| dict.iter().position(|d| d == v).unwrap_or(0) as u64;
-    pack(vals.iter().map(index), index_bits(dict.len()), out);
+    let mut index = Index::new();
+    for (i, &v) in dict.iter().enumerate() {
+        let s = index.slot(v);
+        (index.keys[s], index.ids[s]) = (v, i as u8 + 1);
+    }
+    let id = |v: &u64| index.ids[index.slot(*v)].saturating_sub(1) as u64;
+    pack(vals.iter().map(id), index_bits(dict.len()), out);
 }
 
 /// Reads the body after the kind byte. Errors: `d` of 0 or above 64, a count the remaining
