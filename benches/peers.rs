@@ -17,7 +17,7 @@ struct Groups<'a>(&'a mut Criterion);
 
 impl Visitor for Groups<'_> {
     fn visit<D: Dataset>(&mut self, name: &'static str, data: &D) {
-        common::bench_codecs(self.0, name, data, &support::all_codecs::<D>());
+        common::bench_codecs(self.0, name, data, &support::all_codecs::<D>(), true);
     }
 }
 

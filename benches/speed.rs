@@ -16,9 +16,15 @@ use qdf_fixtures::synth::{iot, logbatch};
 
 fn speed(c: &mut Criterion) {
     let logs = logbatch::log_batch(1000);
-    common::bench_codecs(c, "speed/LogBatch 1000", &logs, &support::speed_codecs());
+    common::bench_codecs(
+        c,
+        "speed/LogBatch 1000",
+        &logs,
+        &support::speed_codecs(),
+        false,
+    );
     let iot = iot::iot_batch(32, 256);
-    common::bench_codecs(c, "speed/IoT 32x256", &iot, &support::speed_codecs());
+    common::bench_codecs(c, "speed/IoT 32x256", &iot, &support::speed_codecs(), false);
 }
 
 criterion_group!(benches, speed);

@@ -83,11 +83,14 @@ fn measure<R>(mut f: impl FnMut() -> R) -> (usize, usize) {
     stats
 }
 
+/// One codec's `[encode, decode]` measurements, each `(total, peak)` bytes.
+type Cell = [(usize, usize); 2];
+
 #[derive(Default)]
 struct Report {
     codecs: Vec<&'static str>,
-    /// (dataset, per codec (encode, decode) of (total, peak)).
-    rows: Vec<(&'static str, Vec<[(usize, usize); 2]>)>,
+    /// (dataset, one cell per codec).
+    rows: Vec<(&'static str, Vec<Cell>)>,
 }
 
 impl Visitor for Report {

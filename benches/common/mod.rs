@@ -1,24 +1,29 @@
 //! Shared by the benches: one criterion group per dataset with encode and decode per codec.
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use qdf_fixtures::Dataset;
 use qdf_fixtures::peers::Codec;
 
 /// Benches `codecs` on `data` in group `group`: `encode/<codec>` and `decode/<codec>`, each
-/// with `Throughput::Bytes` of the serde_json size, so MB/s compare across codecs.
+/// with `Throughput::Bytes` of the serde_json size, so MB/s compare across codecs; with
+/// `prost_msg`, also prost on an already built message (`encode/prost-msg`, `decode/prost-msg`).
+/// Ten samples per benchmark; times come from the command line (`--measurement-time`).
 ///
 /// # Panics
 /// If a codec fails to round-trip `data` (its speed would not count).
-pub fn bench_codecs<D: Dataset>(c: &mut Criterion, group: &str, data: &D, codecs: &[Codec<D>]) {
+pub fn bench_codecs<D: Dataset>(
+    c: &mut Criterion,
+    group: &str,
+    data: &D,
+    codecs: &[Codec<D>],
+    prost_msg: bool,
+) {
     let json_len = serde_json::to_vec(data).expect("serde_json encodes").len();
     let mut g = c.benchmark_group(group);
     g.throughput(Throughput::Bytes(json_len as u64));
     g.sample_size(10);
-    g.warm_up_time(Duration::from_millis(500));
-    g.measurement_time(Duration::from_secs(2));
     for codec in codecs {
         let bytes = codec
             .round_trip(data)
@@ -30,7 +35,9 @@ pub fn bench_codecs<D: Dataset>(c: &mut Criterion, group: &str, data: &D, codecs
             b.iter(|| (codec.decode)(black_box(&bytes)).expect("decodes"))
         });
     }
-    bench_prost_message(&mut g, data);
+    if prost_msg {
+        bench_prost_message(&mut g, data);
+    }
     g.finish();
 }
 

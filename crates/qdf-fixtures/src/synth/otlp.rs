@@ -315,3 +315,34 @@ impl Dataset for TraceExport {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shape_follows_the_go_fixture() {
+        let t = trace_export(4, 512);
+        let scopes: Vec<usize> = t.resource_spans.iter().map(|r| r.scopes.len()).collect();
+        assert_eq!(scopes, SCOPES_PER_RESOURCE);
+        for scope in t.resource_spans.iter().flat_map(|r| &r.scopes) {
+            assert_eq!(scope.spans.len(), 512);
+            assert!(
+                scope
+                    .spans
+                    .iter()
+                    .all(|s| s.trace_id == scope.spans[0].trace_id)
+            );
+            assert!(scope.spans.iter().all(|s| (3..=6).contains(&s.attrs.len())));
+            assert!(
+                scope
+                    .spans
+                    .iter()
+                    .all(|s| (1_000_000..51_000_000).contains(&(s.end_ns - s.start_ns)))
+            );
+        }
+    }
+
+    /// This seed's draws of `1 + IntN(2)` (Go's average is 1.5 per resource).
+    const SCOPES_PER_RESOURCE: [usize; 4] = [2, 2, 2, 1];
+}
