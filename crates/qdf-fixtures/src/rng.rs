@@ -64,7 +64,10 @@ impl Rng {
         self.int_n(n) as i64
     }
 
-    /// A uniform element of a non-empty pool.
+    /// A uniform element of `pool`.
+    ///
+    /// # Panics
+    /// If `pool` is empty (a bug in a generator).
     pub fn pick<'a>(&mut self, pool: &[&'a str]) -> &'a str {
         pool[self.index(pool.len())]
     }
