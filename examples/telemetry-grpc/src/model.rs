@@ -3,8 +3,9 @@
 //! Each type derives both serde (for qdf) and `prost::Message` (for protobuf), so the two
 //! services carry exactly the same values and the comparison needs no conversion. Field
 //! types are what a protobuf user would write: varints for integers, `string` for ids,
-//! `map<string, string>` for attributes. Records follow the Go library's Logs and OTLP
-//! benchmark fixtures (`LogRecord`, `ResourceSpans` / `ScopeSpans` / `Span`).
+//! `map<string, string>` for attributes. Records have the fields, types and protobuf tags of
+//! qdf-fixtures' Logs and OTLP twins (`synth::logs`, `synth::otlp`); [`crate::data`] converts
+//! the fixtures' values into them.
 
 use std::collections::BTreeMap;
 
@@ -17,8 +18,8 @@ pub struct LogRecord {
     #[prost(int64, tag = "1")]
     pub ts: i64,
     /// Severity, 0 (debug) to 4 (fatal).
-    #[prost(int32, tag = "2")]
-    pub level: i32,
+    #[prost(int64, tag = "2")]
+    pub level: i64,
     /// Emitting service, e.g. `"api"`.
     #[prost(string, tag = "3")]
     pub service: String,
@@ -66,8 +67,8 @@ pub struct Span {
     #[prost(string, tag = "4")]
     pub name: String,
     /// Span kind, 0 to 5.
-    #[prost(int32, tag = "5")]
-    pub kind: i32,
+    #[prost(int64, tag = "5")]
+    pub kind: i64,
     /// Start, Unix nanoseconds.
     #[prost(int64, tag = "6")]
     pub start_ns: i64,
@@ -78,8 +79,8 @@ pub struct Span {
     #[prost(message, repeated, tag = "8")]
     pub attrs: Vec<KeyValue>,
     /// Status code, 0 to 2.
-    #[prost(int32, tag = "9")]
-    pub status: i32,
+    #[prost(int64, tag = "9")]
+    pub status: i64,
 }
 
 /// The spans of one instrumentation scope.
@@ -169,8 +170,8 @@ pub struct QueryRequest {
     #[prost(string, tag = "1")]
     pub service: String,
     /// Keep only logs at this level or above.
-    #[prost(int32, tag = "2")]
-    pub min_level: i32,
+    #[prost(int64, tag = "2")]
+    pub min_level: i64,
     /// Most records returned.
     #[prost(uint32, tag = "3")]
     pub limit: u32,

@@ -6,7 +6,7 @@ mod common;
 use common::{qdf_messages, raw_export};
 use qdf_tonic::{DefaultLimits, Limits};
 use telemetry_grpc::collector::Collector;
-use telemetry_grpc::data::log_batch;
+use telemetry_grpc::data::{log_batch, log_batches};
 use telemetry_grpc::model::{ExportRequest, TailRequest};
 use telemetry_grpc::qdf_api::collector_client::CollectorClient;
 use telemetry_grpc::serve_qdf;
@@ -25,7 +25,7 @@ async fn large_messages_split_across_data_frames_decode() {
         .await
         .unwrap()
         .max_decoding_message_size(64 << 20);
-    let sent: Vec<ExportRequest> = (0..2).map(|i| log_batch(i, 20_000)).collect();
+    let sent = log_batches(2, 20_000);
     let summary = client
         .export(tokio_stream::iter(sent.clone()))
         .await
@@ -53,7 +53,7 @@ async fn raw_path_matches_the_codec() {
     // The raw client is a faithful stand-in: valid bytes are accepted.
     let server = serve_qdf(Collector::new(0), 4 << 20).await.unwrap();
     let channel = server.channel().await.unwrap();
-    let batches: Vec<ExportRequest> = (0..3).map(|i| log_batch(i, 5)).collect();
+    let batches = log_batches(3, 5);
     let summary = raw_export(channel, qdf_messages(&batches, DefaultLimits::options()))
         .await
         .unwrap();
@@ -77,7 +77,7 @@ async fn corrupt_message_ends_only_its_stream() {
     tx.send(log_batch(100, 3)).await.unwrap();
     assert_eq!(acks.next().await.unwrap().unwrap().batch_id, 100);
 
-    let batches: Vec<ExportRequest> = (0..3).map(|i| log_batch(i, 5)).collect();
+    let batches = log_batches(3, 5);
     let good = qdf_messages(&batches, DefaultLimits::options());
 
     // Message 0 with a bad header.

@@ -2,7 +2,7 @@
 //! exactly as sent, plain and with gzip/zstd compression on top of qdf.
 
 use telemetry_grpc::collector::Collector;
-use telemetry_grpc::data::{log_batch, span_batch};
+use telemetry_grpc::data::{log_batches, span_batches};
 use telemetry_grpc::model::{
     BatchStatus, ExportRequest, ExportSummary, LogRecord, QueryRequest, TailRequest,
 };
@@ -15,14 +15,13 @@ use tonic::transport::Channel;
 const MAX_DECODE: usize = 4 << 20;
 
 /// Logs and spans, mixed, as an exporter would send them.
-fn batches(n: u64) -> Vec<ExportRequest> {
-    (0..n)
-        .map(|i| {
-            let mut batch = log_batch(i, 40);
-            batch.spans = span_batch(i, 70).spans;
-            batch
-        })
-        .collect()
+fn batches(n: usize) -> Vec<ExportRequest> {
+    let spans = span_batches(n, 70);
+    let mut batches = log_batches(n, 40);
+    for (batch, s) in batches.iter_mut().zip(spans) {
+        batch.spans = s.spans;
+    }
+    batches
 }
 
 async fn client(url: String, compression: Option<CompressionEncoding>) -> CollectorClient<Channel> {

@@ -8,7 +8,7 @@ use common::{qdf_messages, raw_export};
 use qdf_core::Options;
 use qdf_tonic::{DefaultLimits, Limits};
 use telemetry_grpc::collector::Collector;
-use telemetry_grpc::data::log_batch;
+use telemetry_grpc::data::log_batches;
 use telemetry_grpc::model::ExportRequest;
 use telemetry_grpc::qdf_api::collector_client::CollectorClient;
 use telemetry_grpc::serve_qdf;
@@ -17,7 +17,7 @@ use tonic::Code;
 /// 60 batches of 200 records, each with a fresh 32- and 16-hex-digit id: 24 000 distinct
 /// strings, over the 16 384 intern entries of `DefaultLimits`.
 fn unique_heavy() -> Vec<ExportRequest> {
-    (0..60).map(|i| log_batch(i, 200)).collect()
+    log_batches(60, 200)
 }
 
 #[tokio::test]

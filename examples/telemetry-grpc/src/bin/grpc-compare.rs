@@ -16,7 +16,7 @@
 use std::time::{Duration, Instant};
 
 use telemetry_grpc::collector::Collector;
-use telemetry_grpc::data::{log_batch, span_batch};
+use telemetry_grpc::data::{log_batches, span_batches};
 use telemetry_grpc::model::{ExportRequest, QueryRequest};
 use telemetry_grpc::{pb_api, qdf_api, serve_prost, serve_qdf};
 use tonic::codec::CompressionEncoding::Zstd;
@@ -88,11 +88,14 @@ async fn row(batches: &[ExportRequest], reps: usize) -> Result<[Cell; 4], BoxErr
 async fn main() -> Result<(), BoxError> {
     let mut rows = Vec::new();
     for (workload, make) in [
-        ("logs", log_batch as fn(u64, usize) -> ExportRequest),
-        ("spans", span_batch),
+        (
+            "logs",
+            log_batches as fn(usize, usize) -> Vec<ExportRequest>,
+        ),
+        ("spans", span_batches),
     ] {
         for size in [10, 100, 1000] {
-            let batches: Vec<ExportRequest> = (0..MESSAGES).map(|i| make(i, size)).collect();
+            let batches = make(MESSAGES as usize, size);
             let reps = if size >= 1000 { 5 } else { 9 };
             rows.push((workload, size, row(&batches, reps).await?));
         }

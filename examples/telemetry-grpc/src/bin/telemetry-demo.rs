@@ -6,7 +6,7 @@
 //! ```
 
 use telemetry_grpc::collector::Collector;
-use telemetry_grpc::data::{log_batch, span_batch};
+use telemetry_grpc::data::{log_batches, span_batches};
 use telemetry_grpc::model::{QueryRequest, TailRequest};
 use telemetry_grpc::qdf_api::collector_client::CollectorClient;
 use telemetry_grpc::serve_qdf;
@@ -25,11 +25,10 @@ async fn main() -> Result<(), BoxError> {
         .accept_compressed(CompressionEncoding::Zstd);
 
     // Client streaming: ten batches share one qdf session, so names repeat as references.
-    let batches = (0..10).map(|i| {
-        let mut batch = log_batch(i, 100);
-        batch.spans = span_batch(i, 100).spans;
-        batch
-    });
+    let mut batches = log_batches(10, 100);
+    for (batch, spans) in batches.iter_mut().zip(span_batches(10, 100)) {
+        batch.spans = spans.spans;
+    }
     let summary = client
         .export(tokio_stream::iter(batches))
         .await?
@@ -67,7 +66,7 @@ async fn main() -> Result<(), BoxError> {
     }
 
     // Bidi streaming: one acknowledgement per batch.
-    let more = (10..13).map(|i| log_batch(i, 50));
+    let more = log_batches(3, 50);
     let mut acks = client.stream(tokio_stream::iter(more)).await?.into_inner();
     while let Some(ack) = acks.next().await {
         let ack = ack?;
