@@ -238,7 +238,10 @@ where
                 Ok(v) => {
                     if expected.get(n) != Some(&v) {
                         mismatches += 1;
-                        first_problem.get_or_insert_with(|| format!("record {n} differs: {v:?}"));
+                        first_problem.get_or_insert_with(|| {
+                            let got: String = format!("{v:?}").chars().take(160).collect();
+                            format!("record {n} differs, received {got}…")
+                        });
                     }
                     n += 1;
                     if n % 4096 == 0 && progress {
