@@ -59,7 +59,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Reads a little-endian length of `N` bytes and rejects one a shorter form could hold.
-    #[inline]
+    #[inline(always)]
     fn len_field<const N: usize>(&mut self, min: u64, what: &'static str) -> Result<usize> {
         let b: [u8; N] = self.read.array(what)?;
         let mut v = 0u64;
@@ -74,7 +74,7 @@ impl<'de> Deserializer<'de> {
 
     /// The length a header tag announces, or `None` if `tag` is not a header of `kind`. Not
     /// yet checked against the remaining input.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn parse_len(&mut self, tag: u8, kind: Len) -> Result<Option<usize>> {
         Ok(Some(match (kind, tag) {
             (Len::Str, FIXSTR..=FIXSTR_MAX) => (tag & 0x1F) as usize,
