@@ -175,8 +175,15 @@ impl Error {
                 Category::Limit
             }
             Broken(_) => Category::Broken,
-            BadMagic | BadVersion(_) | BadFlags(_) | BadTag { .. } | VarintOverflow
-            | NonMinimal(_) | InvalidUtf8 | LengthOverrun { .. } | UnknownStateId(_)
+            BadMagic
+            | BadVersion(_)
+            | BadFlags(_)
+            | BadTag { .. }
+            | VarintOverflow
+            | NonMinimal(_)
+            | InvalidUtf8
+            | LengthOverrun { .. }
+            | UnknownStateId(_)
             | BadCodec(_) => Category::Syntax,
         }
     }

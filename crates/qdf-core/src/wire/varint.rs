@@ -85,7 +85,10 @@ mod tests {
             (127, &[0x7F]),
             (128, &[0x80, 0x01]),
             (300, &[0xAC, 0x02]),
-            (u64::MAX, &[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]),
+            (
+                u64::MAX,
+                &[0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01],
+            ),
         ] {
             let mut out = Vec::new();
             write_uvarint(&mut out, v);
@@ -104,7 +107,10 @@ mod tests {
         assert!(read_uvarint(&[0x80]).unwrap_err().is_eof());
         assert!(read_uvarint(&[]).unwrap_err().is_eof());
         let over = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02];
-        assert_eq!(read_uvarint(&over).unwrap_err().code(), &ErrorCode::VarintOverflow);
+        assert_eq!(
+            read_uvarint(&over).unwrap_err().code(),
+            &ErrorCode::VarintOverflow
+        );
     }
 
     #[test]
