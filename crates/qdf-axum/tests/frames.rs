@@ -1,0 +1,238 @@
+//! `QdfStream` responses and `QdfFrames` (extractor and client reader) against a real
+//! server: 10 000 records cut into 1-byte and random chunks, the body limit across frames,
+//! and the failures a stream can end with.
+
+mod common;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use common::*;
+use futures::{StreamExt, stream};
+use http::Method;
+use qdf_axum::{Qdf, QdfFrames, QdfRejection, QdfStream};
+use qdf_core::{EncoderSession, Options};
+use serde::{Serialize, Serializer};
+
+const RECORDS: usize = 10_000;
+/// The body limit of the upload route.
+const LIMIT: usize = 4096;
+
+/// Sums what a server received, so the reply pins every record.
+#[derive(Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Received {
+    count: u64,
+    duration_sum: u64,
+    last: Option<Span>,
+}
+
+async fn upload(mut frames: QdfFrames<Span>) -> Result<Qdf<Received>, QdfRejection> {
+    let mut got = Received {
+        count: 0,
+        duration_sum: 0,
+        last: None,
+    };
+    while let Some(span) = frames.next().await {
+        let span = span?;
+        got.count += 1;
+        got.duration_sum += u64::from(span.duration_us);
+        got.last = Some(span);
+    }
+    Ok(Qdf(got))
+}
+
+/// Serializes as `n` until `n == 3`, then fails: a stream that breaks mid-response.
+struct FailsAtThree(u32);
+
+impl Serialize for FailsAtThree {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0 == 3 {
+            return Err(serde::ser::Error::custom("item 3 refuses"));
+        }
+        s.serialize_u32(self.0)
+    }
+}
+
+async fn app() -> std::net::SocketAddr {
+    let app = Router::new()
+        .route(
+            "/spans",
+            get(|| async { QdfStream::new(stream::iter(spans(RECORDS))) }),
+        )
+        .route(
+            "/broken",
+            get(|| async {
+                // A yield between items makes each frame go out on its own before the failure.
+                let items = stream::iter(0..10).then(|n| async move {
+                    tokio::task::yield_now().await;
+                    FailsAtThree(n)
+                });
+                QdfStream::new(items)
+            }),
+        )
+        .route("/upload", post(upload))
+        .layer(DefaultBodyLimit::max(LIMIT));
+    serve(app).await
+}
+
+/// The whole stream body of `spans` as one session would write it.
+fn encode_frames(spans: &[Span]) -> Vec<u8> {
+    let mut session = EncoderSession::new(Options::default());
+    let mut out = Vec::new();
+    for span in spans {
+        session.encode_frame(span, &mut out).unwrap();
+    }
+    out
+}
+
+async fn download_in_chunks(sizes: impl FnMut() -> usize + Unpin) -> Vec<Span> {
+    let res = send(app().await, Method::GET, "/spans", None, full("")).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "application/qdf-stream");
+    let body = Rechunk::new(res.into_body(), sizes);
+    QdfFrames::<Span, _>::new(body)
+        .map(|r| r.unwrap())
+        .collect()
+        .await
+}
+
+#[tokio::test]
+async fn ten_thousand_records_in_one_byte_chunks() {
+    assert_same(&download_in_chunks(|| 1).await, &spans(RECORDS));
+}
+
+#[tokio::test]
+async fn ten_thousand_records_in_random_chunks() {
+    for seed in [1, 2] {
+        let got = download_in_chunks(random_sizes(seed, 700)).await;
+        assert_same(&got, &spans(RECORDS));
+    }
+}
+
+#[tokio::test]
+async fn one_session_spans_the_response() {
+    // The response is exactly the frames of one session: later frames reuse the table.
+    let res = send(app().await, Method::GET, "/spans", None, full("")).await;
+    let (_, _, body) = read(res).await;
+    let whole = encode_frames(&spans(RECORDS));
+    assert_eq!(body.len(), whole.len());
+    assert!(body[..] == whole[..]);
+    let fresh_each: usize = spans(RECORDS)
+        .iter()
+        .map(|s| encode_frames(std::slice::from_ref(s)).len())
+        .sum();
+    assert!(whole.len() < fresh_each, "{} vs {fresh_each}", whole.len());
+}
+
+#[tokio::test]
+async fn upload_in_random_chunks_round_trips() {
+    let sent = spans(20);
+    let body = chunked(encode_frames(&sent), random_sizes(3, 40));
+    let res = send(
+        app().await,
+        Method::POST,
+        "/upload",
+        Some("application/qdf-stream"),
+        body,
+    )
+    .await;
+    let (status, ct, bytes) = read(res).await;
+    assert_eq!((status, ct.as_str()), (200, "application/qdf"));
+    let got: Received = qdf_core::from_slice(&bytes).unwrap();
+    assert_eq!(got.count, 20);
+    let want_sum: u64 = sent.iter().map(|s| u64::from(s.duration_us)).sum();
+    assert_eq!(got.duration_sum, want_sum);
+    assert_same(&got.last.into_iter().collect::<Vec<_>>(), &sent[19..]);
+}
+
+#[tokio::test]
+async fn empty_upload_is_an_empty_stream() {
+    let res = send(
+        app().await,
+        Method::POST,
+        "/upload",
+        Some("application/qdf-stream"),
+        full(""),
+    )
+    .await;
+    let (status, _, bytes) = read(res).await;
+    assert_eq!(status, 200);
+    let got: Received = qdf_core::from_slice(&bytes).unwrap();
+    assert_eq!((got.count, got.last), (0, None));
+}
+
+#[tokio::test]
+async fn upload_without_stream_content_type_is_415() {
+    let body = encode_frames(&spans(2));
+    for ct in [None, Some("application/qdf")] {
+        let res = send(app().await, Method::POST, "/upload", ct, full(body.clone())).await;
+        let (status, _, text) = read(res).await;
+        assert_eq!(status, 415);
+        assert_eq!(
+            text,
+            "Expected request with `Content-Type: application/qdf-stream`"
+        );
+    }
+}
+
+#[tokio::test]
+async fn body_limit_counts_all_frames_together() {
+    // Every frame is small; together they pass the limit.
+    let frames = encode_frames(&spans(400));
+    assert!(frames.len() > LIMIT, "{} bytes", frames.len());
+    let body = chunked(frames, || 16);
+    let res = send(
+        app().await,
+        Method::POST,
+        "/upload",
+        Some("application/qdf-stream"),
+        body,
+    )
+    .await;
+    let (status, _, text) = read(res).await;
+    assert_eq!(status, 413, "{text:?}");
+}
+
+#[tokio::test]
+async fn body_ending_inside_a_frame_is_400() {
+    let mut frames = encode_frames(&spans(3));
+    frames.pop();
+    let res = send(
+        app().await,
+        Method::POST,
+        "/upload",
+        Some("application/qdf-stream"),
+        chunked(frames, || 5),
+    )
+    .await;
+    let (status, _, text) = read(res).await;
+    assert_eq!(status, 400, "{text:?}");
+}
+
+#[tokio::test]
+async fn garbage_upload_is_400() {
+    let res = send(
+        app().await,
+        Method::POST,
+        "/upload",
+        Some("application/qdf-stream"),
+        full("not qdf frames"),
+    )
+    .await;
+    let (status, _, text) = read(res).await;
+    assert_eq!(status, 400, "{text:?}");
+}
+
+#[tokio::test]
+async fn encode_failure_mid_stream_aborts_the_body() {
+    let res = send(app().await, Method::GET, "/broken", None, full("")).await;
+    assert_eq!(res.status(), 200);
+    let items: Vec<Result<u32, QdfRejection>> = QdfFrames::new(res.into_body()).collect().await;
+    // The three frames before the failure arrive intact; then the read fails instead of
+    // the body ending as if it were complete.
+    let (last, prefix) = items.split_last().unwrap();
+    let prefix: Vec<u32> = prefix.iter().map(|r| *r.as_ref().unwrap()).collect();
+    assert_eq!(prefix, [0, 1, 2]);
+    let err = last.as_ref().unwrap_err();
+    assert!(matches!(err, QdfRejection::BodyRead(_)), "{err:?}");
+}
