@@ -117,7 +117,7 @@ struct FrameReader {
 
 impl FrameReader {
     /// Bytes of the whole frame at the front of the buffer, if one is there.
-    fn complete_len(&self) -> Result<Option<usize>, QdfRejection> {
+    fn complete_len(&mut self) -> Result<Option<usize>, QdfRejection> {
         match self.session.frame_status(&self.buf)? {
             FrameStatus::Complete { len } => Ok(Some(len)),
             FrameStatus::Incomplete { .. } => Ok(None),

@@ -17,6 +17,7 @@ use serde::{Serialize, Serializer};
 const RECORDS: usize = 10_000;
 /// The body limit of the upload route.
 const LIMIT: usize = 4096;
+const STREAM: &str = "application/qdf-stream";
 
 /// Sums what a server received, so the reply pins every record.
 #[derive(Serialize, serde::Deserialize, Debug, PartialEq)]
@@ -62,16 +63,20 @@ async fn app() -> std::net::SocketAddr {
         .route(
             "/broken",
             get(|| async {
-                // A yield between items makes each frame go out on its own before the failure.
+                // A pause before each item: the server sits idle, so hyper flushes each frame
+                // before the next (a yield alone would not let it go idle).
                 let items = stream::iter(0..10).then(|n| async move {
-                    tokio::task::yield_now().await;
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
                     FailsAtThree(n)
                 });
                 QdfStream::new(items)
             }),
         )
         .route("/upload", post(upload))
-        .layer(DefaultBodyLimit::max(LIMIT));
+        .route(
+            "/upload_small",
+            post(upload).layer(DefaultBodyLimit::max(LIMIT)),
+        );
     serve(app).await
 }
 
@@ -126,35 +131,21 @@ async fn one_session_spans_the_response() {
 
 #[tokio::test]
 async fn upload_in_random_chunks_round_trips() {
-    let sent = spans(20);
+    let sent = spans(2000);
     let body = chunked(encode_frames(&sent), random_sizes(3, 40));
-    let res = send(
-        app().await,
-        Method::POST,
-        "/upload",
-        Some("application/qdf-stream"),
-        body,
-    )
-    .await;
+    let res = send(app().await, Method::POST, "/upload", Some(STREAM), body).await;
     let (status, ct, bytes) = read(res).await;
     assert_eq!((status, ct.as_str()), (200, "application/qdf"));
     let got: Received = qdf_core::from_slice(&bytes).unwrap();
-    assert_eq!(got.count, 20);
+    assert_eq!(got.count, 2000);
     let want_sum: u64 = sent.iter().map(|s| u64::from(s.duration_us)).sum();
     assert_eq!(got.duration_sum, want_sum);
-    assert_same(&got.last.into_iter().collect::<Vec<_>>(), &sent[19..]);
+    assert_same(&got.last.into_iter().collect::<Vec<_>>(), &sent[1999..]);
 }
 
 #[tokio::test]
 async fn empty_upload_is_an_empty_stream() {
-    let res = send(
-        app().await,
-        Method::POST,
-        "/upload",
-        Some("application/qdf-stream"),
-        full(""),
-    )
-    .await;
+    let res = send(app().await, Method::POST, "/upload", Some(STREAM), full("")).await;
     let (status, _, bytes) = read(res).await;
     assert_eq!(status, 200);
     let got: Received = qdf_core::from_slice(&bytes).unwrap();
@@ -177,20 +168,24 @@ async fn upload_without_stream_content_type_is_415() {
 
 #[tokio::test]
 async fn body_limit_counts_all_frames_together() {
-    // Every frame is small; together they pass the limit.
-    let frames = encode_frames(&spans(400));
-    assert!(frames.len() > LIMIT, "{} bytes", frames.len());
-    let body = chunked(frames, || 16);
-    let res = send(
-        app().await,
-        Method::POST,
-        "/upload",
-        Some("application/qdf-stream"),
-        body,
-    )
-    .await;
-    let (status, _, text) = read(res).await;
-    assert_eq!(status, 413, "{text:?}");
+    // The most spans whose frames fit the limit are accepted; one more span is a 413,
+    // though every frame on its own is far below the limit.
+    let all = spans(400);
+    let fit = (1..all.len())
+        .take_while(|&n| encode_frames(&all[..n]).len() <= LIMIT)
+        .last()
+        .unwrap();
+    let addr = app().await;
+    for (n, want) in [(fit, 200), (fit + 1, 413)] {
+        let body = chunked(encode_frames(&all[..n]), || 16);
+        let res = send(addr, Method::POST, "/upload_small", Some(STREAM), body).await;
+        let (status, _, text) = read(res).await;
+        assert_eq!(status, want, "{n} spans: {text:?}");
+        if want == 200 {
+            let got: Received = qdf_core::from_slice(&text).unwrap();
+            assert_eq!(got.count, n as u64);
+        }
+    }
 }
 
 #[tokio::test]
@@ -201,7 +196,7 @@ async fn body_ending_inside_a_frame_is_400() {
         app().await,
         Method::POST,
         "/upload",
-        Some("application/qdf-stream"),
+        Some(STREAM),
         chunked(frames, || 5),
     )
     .await;
@@ -215,7 +210,7 @@ async fn garbage_upload_is_400() {
         app().await,
         Method::POST,
         "/upload",
-        Some("application/qdf-stream"),
+        Some(STREAM),
         full("not qdf frames"),
     )
     .await;
