@@ -25,9 +25,10 @@ use crate::rejection::QdfRejection;
 
 /// A stream of `T` decoded from a body of qdf frames sharing one [`DecoderSession`].
 ///
-/// - **On a client** (hyper, reqwest, anything with an [`http_body::Body`]):
-///   `QdfFrames::new(response.into_body())` reads a [`QdfStream`](crate::QdfStream)
-///   response item by item as the chunks arrive.
+/// - **On a client**: `QdfFrames::new(response.into_body())` reads a
+///   [`QdfStream`](crate::QdfStream) response item by item as the chunks arrive, from any
+///   [`http_body::Body`] (hyper's `Incoming`, axum's `Body`, …). A reqwest response becomes
+///   one with `http_body_util::StreamBody::new(res.bytes_stream().map_ok(Frame::data))`.
 /// - **As an extractor** (`QdfFrames<T>`, body type [`axum::body::Body`]): checks
 ///   `Content-Type: application/qdf-stream` (else 415) and reads the request body through
 ///   axum's limited body, so the route's `DefaultBodyLimit` caps all frames together.

@@ -1,6 +1,6 @@
 //! # qdf-axum
 //!
-//! Take and return [qdf](qdf_core) bodies in [axum] handlers the way [`axum::Json`] does
+//! Take and return [qdf](qdf_core) bodies in [axum] handlers the way [`axum::Json`](https://docs.rs/axum/0.8/axum/struct.Json.html) does
 //! JSON, and stream long responses (a log tail, an export) as frames that share one Dense
 //! session, so a string sent once is a back-reference ever after.
 //!
@@ -103,7 +103,7 @@
 //! ## Content negotiation
 //!
 //! [`wants_qdf`] reads the `Accept` header, so one endpoint can answer qdf clients with
-//! [`Qdf`] and everyone else with [`axum::Json`] (see `examples/axum_server.rs`).
+//! [`Qdf`] and everyone else with [`axum::Json`](https://docs.rs/axum/0.8/axum/struct.Json.html) (see `examples/axum_server.rs`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

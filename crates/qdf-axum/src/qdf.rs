@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use crate::media::{APPLICATION_QDF, has_qdf_content_type};
 use crate::rejection::{QdfRejection, text_response};
 
-/// qdf extractor and response, the counterpart of [`axum::Json`].
+/// qdf extractor and response, the counterpart of [`axum::Json`](https://docs.rs/axum/0.8/axum/struct.Json.html).
 ///
 /// # As an extractor
 ///

@@ -11,7 +11,7 @@ use common::*;
 use futures::{StreamExt, stream};
 use http::Method;
 use qdf_axum::{Qdf, QdfFrames, QdfRejection, QdfStream};
-use qdf_core::{EncoderSession, Options};
+use qdf_core::{DecoderSession, EncoderSession, ErrorCode, Options};
 use serde::{Serialize, Serializer};
 
 const RECORDS: usize = 10_000;
@@ -230,4 +230,24 @@ async fn encode_failure_mid_stream_aborts_the_body() {
     assert_eq!(prefix, [0, 1, 2]);
     let err = last.as_ref().unwrap_err();
     assert!(matches!(err, QdfRejection::BodyRead(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn client_reader_refuses_a_frame_above_its_maximum() {
+    // The length prefix alone decides: the reader fails before buffering the frame's body.
+    let wire = encode_frames(&spans(1));
+    let session = DecoderSession::new(Options::default()).with_max_frame_len(16);
+    let body = http_body_util::Full::new(bytes::Bytes::from(wire));
+    let items: Vec<Result<Span, QdfRejection>> =
+        QdfFrames::with_session(body, session).collect().await;
+    assert_eq!(items.len(), 1);
+    let err = items[0].as_ref().unwrap_err();
+    assert_eq!(err.status(), 413, "{err}");
+    let QdfRejection::Decode(e) = err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        matches!(e.code(), ErrorCode::FrameTooLarge { max: 16, .. }),
+        "{e:?}"
+    );
 }
