@@ -62,7 +62,7 @@ async fn post_to(path: &str, ct: Option<&str>, body: ClientBody) -> (u16, String
 
 #[tokio::test]
 async fn missing_or_wrong_content_type_is_415() {
-    let body = qdf_core::to_vec(&spans(2)).unwrap_or_default();
+    let body = qdf_core::to_vec(&spans(2)).unwrap();
     for ct in [
         None,
         Some("application/json"),
