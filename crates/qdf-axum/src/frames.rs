@@ -12,6 +12,7 @@ use std::marker::PhantomData;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
+use axum::RequestExt;
 use axum::body::Body;
 use axum::extract::{FromRequest, Request};
 use bytes::{Buf, BufMut, BytesMut};
@@ -104,7 +105,6 @@ where
                 expected: APPLICATION_QDF_STREAM,
             });
         }
-        use axum::RequestExt;
         Ok(QdfFrames::new(req.into_limited_body()))
     }
 }
