@@ -13,6 +13,7 @@ use serde::ser::{
 
 use super::Serializer;
 use super::write::{Header, header_bytes};
+use crate::dense::ShapeCursor;
 use crate::error::{Error, Result};
 
 /// What a [`Compound`] writes.
@@ -41,6 +42,8 @@ pub struct Compound<'a> {
     count: usize,
     /// Depth levels to leave at the end (2 for tuple and struct variants).
     levels: u32,
+    /// A struct written as a Dense shape (`EC`), see [`Serializer::open_struct`].
+    shape: Option<ShapeCursor>,
 }
 
 impl<'a> Compound<'a> {
@@ -74,7 +77,28 @@ impl<'a> Compound<'a> {
             claimed,
             count: 0,
             levels,
+            shape: None,
         })
+    }
+
+    /// A struct whose shape header was written at `start` (one level entered by the caller).
+    pub(crate) fn shaped(
+        ser: &'a mut Serializer,
+        cursor: ShapeCursor,
+        start: usize,
+        levels: u32,
+    ) -> Self {
+        let header_len = ser.out.len() - start;
+        Compound {
+            ser,
+            kind: Kind::Map,
+            start,
+            header_len,
+            claimed: 0,
+            count: 0,
+            levels,
+            shape: Some(cursor),
+        }
     }
 
     /// Opens the carrier of a `Value` enum variant (subtype already written, one level
@@ -89,6 +113,7 @@ impl<'a> Compound<'a> {
             claimed: 1,
             count: 0,
             levels: 1,
+            shape: None,
         }
     }
 
@@ -99,6 +124,11 @@ impl<'a> Compound<'a> {
     }
 
     fn finish(self) -> Result<()> {
+        if let Some(cursor) = self.shape {
+            self.ser.shape_end(cursor)?;
+            self.ser.leave(self.levels);
+            return Ok(());
+        }
         if self.count != self.claimed {
             let header = match self.kind {
                 Kind::Array => Header::Array,
@@ -194,6 +224,9 @@ impl SerializeStruct for Compound<'_> {
         value: &T,
     ) -> Result<()> {
         self.count += 1;
+        if let Some(cursor) = self.shape.as_mut() {
+            return self.ser.shape_field(cursor, self.start, key, value);
+        }
         self.ser.write_str(key)?;
         value.serialize(&mut *self.ser)
     }
