@@ -124,7 +124,6 @@ async fn response_is_the_frames_of_one_session() {
 }
 
 #[test]
-#[ignore = "needs the Dense tier (branch dense): until it lands, Balanced writes Speed bodies"]
 fn one_session_shares_its_table_across_frames() {
     let whole = encode_frames(&spans(RECORDS));
     // Frames of a fresh session each, less the header each repeats: what sharing nothing
