@@ -17,6 +17,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub(crate) mod codec;
 mod de;
 mod dense;
 mod error;
@@ -27,6 +28,12 @@ pub mod session;
 mod sync_stream;
 mod value;
 pub mod wire;
+
+/// The QPack codecs, for the benches and fuzz targets only: not a stable API.
+#[doc(hidden)]
+pub mod __qpack {
+    pub use crate::codec::*;
+}
 
 pub use de::Deserializer;
 pub use error::{Category, Error, ErrorCode, Result};

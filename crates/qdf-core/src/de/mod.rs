@@ -10,6 +10,7 @@
 mod access;
 mod dense;
 mod parse;
+mod qpack;
 pub(crate) mod read;
 mod serde_impl;
 mod shape;

@@ -44,6 +44,9 @@ impl<'de> Deserializer<'de> {
             return visitor.visit_seq(TimestampSeq::new(secs, nanos));
         }
         let Some(n) = self.array_len(tag)? else {
+            if crate::codec::is_qpack_tag(tag) {
+                return self.visit_packed(tag, visitor);
+            }
             return Err(self.unexpected(tag, "an array"));
         };
         self.enter()?;
@@ -220,6 +223,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 kind: TIMESTAMP,
             }),
             TIMESTAMP => self.visit_array(tag, visitor),
+            _ if crate::codec::is_qpack_tag(tag) => self.visit_packed(tag, visitor),
             _ => match self.read_num(tag)? {
                 Some(n) => visit_num(n, visitor),
                 None => Err(self.bad_tag(tag, "a value")),

@@ -44,6 +44,8 @@ pub struct Compound<'a> {
     levels: u32,
     /// A struct written as a Dense shape (`EC`), see [`Serializer::open_struct`].
     shape: Option<ShapeCursor>,
+    /// Elements buffered while the sequence may still be packed (QPack, arrays only).
+    pack: Option<super::qpack::PackBuf>,
 }
 
 impl<'a> Compound<'a> {
@@ -62,6 +64,7 @@ impl<'a> Compound<'a> {
             Kind::Array
         };
         let start = ser.out.len();
+        let pack = (kind == Kind::Array && super::qpack::packs(ser)).then(Default::default);
         let (claimed, header_len) = match len {
             Some(n) => {
                 ser.write_header(header, n)?;
@@ -78,6 +81,7 @@ impl<'a> Compound<'a> {
             count: 0,
             levels,
             shape: None,
+            pack,
         })
     }
 
@@ -98,6 +102,7 @@ impl<'a> Compound<'a> {
             count: 0,
             levels,
             shape: Some(cursor),
+            pack: None,
         }
     }
 
@@ -114,18 +119,34 @@ impl<'a> Compound<'a> {
             count: 0,
             levels: 1,
             shape: None,
+            pack: None,
         }
     }
 
     #[inline]
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.count += 1;
+        if let Some(p) = &mut self.pack {
+            if p.offer(value) {
+                return Ok(());
+            }
+            // Not packable: the buffer goes out plain and the sequence continues plain.
+            if let Some(p) = self.pack.take() {
+                p.write_plain(self.ser);
+            }
+        }
         value.serialize(&mut *self.ser)
     }
 
-    fn finish(self) -> Result<()> {
-        if let Some(cursor) = self.shape {
+    fn finish(mut self) -> Result<()> {
+        if let Some(cursor) = self.shape.take() {
             self.ser.shape_end(cursor)?;
+            self.ser.leave(self.levels);
+            return Ok(());
+        }
+        if let Some(p) = self.pack.take()
+            && p.finish(self.ser, self.start)?
+        {
             self.ser.leave(self.levels);
             return Ok(());
         }

@@ -8,6 +8,7 @@
 
 mod compound;
 mod dense;
+mod qpack;
 mod serde_impl;
 mod write;
 
