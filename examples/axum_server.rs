@@ -3,14 +3,13 @@
 //!
 //! ```text
 //! cargo run --example axum_server --features axum
-//! curl -s localhost:3000/spans | head -c 200                             # JSON
+//! curl -s localhost:3000/spans | wc -c                                   # JSON
 //! curl -s -H 'accept: application/qdf' localhost:3000/spans | wc -c      # one qdf message
 //! curl -s localhost:3000/spans/stream | wc -c                            # qdf frames, one session
 //! ```
 //!
 //! Ctrl-C stops it after the requests in flight are answered.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::extract::State;
@@ -20,41 +19,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use futures::{Stream, stream};
 use qdf::axum::{Qdf, QdfStream, wants_qdf};
-use serde::{Deserialize, Serialize};
-
-/// A Zipkin v2 span, as much of it as the trace uses.
-#[derive(Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Span {
-    trace_id: String,
-    parent_id: Option<String>,
-    id: String,
-    kind: Option<String>,
-    name: Option<String>,
-    timestamp: Option<u64>,
-    duration: Option<u64>,
-    local_endpoint: Option<Endpoint>,
-    remote_endpoint: Option<Endpoint>,
-    #[serde(default)]
-    annotations: Vec<Annotation>,
-    #[serde(default)]
-    tags: BTreeMap<String, String>,
-    shared: Option<bool>,
-}
-
-#[derive(Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Endpoint {
-    service_name: Option<String>,
-    ipv4: Option<String>,
-    port: Option<u16>,
-}
-
-#[derive(Clone, Serialize, Deserialize)]
-struct Annotation {
-    timestamp: u64,
-    value: String,
-}
+use qdf_fixtures::real::zipkin::{self, Span};
 
 type Spans = Arc<Vec<Span>>;
 
@@ -67,7 +32,7 @@ async fn negotiated(State(spans): State<Spans>, headers: HeaderMap) -> Response 
     }
 }
 
-/// One frame per span; the service names, IPs and tag keys are sent once per response.
+/// One frame per span; service names, IPs and tag keys go over the wire once per response.
 async fn stream_spans(State(spans): State<Spans>) -> QdfStream<impl Stream<Item = Span>> {
     QdfStream::new(stream::iter(
         (0..spans.len()).map(move |i| spans[i].clone()),
@@ -76,9 +41,7 @@ async fn stream_spans(State(spans): State<Spans>) -> QdfStream<impl Stream<Item 
 
 #[tokio::main]
 async fn main() {
-    let json =
-        include_str!("../crates/qdf-fixtures/data/zipkin-smartthings-mobile-web-install.json");
-    let spans: Spans = Arc::new(serde_json::from_str(json).expect("the shipped trace parses"));
+    let spans: Spans = Arc::new(zipkin::load().expect("the shipped trace loads").0);
 
     let app = Router::new()
         .route("/spans", get(negotiated))

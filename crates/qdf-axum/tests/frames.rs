@@ -8,10 +8,11 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use common::*;
-use futures::{StreamExt, stream};
+use futures::{Stream, StreamExt, stream};
 use http::Method;
 use qdf_axum::{Qdf, QdfFrames, QdfRejection, QdfStream};
 use qdf_core::{DecoderSession, EncoderSession, ErrorCode, Options};
+use qdf_fixtures::real::zipkin;
 use serde::{Serialize, Serializer};
 
 const RECORDS: usize = 10_000;
@@ -54,6 +55,17 @@ impl Serialize for FailsAtThree {
     }
 }
 
+/// Collects a streamed upload of spans and streams them back in the same order.
+async fn echo_trace(
+    mut frames: QdfFrames<zipkin::Span>,
+) -> Result<QdfStream<impl Stream<Item = zipkin::Span>>, QdfRejection> {
+    let mut spans = Vec::new();
+    while let Some(span) = frames.next().await {
+        spans.push(span?);
+    }
+    Ok(QdfStream::new(stream::iter(spans)))
+}
+
 async fn app() -> std::net::SocketAddr {
     let app = Router::new()
         .route(
@@ -73,6 +85,7 @@ async fn app() -> std::net::SocketAddr {
             }),
         )
         .route("/upload", post(upload))
+        .route("/trace", post(echo_trace))
         .route(
             "/upload_small",
             post(upload).layer(DefaultBodyLimit::max(LIMIT)),
@@ -80,12 +93,12 @@ async fn app() -> std::net::SocketAddr {
     serve(app).await
 }
 
-/// The whole stream body of `spans` as one session would write it.
-fn encode_frames(spans: &[Span]) -> Vec<u8> {
+/// The whole stream body of `items` as one session would write it.
+fn encode_frames<T: Serialize>(items: &[T]) -> Vec<u8> {
     let mut session = EncoderSession::new(Options::default());
     let mut out = Vec::new();
-    for span in spans {
-        session.encode_frame(span, &mut out).unwrap();
+    for item in items {
+        session.encode_frame(item, &mut out).unwrap();
     }
     out
 }
@@ -259,4 +272,15 @@ async fn client_reader_refuses_a_frame_above_its_maximum() {
         matches!(e.code(), ErrorCode::FrameTooLarge { max: 16, .. }),
         "{e:?}"
     );
+}
+
+#[tokio::test]
+async fn real_zipkin_trace_streams_both_ways_in_random_chunks() {
+    let trace = zipkin::load().unwrap().0;
+    let body = chunked(encode_frames(&trace), random_sizes(4, 300));
+    let res = send(app().await, Method::POST, "/trace", Some(STREAM), body).await;
+    assert_eq!(res.status(), 200);
+    let back = Rechunk::new(res.into_body(), random_sizes(5, 300));
+    let got: Vec<zipkin::Span> = QdfFrames::new(back).map(|r| r.unwrap()).collect().await;
+    assert_eq!(got, trace);
 }

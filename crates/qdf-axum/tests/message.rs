@@ -9,6 +9,7 @@ use axum::routing::{get, post};
 use common::*;
 use http::Method;
 use qdf_axum::Qdf;
+use qdf_fixtures::real::zipkin;
 use serde::{Deserialize, Serialize, Serializer};
 
 /// The body limit of the test routes.
@@ -52,7 +53,12 @@ async fn app() -> std::net::SocketAddr {
             }),
         )
         .route("/refuses", get(|| async { Qdf(Refuses) }))
-        .layer(DefaultBodyLimit::max(LIMIT));
+        .layer(DefaultBodyLimit::max(LIMIT))
+        // Added after the layer: the default 2 MiB limit applies.
+        .route(
+            "/trace",
+            post(|Qdf(t): Qdf<zipkin::Trace>| async move { Qdf(t) }),
+        );
     serve(app).await
 }
 
@@ -194,4 +200,15 @@ async fn optional_extractor() {
     assert!(body.len() <= LIMIT, "{} bytes", body.len());
     let (status, _, text) = post_to("/optional", Some("application/qdf"), full(body)).await;
     assert_eq!((status, &text[..]), (200, &b"2 spans"[..]));
+}
+
+#[tokio::test]
+async fn real_zipkin_trace_round_trips_both_ways() {
+    let trace = zipkin::load().unwrap();
+    assert_eq!(trace.0.len(), 1041);
+    let body = qdf_core::to_vec(&trace).unwrap();
+    let (status, ct, bytes) = post_to("/trace", Some("application/qdf"), full(body)).await;
+    assert_eq!((status, ct.as_str()), (200, "application/qdf"));
+    let back: zipkin::Trace = qdf_core::from_slice(&bytes).unwrap();
+    assert_eq!(back, trace);
 }
