@@ -5,6 +5,7 @@
 //! SKELETON: the public API below is fixed by the issues; bodies are being built.
 #![deny(missing_docs)]
 
+mod codec;
 mod error;
 mod options;
 pub mod session;
