@@ -27,7 +27,6 @@ const FIXED_LEN: u8 = 0x01;
 pub(crate) struct Alphabet<'v> {
     values: &'v [&'v [u8]],
     symbols: Vec<u8>,
-    code: [u8; 256],
     fixed: Option<usize>,
     chars: usize,
 }
@@ -36,7 +35,6 @@ impl<'v> Alphabet<'v> {
     /// Collects the distinct bytes of `values`; `None` unless there are 2–64 of them.
     pub(super) fn build(values: &'v [&'v [u8]]) -> Option<Alphabet<'v>> {
         let mut seen = [false; 256];
-        let mut code = [0u8; 256];
         let mut symbols = Vec::new();
         for &b in values.iter().flat_map(|v| v.iter()) {
             if !seen[b as usize] {
@@ -44,7 +42,6 @@ impl<'v> Alphabet<'v> {
                     return None;
                 }
                 seen[b as usize] = true;
-                code[b as usize] = symbols.len() as u8;
                 symbols.push(b);
             }
         }
@@ -57,7 +54,6 @@ impl<'v> Alphabet<'v> {
         Some(Alphabet {
             values,
             symbols,
-            code,
             fixed,
             chars,
         })
@@ -99,11 +95,15 @@ impl<'v> Alphabet<'v> {
                 }
             }
         }
+        let mut code = [0u8; 256];
+        for (k, &b) in self.symbols.iter().enumerate() {
+            code[b as usize] = k as u8;
+        }
         let codes = self
             .values
             .iter()
             .flat_map(|v| v.iter())
-            .map(|&b| self.code[b as usize]);
+            .map(|&b| code[b as usize]);
         pack(codes, width_for(self.symbols.len()), out);
     }
 }

@@ -83,6 +83,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::unusual_byte_groupings)] // groups show the 3-bit codes
     fn three_bit_codes_straddle_bytes() {
         let codes = [7u8, 0, 5, 3, 1, 6];
         let mut out = Vec::new();

@@ -29,7 +29,11 @@ mod dict;
 mod front;
 mod fsst;
 mod pick;
+#[cfg(test)]
+mod proptests;
 mod read;
+#[cfg(test)]
+mod realistic;
 mod slab;
 mod table;
 #[cfg(test)]
