@@ -126,3 +126,73 @@ pub(crate) fn decode_block<'a>(
     debug_assert_eq!(col.len(), n_expected);
     Ok((col, r.consumed()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::decode_all;
+    use super::*;
+
+    #[test]
+    fn rejects_non_block_tags_and_fc_for_now() {
+        let err = decode_all(&[0xC0], 1).unwrap_err();
+        assert!(matches!(err.code(), ErrorCode::BadTag { found: 0xC0, .. }));
+        let err = decode_all(&[0xFC, 2, 0, 0], 1).unwrap_err();
+        assert!(matches!(err.code(), ErrorCode::Unsupported(_)));
+        assert!(decode_all(&[], 1).unwrap_err().is_eof());
+        assert!(is_block_tag(0xF5) && !is_block_tag(0xF7) && !is_block_tag(0xFD));
+    }
+
+    #[test]
+    fn row_count_must_match_the_column() {
+        let slab = [0xF8, 2, 2, 1, b'a', 1, b'b'];
+        assert_eq!(decode_all(&slab, 2).unwrap(), [b"a", b"b"]);
+        let err = decode_all(&slab, 3).unwrap_err();
+        assert_eq!(
+            err.code(),
+            &ErrorCode::BadCodec("string block row count differs from the column's row count")
+        );
+        assert_eq!(err.offset(), Some(1));
+    }
+
+    #[test]
+    fn offsets_are_absolute_in_the_input() {
+        let input = [0xAA, 0xBB, 0xF9, 5, b'a'];
+        let mut budget = 1 << 20;
+        let err = decode_block(&input, 2, 1, &mut budget).err().unwrap();
+        assert_eq!(
+            err.code(),
+            &ErrorCode::LengthOverrun {
+                len: 5,
+                remaining: 1
+            }
+        );
+        assert_eq!(err.offset(), Some(3));
+    }
+
+    /// Each block expanding a little input into much output hits the budget first.
+    #[test]
+    fn output_budget_is_charged_before_allocating() {
+        let big = vec![b'x'; 1000];
+        let mut dict_block = vec![0xF5, 2, 0xE8, 0x07];
+        dict_block.extend_from_slice(&big);
+        dict_block.extend_from_slice(&[0, 0xE8, 0x07]);
+        dict_block.extend_from_slice(&[0; 125]);
+        let mut fsst_block = vec![0xF6, 1, 8];
+        fsst_block.extend_from_slice(&[b'y'; 8]);
+        fsst_block.extend_from_slice(&[1, 0xC0, 0x3E, 0xE8, 0x07]);
+        fsst_block.extend_from_slice(&[0; 1000]);
+        for (block, n) in [(dict_block, 1000), (fsst_block, 1)] {
+            let mut budget = 5000;
+            let err = decode_block(&block, 0, n, &mut budget).err().unwrap();
+            assert_eq!(
+                err.code(),
+                &ErrorCode::OutputBudget(5000),
+                "tag {:02X}",
+                block[0]
+            );
+            let mut budget = 1 << 24;
+            let (col, used) = decode_block(&block, 0, n, &mut budget).unwrap();
+            assert_eq!((col.len(), used), (n, block.len()));
+        }
+    }
+}
