@@ -140,3 +140,24 @@ proptest! {
         check(&out, b.cost(), &vals)?;
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Arbitrary bodies behind every block tag decode or fail, never panic, and a success
+    /// has exactly `n` rows within the bytes given.
+    #[test]
+    fn arbitrary_bodies_never_panic(
+        tag in prop::sample::select(vec![0xF5u8, 0xF6, 0xF8, 0xF9, 0xFA, 0xFB, 0xFC]),
+        body in vec(any::<u8>(), 0..160),
+        n in 0..40usize,
+    ) {
+        let mut block = vec![tag];
+        block.extend_from_slice(&body);
+        let mut budget = 1 << 16;
+        if let Ok((col, used)) = super::decode_block(&block, 0, n, &mut budget) {
+            prop_assert!(used <= block.len());
+            prop_assert_eq!(col.iter().count(), n);
+        }
+    }
+}
