@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | F5 | flat dictionary ([`dict`]) | low-cardinality columns: levels, methods, country codes |
 //! | FA | front-coded dictionary ([`front`]) | low-cardinality values sharing prefixes: URLs, paths |
-//! | FC | dictionary with a QPack index | runs in the index (not built yet, see `decode_block`) |
+//! | FC | dictionary with a QPack index ([`dictq`]) | skewed or run-heavy indices (wired after the QPack merge) |
 //! | F6 | FSST ([`fsst`], Compression only) | high-cardinality text: messages, user agents |
 //! | FB | alphabet packing ([`alpha`]) | ids over ≤ 64 characters: hex, base32, base64, decimal |
 //! | F8 | raw slab ([`slab`]) | anything, when per-value strings cost more |
@@ -26,6 +26,7 @@ mod alpha;
 mod bits;
 mod column;
 mod dict;
+mod dictq;
 mod front;
 mod fsst;
 mod pick;
