@@ -207,15 +207,12 @@ pub(super) fn decode<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{decode_all, mutations_never_panic, strs};
+    use super::super::StrBlock;
+    use super::super::testutil::{block_bytes, decode_all, mutations_never_panic, strs};
     use super::*;
 
-    fn alpha_bytes(vals: &[&[u8]]) -> Vec<u8> {
-        let a = Alphabet::build(vals).unwrap();
-        let mut out = Vec::new();
-        a.encode(&mut out);
-        assert_eq!(a.cost(), out.len());
-        out
+    fn alpha_bytes<'v>(vals: &'v [&'v [u8]]) -> Vec<u8> {
+        block_bytes(&StrBlock::Alpha(Alphabet::build(vals).unwrap()))
     }
 
     #[test]

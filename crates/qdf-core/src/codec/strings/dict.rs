@@ -7,9 +7,9 @@
 //!
 //! Decoded rows borrow the table bytes from the input.
 
-use super::column::{Rows, Store, StrColumn};
-use super::read::{Reader, charge};
-use super::table::{Dict, dict_output_bytes, read_index, read_table, write_index};
+use super::column::{Store, StrColumn};
+use super::read::Reader;
+use super::table::{Dict, dict_column, read_index, read_table, write_index};
 use crate::error::Result;
 use crate::wire::tags::COL_STR_DICT;
 
@@ -34,11 +34,7 @@ pub(super) fn decode<'a>(
     let table = read_table(r)?;
     let at = r.offset();
     let index = read_index(r, n_expected, table.len())?;
-    charge(budget, dict_output_bytes(&table, &index), at)?;
-    Ok(StrColumn::new(
-        Store::Input(r.view()),
-        Rows::Dict { table, index },
-    ))
+    dict_column(Store::Input(r.view()), table, index, budget, at)
 }
 
 #[cfg(test)]

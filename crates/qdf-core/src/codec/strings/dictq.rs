@@ -11,9 +11,9 @@
 //! unsupported. TODO(qpack merge): pass `codec`'s U64 encoder/decoder in `pick` and
 //! `decode_block`.
 
-use super::column::{Rows, Store, StrColumn};
-use super::read::{Reader, charge};
-use super::table::{Dict, dict_output_bytes, read_table};
+use super::column::{Store, StrColumn};
+use super::read::Reader;
+use super::table::{Dict, dict_column, read_table};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::COL_STR_DICTQ;
 
@@ -64,11 +64,7 @@ pub(super) fn decode<'a>(
             }
         }
     }
-    charge(budget, dict_output_bytes(&table, &index), at)?;
-    Ok(StrColumn::new(
-        Store::Input(view),
-        Rows::Dict { table, index },
-    ))
+    dict_column(Store::Input(view), table, index, budget, at)
 }
 
 #[cfg(test)]

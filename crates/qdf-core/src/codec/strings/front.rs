@@ -9,9 +9,9 @@
 //! has `prefixLen = 0`). The table is sorted bytewise and strictly increasing; the decoder
 //! rejects anything else. Rows are rebuilt into an arena.
 
-use super::column::{Rows, Span, Store, StrColumn};
+use super::column::{Span, Store, StrColumn};
 use super::read::{Reader, charge};
-use super::table::{Dict, dict_output_bytes, read_index, read_table_size, write_index};
+use super::table::{Dict, dict_column, read_index, read_table_size, write_index};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::COL_STR_FRONT;
 use crate::wire::varint::{uvarint_len, write_uvarint};
@@ -135,25 +135,19 @@ pub(super) fn decode<'a>(
     }
     let at = r.offset();
     let index = read_index(r, n_expected, d)?;
-    charge(budget, dict_output_bytes(&table, &index), at)?;
-    Ok(StrColumn::new(
-        Store::Arena(arena),
-        Rows::Dict { table, index },
-    ))
+    dict_column(Store::Arena(arena), table, index, budget, at)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{decode_all, mutations_never_panic, strs};
+    use super::super::StrBlock;
+    use super::super::testutil::{block_bytes, decode_all, mutations_never_panic, strs};
     use super::*;
 
     fn front_bytes(vals: &[&[u8]]) -> Vec<u8> {
         let dict = Dict::build(vals).unwrap();
         let front = Front::build(&dict).unwrap();
-        let mut out = Vec::new();
-        front.encode(&mut out);
-        assert_eq!(front.cost(&dict), out.len());
-        out
+        block_bytes(&StrBlock::Front(dict, front))
     }
 
     #[test]

@@ -16,6 +16,7 @@ use fsst::Compressor;
 
 use super::column::{Rows, Span, Store, StrColumn};
 use super::read::{Reader, charge};
+use super::table::{prefixed_cost, write_prefixed};
 use super::{MAX_FSST_EXPANSION, MAX_FSST_SYMBOL_LEN, MAX_FSST_SYMBOLS};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::COL_STR_FSST;
@@ -70,10 +71,7 @@ impl FsstPlan {
             + self.table.len()
             + uvarint_len(self.ends.len() as u64)
             + uvarint_len(self.total as u64)
-            + self
-                .rows()
-                .map(|c| uvarint_len(c.len() as u64) + c.len())
-                .sum::<usize>()
+            + prefixed_cost(self.rows())
     }
 
     /// Writes the F6 block.
@@ -83,10 +81,7 @@ impl FsstPlan {
         out.extend_from_slice(&self.table);
         write_uvarint(out, self.ends.len() as u64);
         write_uvarint(out, self.total as u64);
-        for c in self.rows() {
-            write_uvarint(out, c.len() as u64);
-            out.extend_from_slice(c);
-        }
+        write_prefixed(self.rows(), out);
     }
 }
 
@@ -189,15 +184,12 @@ fn expand(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{decode_all, mutations_never_panic, strs};
+    use super::super::StrBlock;
+    use super::super::testutil::{block_bytes, decode_all, mutations_never_panic, strs};
     use super::*;
 
     fn fsst_bytes(vals: &[&[u8]]) -> Vec<u8> {
-        let plan = FsstPlan::train(vals);
-        let mut out = Vec::new();
-        plan.encode(&mut out);
-        assert_eq!(plan.cost(), out.len());
-        out
+        block_bytes(&StrBlock::Fsst(FsstPlan::train(vals)))
     }
 
     #[test]

@@ -8,11 +8,10 @@ use proptest::prelude::*;
 use super::alpha::Alphabet;
 use super::front::Front;
 use super::fsst::FsstPlan;
+use super::is_block_tag;
 use super::pick::{Pick, StrBlock, pick};
-use super::slab::{const_cost, encode_const, encode_slab, slab_cost};
 use super::table::Dict;
-use super::testutil::decode_all;
-use super::{dict, is_block_tag};
+use super::testutil::{block_bytes, decode_all};
 use crate::options::Features;
 
 /// One value: short ASCII, UTF-8 text, raw bytes, or long.
@@ -51,9 +50,11 @@ fn views(col: &[Vec<u8>]) -> Vec<&[u8]> {
     col.iter().map(Vec::as_slice).collect()
 }
 
-fn check(block: &[u8], cost: usize, vals: &[&[u8]]) -> Result<(), TestCaseError> {
-    prop_assert_eq!(cost, block.len());
-    let back = decode_all(block, vals.len()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+/// Encodes `block` (its cost must be exact), decodes it and compares with `vals`.
+fn round_trip(block: &StrBlock<'_>, vals: &[&[u8]]) -> Result<(), TestCaseError> {
+    let out = block_bytes(block);
+    prop_assert!(is_block_tag(out[0]) && out[0] == block.tag());
+    let back = decode_all(&out, vals.len()).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(back, vals);
     Ok(())
 }
@@ -64,34 +65,26 @@ proptest! {
     #[test]
     fn slab_round_trips(col in column()) {
         let vals = views(&col);
-        let mut out = Vec::new();
-        encode_slab(&vals, &mut out);
-        check(&out, slab_cost(&vals), &vals)?;
+        round_trip(&StrBlock::Slab(&vals), &vals)?;
     }
 
     #[test]
     fn const_round_trips(v in value(), n in 0..300usize) {
-        let mut out = Vec::new();
-        encode_const(&v, n, &mut out);
-        check(&out, const_cost(&v, n), &vec![v.as_slice(); n])?;
+        round_trip(&StrBlock::Const { value: &v, n }, &vec![v.as_slice(); n])?;
     }
 
     #[test]
     fn dict_and_front_round_trip(col in column(), prefix in "[a-z/:]{2,6}") {
         let vals = views(&col);
         if let Some(d) = Dict::build(&vals).filter(|d| d.entries.len() >= 2) {
-            let mut out = Vec::new();
-            dict::encode(&d, &mut out);
-            check(&out, dict::cost(&d), &vals)?;
+            round_trip(&StrBlock::Dict(d), &vals)?;
         }
         let prefixed: Vec<Vec<u8>> =
             col.iter().map(|v| [prefix.as_bytes(), v].concat()).collect();
         let vals = views(&prefixed);
         if let Some(d) = Dict::build(&vals).filter(|d| d.entries.len() >= 2) {
             let f = Front::build(&d).expect("shared prefix");
-            let mut out = Vec::new();
-            f.encode(&mut out);
-            check(&out, f.cost(&d), &vals)?;
+            round_trip(&StrBlock::Front(d, f), &vals)?;
         }
     }
 
@@ -99,19 +92,14 @@ proptest! {
     fn alphabet_round_trips(col in alphabet_column()) {
         let vals = views(&col);
         if let Some(a) = Alphabet::build(&vals) {
-            let mut out = Vec::new();
-            a.encode(&mut out);
-            check(&out, a.cost(), &vals)?;
+            round_trip(&StrBlock::Alpha(a), &vals)?;
         }
     }
 
     #[test]
     fn fsst_round_trips(col in column()) {
         let vals = views(&col);
-        let plan = FsstPlan::train(&vals);
-        let mut out = Vec::new();
-        plan.encode(&mut out);
-        check(&out, plan.cost(), &vals)?;
+        round_trip(&StrBlock::Fsst(FsstPlan::train(&vals)), &vals)?;
     }
 
     #[test]
@@ -122,10 +110,7 @@ proptest! {
         match pick(&vals, features, per_value) {
             Pick::Block(b) => {
                 prop_assert!(b.cost() < per_value);
-                let mut out = Vec::new();
-                b.encode(&mut out);
-                prop_assert!(is_block_tag(out[0]) && out[0] == b.tag());
-                check(&out, b.cost(), &vals)?;
+                round_trip(&b, &vals)?;
             }
             Pick::PerValue => {}
         }
@@ -135,9 +120,7 @@ proptest! {
         };
         let fallback_form = matches!(b, StrBlock::Const { .. } | StrBlock::Slab(_));
         prop_assert!(fallback_form || vals.len() >= 16);
-        let mut out = Vec::new();
-        b.encode(&mut out);
-        check(&out, b.cost(), &vals)?;
+        round_trip(&b, &vals)?;
     }
 }
 

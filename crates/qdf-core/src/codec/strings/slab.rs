@@ -9,6 +9,7 @@
 
 use super::column::{Rows, Span, Store, StrColumn};
 use super::read::{Reader, charge};
+use super::table::{prefixed_cost, write_prefixed};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::{COL_STR_CONST, COL_STR_SLAB};
 use crate::wire::varint::{uvarint_len, write_uvarint};
@@ -16,8 +17,9 @@ use crate::wire::varint::{uvarint_len, write_uvarint};
 /// Exact size of `values` as an F8 block, tag included.
 pub(super) fn slab_cost(values: &[&[u8]]) -> usize {
     let total: usize = values.iter().map(|v| v.len()).sum();
-    let lens: usize = values.iter().map(|v| uvarint_len(v.len() as u64)).sum();
-    1 + uvarint_len(values.len() as u64) + uvarint_len(total as u64) + lens + total
+    1 + uvarint_len(values.len() as u64)
+        + uvarint_len(total as u64)
+        + prefixed_cost(values.iter().copied())
 }
 
 /// Writes `values` as an F8 block.
@@ -25,10 +27,7 @@ pub(super) fn encode_slab(values: &[&[u8]], out: &mut Vec<u8>) {
     out.push(COL_STR_SLAB);
     write_uvarint(out, values.len() as u64);
     write_uvarint(out, values.iter().map(|v| v.len() as u64).sum());
-    for v in values {
-        write_uvarint(out, v.len() as u64);
-        out.extend_from_slice(v);
-    }
+    write_prefixed(values.iter().copied(), out);
 }
 
 /// Reads an F8 body (after the tag).

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use super::bits::{pack, packed_len, unpack, width_for};
-use super::column::Span;
-use super::read::Reader;
+use super::column::{Rows, Span, Store, StrColumn};
+use super::read::{Reader, charge};
 use super::{MAX_DICT, MIN_DICT};
 use crate::error::Result;
 use crate::wire::varint::{uvarint_len, write_uvarint};
@@ -50,12 +50,7 @@ impl<'v> Dict<'v> {
 
     /// Bytes of the flat table.
     pub(super) fn table_cost(&self) -> usize {
-        uvarint_len(self.entries.len() as u64)
-            + self
-                .entries
-                .iter()
-                .map(|e| uvarint_len(e.len() as u64) + e.len())
-                .sum::<usize>()
+        uvarint_len(self.entries.len() as u64) + prefixed_cost(self.entries.iter().copied())
     }
 
     /// Bytes of the flat index.
@@ -67,10 +62,20 @@ impl<'v> Dict<'v> {
     /// Writes the flat table.
     pub(super) fn write_table(&self, out: &mut Vec<u8>) {
         write_uvarint(out, self.entries.len() as u64);
-        for e in &self.entries {
-            write_uvarint(out, e.len() as u64);
-            out.extend_from_slice(e);
-        }
+        write_prefixed(self.entries.iter().copied(), out);
+    }
+}
+
+/// Bytes of `items` written as `uvarint(len) bytes` each (table entries, slab and FSST rows).
+pub(super) fn prefixed_cost<'x>(items: impl Iterator<Item = &'x [u8]>) -> usize {
+    items.map(|e| uvarint_len(e.len() as u64) + e.len()).sum()
+}
+
+/// Writes each item as `uvarint(len) bytes`.
+pub(super) fn write_prefixed<'x>(items: impl Iterator<Item = &'x [u8]>, out: &mut Vec<u8>) {
+    for e in items {
+        write_uvarint(out, e.len() as u64);
+        out.extend_from_slice(e);
     }
 }
 
@@ -130,8 +135,21 @@ pub(super) fn read_index(r: &mut Reader<'_>, n_expected: usize, d: usize) -> Res
     Ok(index)
 }
 
-/// Charges the decoded bytes of a dictionary column: Σ over rows of the entry length.
-pub(super) fn dict_output_bytes(table: &[Span], index: &[u8]) -> u64 {
+/// Charges a dictionary column's decoded bytes (Σ over rows of the entry length) at `at`
+/// and assembles it.
+pub(super) fn dict_column<'a>(
+    store: Store<'a>,
+    table: Vec<Span>,
+    index: Vec<u8>,
+    budget: &mut u64,
+    at: u64,
+) -> Result<StrColumn<'a>> {
+    charge(budget, dict_output_bytes(&table, &index), at)?;
+    Ok(StrColumn::new(store, Rows::Dict { table, index }))
+}
+
+/// Σ over rows of the entry length.
+fn dict_output_bytes(table: &[Span], index: &[u8]) -> u64 {
     let mut per = [0u64; MAX_DICT];
     for &k in index {
         per[k as usize] += 1;

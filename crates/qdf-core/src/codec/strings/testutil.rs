@@ -73,3 +73,11 @@ pub(super) fn mutations_never_panic(block: &[u8], n: usize) {
         try_decode(&m);
     }
 }
+
+/// Encodes `block`, checking that its cost estimate is exact.
+pub(super) fn block_bytes(block: &super::StrBlock<'_>) -> Vec<u8> {
+    let mut out = Vec::new();
+    block.encode(&mut out);
+    assert_eq!(block.cost(), out.len(), "cost of block {:02X}", block.tag());
+    out
+}
