@@ -67,7 +67,11 @@ pub enum ErrorCode {
     NonMinimal(&'static str),
     /// A string that is not UTF-8.
     InvalidUtf8,
-    /// A length or count larger than the remaining input could hold.
+    /// A `char` payload that is not a Unicode scalar value (a surrogate or above 0x10FFFF).
+    InvalidChar(u64),
+    /// A length or count larger than the remaining input could hold. Classified as
+    /// [`Category::Eof`]: a truncated message looks exactly like this, and more input could
+    /// make it valid.
     LengthOverrun {
         /// The length or count announced.
         len: u64,
@@ -169,7 +173,7 @@ impl Error {
         use ErrorCode::*;
         match &self.inner.code {
             Io(..) => Category::Io,
-            UnexpectedEof { .. } => Category::Eof,
+            UnexpectedEof { .. } | LengthOverrun { .. } => Category::Eof,
             Message(_) | TypeMismatch { .. } | TrailingBytes(_) | Unsupported(_) => Category::Data,
             DepthLimit(_) | OutputBudget(_) | FrameTooLarge { .. } | SessionCap(_) => {
                 Category::Limit
@@ -182,7 +186,7 @@ impl Error {
             | VarintOverflow
             | NonMinimal(_)
             | InvalidUtf8
-            | LengthOverrun { .. }
+            | InvalidChar(_)
             | UnknownStateId(_)
             | BadCodec(_) => Category::Syntax,
         }
@@ -210,6 +214,7 @@ impl Display for ErrorCode {
             VarintOverflow => f.write_str("varint longer than 10 bytes or above u64::MAX"),
             NonMinimal(what) => write!(f, "non-minimal encoding of {what}"),
             InvalidUtf8 => f.write_str("expected a UTF-8 string"),
+            InvalidChar(v) => write!(f, "expected a Unicode scalar value, found 0x{v:x}"),
             LengthOverrun { len, remaining } => write!(
                 f,
                 "length {len} is larger than the {remaining} bytes that remain"

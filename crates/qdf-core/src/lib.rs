@@ -2,62 +2,104 @@
 //!
 //! The qdf binary format for serde. See `docs/SPEC.md` for the normative wire.
 //!
-//! SKELETON: the public API below is fixed by the issues; bodies are being built.
+//! ```
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! struct Point<'a> { name: &'a str, x: i32 }
+//!
+//! let p = Point { name: "origin", x: -1 };
+//! let bytes = qdf_core::to_vec_with(&p, qdf_core::Options::speed())?;
+//! assert_eq!(&bytes[..5], b"QDF\x01\x00"); // header: magic, version, flags
+//! let back: Point = qdf_core::from_slice(&bytes)?; // borrows `name` from `bytes`
+//! assert_eq!(back, p);
+//! # Ok::<(), qdf_core::Error>(())
+//! ```
 #![deny(missing_docs)]
 
 mod codec;
+mod de;
 mod error;
 mod options;
+mod ser;
 pub mod session;
+mod value;
 pub mod wire;
 
+pub use de::Deserializer;
 pub use error::{Category, Error, ErrorCode, Result};
 pub use options::{
     DEFAULT_MAX_DEPTH, DEFAULT_MAX_INTERN_BYTES, DEFAULT_MAX_INTERN_ENTRIES, DEFAULT_MAX_SHAPES,
     DEFAULT_MIN_INTERN, Features, Options,
 };
+pub use ser::{Compound, Serializer};
 pub use session::{DecoderSession, EncoderSession, FrameStatus};
+pub use value::{Value, Variant, VariantKind};
+
+#[allow(unused_imports)] // used by the session framing
+pub(crate) use de::decode_body;
+pub(crate) use ser::encode_body;
 
 use serde::Serialize;
 use serde::de::{Deserialize, DeserializeOwned};
 
-fn todo_err() -> Error {
-    Error::new(ErrorCode::Unsupported("not built yet"))
+use wire::header;
+
+/// The header flags a message encoded with `opts` carries. Flags are set only for features
+/// that change what the decoder must understand; the Speed row form needs none, so this is 0
+/// until the Dense and QPack dialects set their bits.
+///
+/// Hook for sessions and framing.
+pub(crate) fn header_flags(opts: &Options) -> u8 {
+    let _ = opts;
+    0
 }
 
-/// Serializes `value` with the default (Balanced) options.
+/// Serializes `value` with the default (Balanced) options: header, then body.
+///
+/// Errors: nesting deeper than the depth limit (`Limit`), a length above `u32::MAX` or a
+/// custom error from a `Serialize` impl (`Data`).
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
     to_vec_with(value, Options::default())
 }
 
 /// Serializes `value` with `opts`.
-pub fn to_vec_with<T: ?Sized + Serialize>(_value: &T, _opts: Options) -> Result<Vec<u8>> {
-    Err(todo_err())
+pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, opts: Options) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(128);
+    out.extend_from_slice(&header::header(header_flags(&opts)));
+    encode_body(value, &opts, &mut out)?;
+    Ok(out)
 }
 
-/// Serializes `value` into `writer` with the default options.
+/// Serializes `value` into `writer` with the default options. The message is built in memory
+/// and written with one `write_all`.
 pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
     to_writer_with(writer, value, Options::default())
 }
 
-/// Serializes `value` into `writer` with `opts`.
+/// Serializes `value` into `writer` with `opts` (buffered, then one `write_all`).
 pub fn to_writer_with<W: std::io::Write, T: ?Sized + Serialize>(
-    _writer: W,
-    _value: &T,
-    _opts: Options,
+    mut writer: W,
+    value: &T,
+    opts: Options,
 ) -> Result<()> {
-    Err(todo_err())
+    let bytes = to_vec_with(value, opts)?;
+    writer.write_all(&bytes)?;
+    Ok(())
 }
 
 /// Deserializes one message from `bytes`, borrowing strings where possible; trailing bytes are
-/// an error.
+/// an error ([`ErrorCode::TrailingBytes`]).
 pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     from_slice_with(bytes, Options::default())
 }
 
 /// [`from_slice`] with decode limits from `opts`.
-pub fn from_slice_with<'de, T: Deserialize<'de>>(_bytes: &'de [u8], _opts: Options) -> Result<T> {
-    Err(todo_err())
+pub fn from_slice_with<'de, T: Deserialize<'de>>(bytes: &'de [u8], opts: Options) -> Result<T> {
+    let mut de = Deserializer::from_slice_with(bytes, opts)?;
+    let v = T::deserialize(&mut de).map_err(|e| de.locate(e))?;
+    de.end()?;
+    Ok(v)
 }
 
 /// Deserializes one message from the front of `bytes`, returning it and the rest.
@@ -67,21 +109,29 @@ pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T,
 
 /// [`take_from_slice`] with decode limits from `opts`.
 pub fn take_from_slice_with<'de, T: Deserialize<'de>>(
-    _bytes: &'de [u8],
-    _opts: Options,
+    bytes: &'de [u8],
+    opts: Options,
 ) -> Result<(T, &'de [u8])> {
-    Err(todo_err())
+    let mut de = Deserializer::from_slice_with(bytes, opts)?;
+    let v = T::deserialize(&mut de).map_err(|e| de.locate(e))?;
+    Ok((v, de.remaining_input()))
 }
 
 /// Deserializes one message from `reader`.
+///
+/// The reader is read to its end into memory (as much as it yields, no more), then decoded
+/// as by [`from_slice`]; strings are copied out, so `T` owns its data. Use [`from_slice`] for
+/// borrowing, or a session for a stream of several messages.
 pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
     from_reader_with(reader, Options::default())
 }
 
 /// [`from_reader`] with decode limits from `opts`.
 pub fn from_reader_with<R: std::io::Read, T: DeserializeOwned>(
-    _reader: R,
-    _opts: Options,
+    mut reader: R,
+    opts: Options,
 ) -> Result<T> {
-    Err(todo_err())
+    let mut buf = Vec::new();
+    reader.read_to_end(&mut buf)?;
+    from_slice_with(&buf, opts)
 }

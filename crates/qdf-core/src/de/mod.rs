@@ -1,0 +1,152 @@
+//! The serde [`Deserializer`]: reads the row form over a [`SliceRead`](read::SliceRead),
+//! borrowing strings and byte strings from the input.
+//!
+//! Strict: each value has one encoding (smallest integer and length forms, minimal varints,
+//! `F2 05` only where needed); anything else is a `Syntax` error. Bounded: every count is
+//! checked against the remaining input before it is used, nesting is limited per container
+//! exactly as the encoder counts it, and materialised output is charged to an output budget in
+//! one place ([`Deserializer::charge`]).
+
+mod access;
+mod parse;
+pub(crate) mod read;
+mod serde_impl;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::options::Options;
+use crate::wire::header;
+use read::SliceRead;
+
+/// Per-message decoder state that later dialects extend (intern table, shapes). Empty in the
+/// Speed tier.
+#[derive(Debug, Default)]
+pub(crate) struct DecState {}
+
+/// A qdf deserializer over a byte slice.
+///
+/// ```
+/// use serde::Deserialize;
+/// let bytes = qdf_core::to_vec(&("hi", 7u32)).unwrap();
+/// let mut de = qdf_core::Deserializer::from_slice(&bytes).unwrap();
+/// let v: (&str, u32) = Deserialize::deserialize(&mut de).unwrap();
+/// de.end().unwrap();
+/// assert_eq!(v, ("hi", 7));
+/// ```
+#[derive(Debug)]
+pub struct Deserializer<'de> {
+    read: SliceRead<'de>,
+    depth: u32,
+    max_depth: u32,
+    budget_left: u64,
+    budget: u64,
+    /// Set by `Value`'s private newtype name; makes the next `deserialize_any` report enum
+    /// variants and unit structs through `visit_enum` so `Value` keeps them.
+    value_mode: bool,
+    #[allow(dead_code)]
+    state: DecState,
+}
+
+impl<'de> Deserializer<'de> {
+    /// A deserializer over a whole message (header, then one body) with default options.
+    ///
+    /// Errors: a bad header (`Syntax`) or a short one (`Eof`).
+    pub fn from_slice(input: &'de [u8]) -> Result<Self> {
+        Self::from_slice_with(input, Options::default())
+    }
+
+    /// [`Deserializer::from_slice`] with limits from `opts`.
+    pub fn from_slice_with(input: &'de [u8], opts: Options) -> Result<Self> {
+        let flags = header::read_header(input)?;
+        if flags & header::FLAG_ENTROPY != 0 {
+            return Err(Error::at(ErrorCode::BadFlags(flags), 4));
+        }
+        let body = &input[header::HEADER_LEN..];
+        Ok(Self::new(body, header::HEADER_LEN as u64, &opts))
+    }
+
+    /// A deserializer over a headerless body whose first byte is at offset `base`.
+    pub(crate) fn new(body: &'de [u8], base: u64, opts: &Options) -> Self {
+        let budget = opts.output_budget(body.len() as u64);
+        Deserializer {
+            read: SliceRead::new(body, base),
+            depth: 0,
+            max_depth: opts.depth_limit(),
+            budget_left: budget,
+            budget,
+            value_mode: false,
+            state: DecState::default(),
+        }
+    }
+
+    /// Fails with `TrailingBytes` unless all input was consumed.
+    pub fn end(&self) -> Result<()> {
+        match self.read.remaining() {
+            0 => Ok(()),
+            n => Err(self.read.error(ErrorCode::TrailingBytes(n as u64))),
+        }
+    }
+
+    /// The input not consumed yet.
+    pub fn remaining_input(&self) -> &'de [u8] {
+        self.read.rest()
+    }
+
+    /// Offset of the next byte in the input (header included when built by `from_slice`).
+    pub fn offset(&self) -> u64 {
+        self.read.offset()
+    }
+
+    /// Adds the current offset to an error that has none (visitor errors).
+    #[cold]
+    pub(crate) fn locate(&self, e: Error) -> Error {
+        e.with_offset(self.read.offset())
+    }
+
+    /// Charges `units` of materialised output (bytes of strings, elements of containers)
+    /// against the output budget.
+    ///
+    /// Hook: the ONE place output is charged; Dense back-references and QPack runs charge
+    /// their expansion here too.
+    #[inline]
+    pub(crate) fn charge(&mut self, units: u64) -> Result<()> {
+        if units > self.budget_left {
+            return Err(self.read.error(ErrorCode::OutputBudget(self.budget)));
+        }
+        self.budget_left -= units;
+        Ok(())
+    }
+
+    /// Enters one container level (array, map, `Some`, enum variant with a payload).
+    #[inline]
+    pub(crate) fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > self.max_depth {
+            return Err(self.read.error(ErrorCode::DepthLimit(self.max_depth)));
+        }
+        Ok(())
+    }
+
+    /// Leaves one container level.
+    #[inline]
+    pub(crate) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+}
+
+/// Decodes one value occupying all of `body` (no header); trailing bytes are an error. The
+/// output budget is computed from `body.len()`. Offsets in errors are relative to `body`.
+///
+/// Hook for sessions and framing: the one place a body is consumed.
+#[allow(dead_code)] // used by the session framing
+pub(crate) fn decode_body<'de, T: serde::Deserialize<'de>>(
+    body: &'de [u8],
+    opts: &Options,
+) -> Result<T> {
+    let mut de = Deserializer::new(body, 0, opts);
+    let v = T::deserialize(&mut de).map_err(|e| de.locate(e))?;
+    de.end()?;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests;

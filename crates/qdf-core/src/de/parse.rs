@@ -1,0 +1,330 @@
+//! Tag-level parsing: numbers, strings, container lengths, the `F2` extension payloads. Every
+//! check for the smallest form lives here (`docs/SPEC.md` §Strictness).
+
+use super::Deserializer;
+use super::read::{Reference, Text};
+use crate::error::{Error, ErrorCode, Result};
+use crate::wire::ext;
+use crate::wire::tags::*;
+
+/// A number as the wire holds it.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Num {
+    U64(u64),
+    I64(i64),
+    U128(u128),
+    I128(i128),
+    F32(f32),
+    F64(f64),
+}
+
+/// What a length announces: strings and byte strings (bytes), arrays (elements), maps
+/// (entries).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Len {
+    Str,
+    Bin,
+    Array,
+    Map,
+}
+
+impl<'de> Deserializer<'de> {
+    /// An error at the offset of the byte just read (the tag).
+    #[cold]
+    pub(crate) fn error_at_tag(&self, code: ErrorCode) -> Error {
+        Error::at(code, self.read.offset().saturating_sub(1))
+    }
+
+    /// A `BadTag` error for `tag` (already consumed) where `expected` was wanted.
+    #[cold]
+    pub(crate) fn bad_tag(&self, tag: u8, expected: &'static str) -> Error {
+        self.error_at_tag(ErrorCode::BadTag {
+            found: tag,
+            expected,
+        })
+    }
+
+    #[cold]
+    fn non_minimal(&self, what: &'static str, back: u64) -> Error {
+        Error::at(
+            ErrorCode::NonMinimal(what),
+            self.read.offset().saturating_sub(back),
+        )
+    }
+
+    /// Reads the next tag byte.
+    #[inline]
+    pub(crate) fn next_tag(&mut self) -> Result<u8> {
+        self.read.next("a tag")
+    }
+
+    /// Reads a little-endian length of `N` bytes and rejects one a shorter form could hold.
+    #[inline]
+    fn len_field<const N: usize>(&mut self, min: u64, what: &'static str) -> Result<usize> {
+        let b: [u8; N] = self.read.array(what)?;
+        let mut v = 0u64;
+        for (i, &x) in b.iter().enumerate() {
+            v |= (x as u64) << (8 * i);
+        }
+        if v < min {
+            return Err(self.non_minimal(what, N as u64 + 1));
+        }
+        Ok(v as usize)
+    }
+
+    /// The length a header tag announces, or `None` if `tag` is not a header of `kind`. Not
+    /// yet checked against the remaining input.
+    #[inline]
+    pub(crate) fn parse_len(&mut self, tag: u8, kind: Len) -> Result<Option<usize>> {
+        Ok(Some(match (kind, tag) {
+            (Len::Str, FIXSTR..=FIXSTR_MAX) => (tag & 0x1F) as usize,
+            (Len::Str, STR8) => self.len_field::<1>(32, "a str8 length")?,
+            (Len::Str, STR16) => self.len_field::<2>(0x100, "a str16 length")?,
+            (Len::Str, STR32) => self.len_field::<4>(0x1_0000, "a str32 length")?,
+            (Len::Bin, BIN8) => self.len_field::<1>(0, "a bin8 length")?,
+            (Len::Bin, BIN16) => self.len_field::<2>(0x100, "a bin16 length")?,
+            (Len::Bin, BIN32) => self.len_field::<4>(0x1_0000, "a bin32 length")?,
+            (Len::Array, FIXARR..=FIXARR_MAX) => (tag & 0x1F) as usize,
+            (Len::Array, ARR16) => self.len_field::<2>(32, "an arr16 count")?,
+            (Len::Array, ARR32) => self.len_field::<4>(0x1_0000, "an arr32 count")?,
+            (Len::Map, MAP8) => self.len_field::<1>(0, "a map8 count")?,
+            (Len::Map, MAP16) => self.len_field::<2>(0x100, "a map16 count")?,
+            (Len::Map, MAP32) => self.len_field::<4>(0x1_0000, "a map32 count")?,
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Reads the element count of an array header `tag`, checks it against the remaining
+    /// input (each element takes at least one byte) and charges it. `None` if `tag` is not an
+    /// array header.
+    #[inline]
+    pub(crate) fn array_len(&mut self, tag: u8) -> Result<Option<usize>> {
+        match self.parse_len(tag, Len::Array)? {
+            Some(n) => {
+                self.read.check_count(n as u64, 1)?;
+                self.charge(n as u64)?;
+                Ok(Some(n))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Like [`Deserializer::array_len`] for maps (each entry takes at least two bytes).
+    #[inline]
+    pub(crate) fn map_len(&mut self, tag: u8) -> Result<Option<usize>> {
+        match self.parse_len(tag, Len::Map)? {
+            Some(n) => {
+                self.read.check_count(n as u64, 2)?;
+                self.charge(n as u64)?;
+                Ok(Some(n))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Reads the string or byte string that `tag` (already consumed) starts; `None` if `tag`
+    /// starts neither.
+    ///
+    /// Hook: EVERY string and byte-string read goes through here — values, map keys, struct
+    /// field names, variant names. The Dense dialect resolves intern tags (E0/E1/E2/E8/E9/EA)
+    /// here and returns [`Reference::Copied`] for table entries.
+    #[inline]
+    pub(crate) fn read_text(&mut self, tag: u8) -> Result<Option<Text<'de, '_>>> {
+        let (len, is_str) = match tag {
+            FIXSTR..=FIXSTR_MAX => ((tag & 0x1F) as usize, true),
+            STR8 | STR16 | STR32 => (self.parse_len(tag, Len::Str)?.unwrap_or(0), true),
+            BIN8 | BIN16 | BIN32 => (self.parse_len(tag, Len::Bin)?.unwrap_or(0), false),
+            _ => return Ok(None),
+        };
+        let at = self.read.offset();
+        let bytes = self.read.take(len, "string bytes")?;
+        self.charge(len as u64)?;
+        if !is_str {
+            return Ok(Some(Text::Bytes(Reference::Borrowed(bytes))));
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Ok(Some(Text::Str(Reference::Borrowed(s)))),
+            Err(e) => Err(Error::at(
+                ErrorCode::InvalidUtf8,
+                at + e.valid_up_to() as u64,
+            )),
+        }
+    }
+
+    /// Reads the number that `tag` (already consumed) starts; `None` if it starts none.
+    /// Handles the `F2 03`/`F2 04` 128-bit forms when `tag` is `F2` and the subtype matches
+    /// (the subtype is only consumed then).
+    #[inline]
+    pub(crate) fn read_num(&mut self, tag: u8) -> Result<Option<Num>> {
+        Ok(Some(match tag {
+            0..=FIXINT_MAX => Num::U64(tag as u64),
+            NEGFIXINT..=NEGFIXINT_MAX => Num::I64(-((tag & 7) as i64) - 1),
+            U8 => {
+                let v = self.read.next("a u8")?;
+                if v <= FIXINT_MAX {
+                    return Err(self.non_minimal("a u8 holding a fixint", 2));
+                }
+                Num::U64(v as u64)
+            }
+            U16 => {
+                let v = u16::from_le_bytes(self.read.array("a u16")?);
+                if v <= 0xFF {
+                    return Err(self.non_minimal("a u16 holding a u8", 3));
+                }
+                Num::U64(v as u64)
+            }
+            U32 => {
+                let v = u32::from_le_bytes(self.read.array("a u32")?);
+                if v <= 0xFFFF {
+                    return Err(self.non_minimal("a u32 holding a u16", 5));
+                }
+                Num::U64(v as u64)
+            }
+            U64 => {
+                let v = u64::from_le_bytes(self.read.array("a u64")?);
+                if v <= u32::MAX as u64 {
+                    return Err(self.non_minimal("a u64 holding a u32", 9));
+                }
+                Num::U64(v)
+            }
+            I8 => {
+                let v = self.read.next("an i8")? as i8;
+                if v >= -8 {
+                    return Err(self.non_minimal("an i8 holding a fixint or unsigned value", 2));
+                }
+                Num::I64(v as i64)
+            }
+            I16 => {
+                let v = i16::from_le_bytes(self.read.array("an i16")?);
+                if v >= i8::MIN as i16 {
+                    return Err(self.non_minimal("an i16 holding an i8 or unsigned value", 3));
+                }
+                Num::I64(v as i64)
+            }
+            I32 => {
+                let v = i32::from_le_bytes(self.read.array("an i32")?);
+                if v >= i16::MIN as i32 {
+                    return Err(self.non_minimal("an i32 holding an i16 or unsigned value", 5));
+                }
+                Num::I64(v as i64)
+            }
+            I64 => {
+                let v = i64::from_le_bytes(self.read.array("an i64")?);
+                if v >= i32::MIN as i64 {
+                    return Err(self.non_minimal("an i64 holding an i32 or unsigned value", 9));
+                }
+                Num::I64(v)
+            }
+            F32 => Num::F32(f32::from_bits(u32::from_le_bytes(
+                self.read.array("an f32")?,
+            ))),
+            F64 => Num::F64(f64::from_bits(u64::from_le_bytes(
+                self.read.array("an f64")?,
+            ))),
+            EXT => match self.read.peek() {
+                None => return Err(self.read.eof("an extension subtype")),
+                Some(ext::U128) | Some(ext::I128) => {
+                    let sub = self.read.next("a subtype")?;
+                    self.read_wide(sub)?
+                }
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The 16-byte payload of `F2 03` / `F2 04` (subtype consumed).
+    pub(crate) fn read_wide(&mut self, sub: u8) -> Result<Num> {
+        let b: [u8; 16] = self.read.array("a 128-bit integer")?;
+        if sub == ext::U128 {
+            let v = u128::from_le_bytes(b);
+            if v <= u64::MAX as u128 {
+                return Err(self.non_minimal("a u128 that fits 64 bits", 18));
+            }
+            Ok(Num::U128(v))
+        } else {
+            let v = i128::from_le_bytes(b);
+            if v >= i64::MIN as i128 {
+                return Err(self.non_minimal("an i128 that fits 64 bits or is not negative", 18));
+            }
+            Ok(Num::I128(v))
+        }
+    }
+
+    /// The payload of `F2 02` (subtype consumed).
+    pub(crate) fn read_char(&mut self) -> Result<char> {
+        let at = self.read.offset();
+        let v = self.read.uvarint()?;
+        u32::try_from(v)
+            .ok()
+            .and_then(char::from_u32)
+            .ok_or_else(|| Error::at(ErrorCode::InvalidChar(v), at))
+    }
+
+    /// After `F2 05`: checks that the wrapped value starts with `C0` or `F2` (else the wrapper
+    /// was not needed and the form is not the smallest one).
+    pub(crate) fn check_some_wrapper(&mut self) -> Result<()> {
+        match self.read.peek() {
+            None => Err(self.read.eof("the value inside Some")),
+            Some(b) if ext::some_needs_wrapper(b) => Ok(()),
+            Some(_) => Err(self.non_minimal("a Some wrapper around a value that needs none", 2)),
+        }
+    }
+
+    /// Before a tuple or struct variant's payload: it must be an array or a map.
+    ///
+    /// Hook: the Dense dialect also accepts a struct shape (EC) for struct variants.
+    pub(crate) fn check_payload(&self, kind: u8) -> Result<()> {
+        let ok: fn(u8) -> bool = match kind {
+            ext::TUPLE_VARIANT => |t| matches!(t, FIXARR..=FIXARR_MAX | ARR16 | ARR32),
+            ext::STRUCT_VARIANT => |t| matches!(t, MAP8..=MAP32),
+            _ => return Ok(()),
+        };
+        match self.read.peek() {
+            None => Err(self.read.eof("a variant payload")),
+            Some(t) if ok(t) => Ok(()),
+            Some(t) => Err(self.read.error(ErrorCode::BadTag {
+                found: t,
+                expected: if kind == ext::TUPLE_VARIANT {
+                    "an array (tuple variant fields)"
+                } else {
+                    "a map (struct variant fields)"
+                },
+            })),
+        }
+    }
+
+    /// The error for a tag (already consumed) that is valid but not what the target wants
+    /// (`Data`), or not a value tag at all (`Syntax`).
+    #[cold]
+    pub(crate) fn unexpected(&self, tag: u8, expected: &'static str) -> Error {
+        if tag == EXT && self.read.remaining() == 0 {
+            // Which extension it is cannot be known yet: the input is cut after `F2`.
+            return self.read.eof("an extension subtype");
+        }
+        match describe_tag(tag) {
+            Some(found) => self.error_at_tag(ErrorCode::TypeMismatch {
+                expected: expected.into(),
+                found: found.into(),
+            }),
+            None => self.bad_tag(tag, expected),
+        }
+    }
+}
+
+/// A short name for what a value tag starts, or `None` for a tag that starts no value in
+/// this dialect.
+pub(crate) fn describe_tag(tag: u8) -> Option<&'static str> {
+    Some(match tag {
+        0..=FIXINT_MAX | U8..=I64 | NEGFIXINT..=NEGFIXINT_MAX => "an integer",
+        F32 | F64 => "a float",
+        FIXSTR..=FIXSTR_MAX | STR8..=STR32 => "a string",
+        BIN8..=BIN32 => "a byte string",
+        FIXARR..=FIXARR_MAX | ARR16 | ARR32 => "an array",
+        MAP8..=MAP32 => "a map",
+        NIL => "nil",
+        FALSE | TRUE => "a bool",
+        EXT => "an extension value",
+        _ => return None,
+    })
+}

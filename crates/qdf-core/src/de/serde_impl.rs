@@ -1,0 +1,417 @@
+//! `impl serde::Deserializer for &mut Deserializer`: self-describing decode
+//! (`deserialize_any`) plus typed fast paths.
+
+use serde::de::{self, Visitor};
+
+use super::Deserializer;
+use super::access::{Enum, MAP_FORM, MapAccess, SeqAccess, VariantMap, VariantName};
+use super::parse::Num;
+use super::read::{Reference, Text};
+use crate::error::{Error, ErrorCode, Result};
+use crate::wire::ext::{self, magic};
+use crate::wire::tags::*;
+
+/// Passes a decoded string or byte string to `visitor`, borrowed when it lies in the input.
+#[inline]
+pub(crate) fn visit_text<'de, V: Visitor<'de>>(t: Text<'de, '_>, visitor: V) -> Result<V::Value> {
+    match t {
+        Text::Str(Reference::Borrowed(s)) => visitor.visit_borrowed_str(s),
+        Text::Str(Reference::Copied(s)) => visitor.visit_str(s),
+        Text::Bytes(Reference::Borrowed(b)) => visitor.visit_borrowed_bytes(b),
+        Text::Bytes(Reference::Copied(b)) => visitor.visit_bytes(b),
+    }
+}
+
+#[inline]
+fn visit_num<'de, V: Visitor<'de>>(n: Num, visitor: V) -> Result<V::Value> {
+    match n {
+        Num::U64(v) => visitor.visit_u64(v),
+        Num::I64(v) => visitor.visit_i64(v),
+        Num::U128(v) => visitor.visit_u128(v),
+        Num::I128(v) => visitor.visit_i128(v),
+        Num::F32(v) => visitor.visit_f32(v),
+        Num::F64(v) => visitor.visit_f64(v),
+    }
+}
+
+impl<'de> Deserializer<'de> {
+    /// Visits the array whose header `tag` was read.
+    ///
+    /// Hook: QPack packed sequences (E3–E7, EB, ED, EE, F4) are decoded next to this.
+    fn visit_array<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
+        let Some(n) = self.array_len(tag)? else {
+            return Err(self.unexpected(tag, "an array"));
+        };
+        self.enter()?;
+        let mut seq = SeqAccess { de: self, left: n };
+        let v = visitor.visit_seq(&mut seq)?;
+        let left = seq.left;
+        self.leave();
+        if left != 0 {
+            return Err(Error::mismatch(
+                format!("{} elements", n - left),
+                format!("an array of {n} elements"),
+            ));
+        }
+        Ok(v)
+    }
+
+    /// Visits the map whose header `tag` was read.
+    fn visit_map<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
+        let Some(n) = self.map_len(tag)? else {
+            return Err(self.unexpected(tag, "a map"));
+        };
+        self.enter()?;
+        let mut map = MapAccess { de: self, left: n };
+        let v = visitor.visit_map(&mut map)?;
+        let left = map.left;
+        self.leave();
+        if left != 0 {
+            return Err(Error::mismatch(
+                format!("{} entries", n - left),
+                format!("a map of {n} entries"),
+            ));
+        }
+        Ok(v)
+    }
+
+    /// `deserialize_any` after an `F2` tag.
+    fn visit_ext<V: Visitor<'de>>(&mut self, visitor: V, value_mode: bool) -> Result<V::Value> {
+        let sub = self.read.next("an extension subtype")?;
+        match sub {
+            ext::UNIT => visitor.visit_unit(),
+            ext::UNIT_STRUCT if value_mode => visitor.visit_enum(Enum {
+                de: self,
+                kind: sub,
+            }),
+            ext::UNIT_STRUCT => visitor.visit_unit(),
+            ext::CHAR => visitor.visit_char(self.read_char()?),
+            ext::U128 | ext::I128 => visit_num(self.read_wide(sub)?, visitor),
+            ext::SOME => {
+                self.check_some_wrapper()?;
+                self.enter()?;
+                let v = visitor.visit_some(&mut *self)?;
+                self.leave();
+                Ok(v)
+            }
+            ext::UNIT_VARIANT if value_mode => visitor.visit_enum(Enum {
+                de: self,
+                kind: sub,
+            }),
+            ext::UNIT_VARIANT => de::Deserializer::deserialize_any(
+                VariantName {
+                    de: self,
+                    kind: sub,
+                },
+                visitor,
+            ),
+            ext::NEWTYPE_VARIANT | ext::TUPLE_VARIANT | ext::STRUCT_VARIANT => {
+                self.enter()?;
+                let v = if value_mode {
+                    visitor.visit_enum(Enum {
+                        de: self,
+                        kind: sub,
+                    })?
+                } else {
+                    visitor.visit_map(VariantMap {
+                        de: self,
+                        kind: sub,
+                        done: false,
+                    })?
+                };
+                self.leave();
+                Ok(v)
+            }
+            _ => Err(self.error_at_tag(ErrorCode::BadTag {
+                found: sub,
+                expected: "an extension subtype 0x00..=0x09",
+            })),
+        }
+    }
+
+    /// Reads any number into `visitor` (serde's primitive visitors range-check narrower
+    /// targets, so `300` into a `u8` is a `Data` error).
+    #[inline]
+    fn deserialize_num<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let tag = self.next_tag()?;
+        if tag <= FIXINT_MAX {
+            return visitor.visit_u64(tag as u64);
+        }
+        match self.read_num(tag)? {
+            Some(n) => visit_num(n, visitor),
+            None => Err(self.unexpected(tag, "a number")),
+        }
+    }
+
+    #[inline]
+    fn deserialize_text<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        expected: &'static str,
+    ) -> Result<V::Value> {
+        let tag = self.next_tag()?;
+        match self.read_text(tag)? {
+            Some(t) => visit_text(t, visitor),
+            None => Err(self.unexpected(tag, expected)),
+        }
+    }
+
+    /// Consumes `F2 <sub>` if the input holds it.
+    #[inline]
+    fn eat_ext(&mut self, sub: u8) -> bool {
+        let rest = self.read.rest();
+        if rest.len() >= 2 && rest[0] == EXT && rest[1] == sub {
+            let _ = self.read.take(2, "");
+            return true;
+        }
+        false
+    }
+}
+
+macro_rules! num_methods {
+    ($($m:ident)*) => {$(
+        #[inline]
+        fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.deserialize_num(visitor)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    /// Self-describing decode. Enum variants appear as a 1-entry map `{name: payload}` (unit
+    /// variants as their name), except for `Value`, which sees them through `visit_enum`.
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let value_mode = std::mem::take(&mut self.value_mode);
+        let tag = self.next_tag()?;
+        match tag {
+            0..=FIXINT_MAX => visitor.visit_u64(tag as u64),
+            FIXSTR..=FIXSTR_MAX | STR8..=STR32 | BIN8..=BIN32 => match self.read_text(tag)? {
+                Some(t) => visit_text(t, visitor),
+                None => Err(self.bad_tag(tag, "a value")),
+            },
+            FIXARR..=FIXARR_MAX | ARR16 | ARR32 => self.visit_array(tag, visitor),
+            MAP8..=MAP32 => self.visit_map(tag, visitor),
+            NIL => visitor.visit_none(),
+            FALSE => visitor.visit_bool(false),
+            TRUE => visitor.visit_bool(true),
+            EXT => self.visit_ext(visitor, value_mode),
+            _ => match self.read_num(tag)? {
+                Some(n) => visit_num(n, visitor),
+                None => Err(self.bad_tag(tag, "a value")),
+            },
+        }
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.next_tag()? {
+            FALSE => visitor.visit_bool(false),
+            TRUE => visitor.visit_bool(true),
+            t => Err(self.unexpected(t, "a bool")),
+        }
+    }
+
+    num_methods! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.eat_ext(ext::CHAR) {
+            return visitor.visit_char(self.read_char()?);
+        }
+        self.deserialize_text(visitor, "a char")
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_text(visitor, "a string")
+    }
+
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_text(visitor, "a string")
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let tag = self.next_tag()?;
+        if let Some(t) = self.read_text(tag)? {
+            return visit_text(t, visitor);
+        }
+        self.visit_array(tag, visitor)
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_bytes(visitor)
+    }
+
+    /// `C0` is `None`; `F2 05 x` and a bare `x` are `Some(x)`. One depth level for `Some`,
+    /// as the encoder counts it.
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.read.peek() {
+            None => Err(self.read.eof("an option")),
+            Some(NIL) => {
+                self.read.next("nil")?;
+                visitor.visit_none()
+            }
+            Some(_) => {
+                if self.eat_ext(ext::SOME) {
+                    self.check_some_wrapper()?;
+                }
+                self.enter()?;
+                let v = visitor.visit_some(&mut *self)?;
+                self.leave();
+                Ok(v)
+            }
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.eat_ext(ext::UNIT) {
+            return visitor.visit_unit();
+        }
+        match self.next_tag()? {
+            NIL => visitor.visit_unit(),
+            t => Err(self.unexpected(t, "unit")),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if self.eat_ext(ext::UNIT_STRUCT) {
+            return visitor.visit_unit();
+        }
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if name == magic::VALUE {
+            self.value_mode = true;
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let tag = self.next_tag()?;
+        self.visit_array(tag, visitor)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let tag = self.next_tag()?;
+        self.visit_map(tag, visitor)
+    }
+
+    /// A map of field name → value (fields in any order, unknown ones skipped by serde), or
+    /// an array of fields in declaration order.
+    ///
+    /// Hook: the Dense dialect decodes struct shapes (EC) here and in `deserialize_any`.
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let tag = self.next_tag()?;
+        match tag {
+            FIXARR..=FIXARR_MAX | ARR16 | ARR32 => self.visit_array(tag, visitor),
+            _ => self.visit_map(tag, visitor),
+        }
+    }
+
+    /// `F2 06..=09 name [payload]`; also a bare string (unit variant) and a 1-entry map
+    /// `{name: payload}`.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let tag = match self.read.peek() {
+            None => return Err(self.read.eof("an enum variant")),
+            Some(t) => t,
+        };
+        match tag {
+            FIXSTR..=FIXSTR_MAX | STR8..=STR32 => visitor.visit_enum(Enum {
+                de: self,
+                kind: ext::UNIT_VARIANT,
+            }),
+            EXT => {
+                self.read.next("a tag")?;
+                let sub = self.read.next("an extension subtype")?;
+                match sub {
+                    ext::UNIT_VARIANT => visitor.visit_enum(Enum {
+                        de: self,
+                        kind: sub,
+                    }),
+                    ext::NEWTYPE_VARIANT | ext::TUPLE_VARIANT | ext::STRUCT_VARIANT => {
+                        self.enter()?;
+                        let v = visitor.visit_enum(Enum {
+                            de: self,
+                            kind: sub,
+                        })?;
+                        self.leave();
+                        Ok(v)
+                    }
+                    _ => Err(self.error_at_tag(ErrorCode::TypeMismatch {
+                        expected: "an enum variant".into(),
+                        found: ext::subtype_name(sub).into(),
+                    })),
+                }
+            }
+            _ => {
+                self.read.next("a tag")?;
+                match self.map_len(tag)? {
+                    Some(1) => {
+                        self.enter()?;
+                        let v = visitor.visit_enum(Enum {
+                            de: self,
+                            kind: MAP_FORM,
+                        })?;
+                        self.leave();
+                        Ok(v)
+                    }
+                    Some(n) => Err(Error::mismatch(
+                        "an enum variant as a 1-entry map",
+                        format!("a map of {n} entries"),
+                    )),
+                    None => Err(self.unexpected(tag, "an enum variant")),
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_any(visitor)
+    }
+}

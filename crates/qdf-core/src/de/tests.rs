@@ -1,0 +1,155 @@
+//! Strict decoding: every non-smallest form, bad tag and overrun is rejected with the right
+//! code, category and offset.
+
+use crate::{Category, ErrorCode, Value};
+
+fn msg(body: &str) -> Vec<u8> {
+    let mut m = b"QDF\x01\x00".to_vec();
+    m.extend(
+        body.split_whitespace()
+            .map(|b| u8::from_str_radix(b, 16).unwrap()),
+    );
+    m
+}
+
+#[track_caller]
+fn err(body: &str) -> crate::Error {
+    crate::from_slice::<Value>(&msg(body)).unwrap_err()
+}
+
+#[test]
+fn non_minimal_forms_are_syntax_errors() {
+    for body in [
+        "c3 05",
+        "c4 ff 00",
+        "c5 ff ff 00 00",
+        "c6 ff ff ff ff 00 00 00 00",
+        "c7 05",
+        "c7 f8",
+        "c8 80 ff",
+        "c8 05 00",
+        "c9 00 80 ff ff",
+        "ca 00 00 00 80 ff ff ff ff",
+        "cd 01 61",
+        "ce 01 00 61",
+        "cf 01 00 00 00 61",
+        "d1 01 00 61",
+        "d2 01 00 00 00 61",
+        "d3 01 00 01",
+        "d4 01 00 00 00 01",
+        "d6 00 00",
+        "d7 00 00 00 00",
+        "f2 03 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+        "f2 04 ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff",
+        "f2 04 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00",
+        "f2 05 05",
+        "f2 05 81 61",
+    ] {
+        let e = err(body);
+        assert!(
+            matches!(e.code(), ErrorCode::NonMinimal(_)),
+            "{body}: {e:?}"
+        );
+        assert_eq!(e.classify(), Category::Syntax);
+        assert_eq!(e.offset(), Some(5), "{body}");
+    }
+}
+
+#[test]
+fn non_minimal_varint_offset_points_at_the_varint() {
+    let e = err("f2 02 80 00");
+    assert_eq!(e.code(), &ErrorCode::NonMinimal("a uvarint"));
+    assert_eq!(e.offset(), Some(7));
+}
+
+#[test]
+fn bad_tags_and_payloads() {
+    assert!(matches!(
+        err("f2 0a").code(),
+        ErrorCode::BadTag { found: 0x0a, .. }
+    ));
+    assert!(matches!(
+        err("e0 00").code(),
+        ErrorCode::BadTag { found: 0xe0, .. }
+    ));
+    assert!(matches!(
+        err("f3").code(),
+        ErrorCode::BadTag { found: 0xf3, .. }
+    ));
+    let e = err("83 61 ff 62");
+    assert_eq!(e.code(), &ErrorCode::InvalidUtf8);
+    assert_eq!(e.offset(), Some(7));
+    assert_eq!(
+        err("f2 02 80 b0 03").code(),
+        &ErrorCode::InvalidChar(0xD800)
+    );
+    assert!(matches!(
+        err("f2 08 81 41 05").code(),
+        ErrorCode::BadTag { found: 0x05, .. }
+    ));
+    assert!(matches!(
+        err("f2 09 81 41 a0").code(),
+        ErrorCode::BadTag { found: 0xa0, .. }
+    ));
+}
+
+#[test]
+fn trailing_bytes_and_take() {
+    let e = err("01 02");
+    assert_eq!(e.code(), &ErrorCode::TrailingBytes(1));
+    assert_eq!(e.offset(), Some(6));
+    let m = msg("01 02");
+    let (v, rest) = crate::take_from_slice::<u8>(&m).unwrap();
+    assert_eq!((v, rest), (1, &[2u8][..]));
+}
+
+#[test]
+fn huge_counts_fail_before_allocating() {
+    for body in [
+        "d4 ff ff ff ff",
+        "d7 ff ff ff ff 01",
+        "cf ff ff ff ff",
+        "d2 00 00 01 00",
+    ] {
+        let e = err(body);
+        assert_eq!(e.classify(), Category::Eof, "{body}: {e:?}");
+    }
+    // A map needs two bytes per entry.
+    assert!(matches!(
+        err("d5 02 01 02 03").code(),
+        ErrorCode::LengthOverrun {
+            len: 2,
+            remaining: 3
+        }
+    ));
+}
+
+#[test]
+fn output_budget_is_enforced() {
+    let bytes = crate::to_vec(&"z".repeat(100)).unwrap();
+    let opts = crate::Options::default().max_output(99);
+    let e = crate::from_slice_with::<String>(&bytes, opts).unwrap_err();
+    assert_eq!(e.code(), &ErrorCode::OutputBudget(99));
+    assert_eq!(e.classify(), Category::Limit);
+    let ok = crate::Options::default().max_output(100);
+    assert!(crate::from_slice_with::<String>(&bytes, ok).is_ok());
+}
+
+#[test]
+fn decode_body_has_no_header_and_rejects_trailing() {
+    let v: (u8, bool) = crate::decode_body(&[0xA2, 0x01, 0xC2], &crate::Options::speed()).unwrap();
+    assert_eq!(v, (1, true));
+    let e = crate::decode_body::<u8>(&[0x01, 0x02], &crate::Options::speed()).unwrap_err();
+    assert_eq!(e.code(), &ErrorCode::TrailingBytes(1));
+    assert_eq!(e.offset(), Some(1));
+}
+
+#[test]
+fn type_mismatch_is_data_with_offset() {
+    let m = msg("a2 01 81 61");
+    let e = crate::from_slice::<(u8, u8)>(&m).unwrap_err();
+    assert_eq!(e.classify(), Category::Data);
+    assert_eq!(e.offset(), Some(7));
+    let extra = crate::from_slice::<(u8,)>(&msg("a2 01 02")).unwrap_err();
+    assert_eq!(extra.classify(), Category::Data);
+}

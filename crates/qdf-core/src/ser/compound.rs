@@ -1,0 +1,219 @@
+//! Sequences, tuples, maps and structs: a length header, then the elements.
+//!
+//! The header is written up front with the length serde announced. If the `Serialize` impl
+//! announced none (or a wrong one, e.g. `#[serde(flatten)]` maps), the header is rewritten in
+//! place when the container ends, so the wire always carries the true count in its smallest
+//! form.
+
+use serde::Serialize;
+use serde::ser::{
+    SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant, SerializeTuple,
+    SerializeTupleStruct, SerializeTupleVariant,
+};
+
+use super::Serializer;
+use super::write::{Header, header_bytes};
+use crate::error::{Error, Result};
+
+/// What a [`Compound`] writes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    Array,
+    Map,
+    /// A `Value` enum variant carried as a 1-entry map `{name: payload}`: written as
+    /// `F2 <subtype> name payload`, no map header.
+    Carrier,
+}
+
+/// The state of one open container; returned by `serialize_seq`, `serialize_map`,
+/// `serialize_struct` and friends.
+#[derive(Debug)]
+pub struct Compound<'a> {
+    ser: &'a mut Serializer,
+    kind: Kind,
+    /// Offset of the header in the output.
+    start: usize,
+    /// Bytes the header occupies now.
+    header_len: usize,
+    /// The count written in the header (`usize::MAX`: no header yet).
+    claimed: usize,
+    /// Elements (or entries) written.
+    count: usize,
+    /// Depth levels to leave at the end (2 for tuple and struct variants).
+    levels: u32,
+}
+
+impl<'a> Compound<'a> {
+    /// Opens an array (`Header::Array`) or a map (`Header::Map`) of `len` items, after the
+    /// caller has entered `levels - 1` levels (variants) — this enters one more.
+    pub(crate) fn open(
+        ser: &'a mut Serializer,
+        header: Header,
+        len: Option<usize>,
+        levels: u32,
+    ) -> Result<Self> {
+        ser.enter()?;
+        let kind = if header == Header::Map {
+            Kind::Map
+        } else {
+            Kind::Array
+        };
+        let start = ser.out.len();
+        let (claimed, header_len) = match len {
+            Some(n) => {
+                ser.write_header(header, n)?;
+                (n, ser.out.len() - start)
+            }
+            None => (usize::MAX, 0),
+        };
+        Ok(Compound {
+            ser,
+            kind,
+            start,
+            header_len,
+            claimed,
+            count: 0,
+            levels,
+        })
+    }
+
+    /// Opens the carrier of a `Value` enum variant (subtype already written, one level
+    /// entered by the caller).
+    pub(crate) fn carrier(ser: &'a mut Serializer) -> Self {
+        let start = ser.out.len();
+        Compound {
+            ser,
+            kind: Kind::Carrier,
+            start,
+            header_len: 0,
+            claimed: 1,
+            count: 0,
+            levels: 1,
+        }
+    }
+
+    #[inline]
+    fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.count += 1;
+        value.serialize(&mut *self.ser)
+    }
+
+    fn finish(self) -> Result<()> {
+        if self.count != self.claimed {
+            let header = match self.kind {
+                Kind::Array => Header::Array,
+                Kind::Map => Header::Map,
+                Kind::Carrier => {
+                    return Err(Error::mismatch(
+                        "a 1-entry map carrying an enum variant",
+                        format!("{} entries", self.count),
+                    ));
+                }
+            };
+            let h = header_bytes(header, self.count)?;
+            let range = self.start..self.start + self.header_len;
+            self.ser.out.splice(range, h.as_slice().iter().copied());
+        }
+        self.ser.leave(self.levels);
+        Ok(())
+    }
+}
+
+impl SerializeSeq for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish()
+    }
+}
+
+impl SerializeTuple for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish()
+    }
+}
+
+impl SerializeTupleStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish()
+    }
+}
+
+impl SerializeTupleVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish()
+    }
+}
+
+impl SerializeMap for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        self.element(key)
+    }
+    #[inline]
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        value.serialize(&mut *self.ser)
+    }
+    fn end(self) -> Result<()> {
+        self.finish()
+    }
+}
+
+impl SerializeStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    /// Field name through the string hook, then the value.
+    #[inline]
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.count += 1;
+        self.ser.write_str(key)?;
+        value.serialize(&mut *self.ser)
+    }
+    fn end(self) -> Result<()> {
+        self.finish()
+    }
+}
+
+impl SerializeStructVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    #[inline]
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        SerializeStruct::serialize_field(self, key, value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish()
+    }
+}

@@ -1,0 +1,130 @@
+//! The serde [`Serializer`]: writes the Speed-tier row form (`docs/SPEC.md` §Tags) into a
+//! `Vec<u8>`.
+//!
+//! Layout decisions live here and in [`compound`]; the byte-level forms (integer widths, length
+//! headers) live in [`write`]. Every string and byte string — values, map keys, struct field
+//! names, variant names — is written by [`Serializer::write_str`] / [`Serializer::write_bytes`],
+//! so a dialect that interns strings changes exactly those two methods.
+
+mod compound;
+mod serde_impl;
+mod write;
+
+pub use compound::Compound;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::options::Options;
+
+/// Per-message encoder state that later dialects extend (intern table, shapes). Empty in the
+/// Speed tier.
+#[derive(Debug, Default)]
+pub(crate) struct EncState {}
+
+/// A qdf serializer writing the message *body* (no header) into an owned buffer.
+///
+/// Most callers use [`to_vec`](crate::to_vec), which writes the 5-byte header and then the body.
+/// Use this type directly to append several bodies to one buffer or to reuse an allocation:
+///
+/// ```
+/// use serde::Serialize;
+/// let mut ser = qdf_core::Serializer::new(qdf_core::Options::speed());
+/// (1u8, "hi").serialize(&mut ser).unwrap();
+/// assert_eq!(ser.into_inner(), [0xA2, 0x01, 0x82, b'h', b'i']);
+/// ```
+///
+/// Errors: nesting deeper than [`Options::depth_limit`] (`Limit`), a string, byte string,
+/// sequence or map longer than `u32::MAX` (`Data`), a `Serialize` impl that reports a length
+/// and then writes a different number of elements is tolerated (the header is rewritten).
+#[derive(Debug)]
+pub struct Serializer {
+    out: Vec<u8>,
+    opts: Options,
+    depth: u32,
+    /// Extension subtype of a `Value` enum variant announced by a private newtype name and
+    /// written by the next `serialize_str` (unit) or `serialize_map` (others).
+    pending_variant: Option<u8>,
+    #[allow(dead_code)]
+    state: EncState,
+}
+
+impl Serializer {
+    /// A serializer with an empty buffer.
+    pub fn new(opts: Options) -> Self {
+        Self::with_buffer(Vec::new(), opts)
+    }
+
+    /// A serializer that appends to `buf` (its contents are kept).
+    pub fn with_buffer(buf: Vec<u8>, opts: Options) -> Self {
+        Serializer {
+            out: buf,
+            opts,
+            depth: 0,
+            pending_variant: None,
+            state: EncState::default(),
+        }
+    }
+
+    /// The bytes written so far.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// The buffer.
+    pub fn into_inner(self) -> Vec<u8> {
+        self.out
+    }
+
+    /// The options.
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// Enters one container level (array, map, struct, `Some` wrapper, enum variant with a
+    /// payload); the same count the decoder keeps.
+    #[inline]
+    pub(crate) fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > self.opts.depth_limit() {
+            return Err(Error::at(
+                ErrorCode::DepthLimit(self.opts.depth_limit()),
+                self.out.len() as u64,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Leaves `levels` container levels.
+    #[inline]
+    pub(crate) fn leave(&mut self, levels: u32) {
+        self.depth -= levels;
+    }
+
+    /// Writes `F2 <subtype>`.
+    #[inline]
+    pub(crate) fn write_ext(&mut self, subtype: u8) {
+        self.out
+            .extend_from_slice(&[crate::wire::tags::EXT, subtype]);
+    }
+}
+
+/// Appends the body of `value` to `out` (no header). On error `out` is truncated back to its
+/// length at entry, so a caller's buffer never holds half a message.
+///
+/// Hook for sessions and framing: the one place a body is produced.
+pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
+    value: &T,
+    opts: &Options,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let start = out.len();
+    let mut ser = Serializer::with_buffer(std::mem::take(out), *opts);
+    let r = value.serialize(&mut ser);
+    *out = ser.into_inner();
+    if r.is_err() {
+        out.truncate(start);
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests;

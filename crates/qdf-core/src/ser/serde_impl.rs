@@ -1,0 +1,227 @@
+//! `impl serde::Serializer for &mut Serializer`: maps each serde kind to its wire form
+//! (`docs/SPEC.md` §Data model).
+
+use serde::Serialize;
+
+use super::Serializer;
+use super::compound::Compound;
+use super::write::Header;
+use crate::error::{Error, Result};
+use crate::wire::ext::{self, magic};
+use crate::wire::tags::*;
+
+impl<'a> serde::Serializer for &'a mut Serializer {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'a>;
+    type SerializeTuple = Compound<'a>;
+    type SerializeTupleStruct = Compound<'a>;
+    type SerializeTupleVariant = Compound<'a>;
+    type SerializeMap = Compound<'a>;
+    type SerializeStruct = Compound<'a>;
+    type SerializeStructVariant = Compound<'a>;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    #[inline]
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        self.out.push(if v { TRUE } else { FALSE });
+        Ok(())
+    }
+    #[inline]
+    fn serialize_i8(self, v: i8) -> Result<()> {
+        self.write_i64(v as i64);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_i16(self, v: i16) -> Result<()> {
+        self.write_i64(v as i64);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        self.write_i64(v as i64);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_i64(self, v: i64) -> Result<()> {
+        self.write_i64(v);
+        Ok(())
+    }
+    fn serialize_i128(self, v: i128) -> Result<()> {
+        self.write_i128(v);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        self.write_u64(v as u64);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_u16(self, v: u16) -> Result<()> {
+        self.write_u64(v as u64);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_u32(self, v: u32) -> Result<()> {
+        self.write_u64(v as u64);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_u64(self, v: u64) -> Result<()> {
+        self.write_u64(v);
+        Ok(())
+    }
+    fn serialize_u128(self, v: u128) -> Result<()> {
+        self.write_u128(v);
+        Ok(())
+    }
+    /// Never narrowed: raw IEEE-754 bits, so −0.0, NaN payloads and subnormals survive.
+    #[inline]
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        self.out.push(F32);
+        self.out.extend_from_slice(&v.to_bits().to_le_bytes());
+        Ok(())
+    }
+    #[inline]
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        self.out.push(F64);
+        self.out.extend_from_slice(&v.to_bits().to_le_bytes());
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result<()> {
+        self.write_char(v);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_str(self, v: &str) -> Result<()> {
+        if let Some(kind) = self.pending_variant.take() {
+            // A `Value` unit variant: the carried string is the name.
+            debug_assert_eq!(kind, ext::UNIT_VARIANT);
+            self.write_ext(kind);
+        }
+        self.write_str(v)
+    }
+    #[inline]
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        self.write_bytes(v)
+    }
+    fn serialize_none(self) -> Result<()> {
+        self.out.push(NIL);
+        Ok(())
+    }
+    /// `Some(x)` is `x`, unless `x`'s encoding starts with `C0` or `F2`: then `F2 05` is
+    /// inserted before it. One depth level either way (the decoder counts `Some` the same way).
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        self.enter()?;
+        let pos = self.out.len();
+        value.serialize(&mut *self)?;
+        self.leave(1);
+        if self
+            .out
+            .get(pos)
+            .is_some_and(|&b| ext::some_needs_wrapper(b))
+        {
+            self.out.splice(pos..pos, [EXT, ext::SOME]);
+        }
+        Ok(())
+    }
+    fn serialize_unit(self) -> Result<()> {
+        self.write_ext(ext::UNIT);
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
+        self.write_ext(ext::UNIT_STRUCT);
+        Ok(())
+    }
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<()> {
+        self.write_ext(ext::UNIT_VARIANT);
+        self.write_str(variant)
+    }
+    /// Transparent: `struct Meters(u32)` is written as its `u32`.
+    #[inline]
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        if let Some(kind) = magic::variant_kind(name) {
+            self.pending_variant = Some(kind);
+            let r = value.serialize(&mut *self);
+            self.pending_variant = None;
+            return r;
+        }
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.enter()?;
+        self.write_ext(ext::NEWTYPE_VARIANT);
+        self.write_str(variant)?;
+        value.serialize(&mut *self)?;
+        self.leave(1);
+        Ok(())
+    }
+    #[inline]
+    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a>> {
+        Compound::open(self, Header::Array, len, 1)
+    }
+    #[inline]
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'a>> {
+        Compound::open(self, Header::Array, Some(len), 1)
+    }
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a>> {
+        Compound::open(self, Header::Array, Some(len), 1)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound<'a>> {
+        self.enter()?;
+        self.write_ext(ext::TUPLE_VARIANT);
+        self.write_str(variant)?;
+        Compound::open(self, Header::Array, Some(len), 2)
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a>> {
+        if let Some(kind) = self.pending_variant.take() {
+            self.enter()?;
+            self.write_ext(kind);
+            return Ok(Compound::carrier(self));
+        }
+        Compound::open(self, Header::Map, len, 1)
+    }
+    /// A map of field name → value, in declaration order (skipped fields are left out).
+    ///
+    /// Hook: the Dense dialect writes struct shapes (tag EC) here.
+    #[inline]
+    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a>> {
+        Compound::open(self, Header::Map, Some(len), 1)
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound<'a>> {
+        self.enter()?;
+        self.write_ext(ext::STRUCT_VARIANT);
+        self.write_str(variant)?;
+        Compound::open(self, Header::Map, Some(len), 2)
+    }
+}

@@ -1,0 +1,178 @@
+//! Golden wire bytes for every tag the Speed tier writes (body only, header stripped), checked
+//! in both directions.
+
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+
+use crate::Options;
+
+fn hex(s: &str) -> Vec<u8> {
+    s.split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect()
+}
+
+#[track_caller]
+fn golden<T: Serialize + for<'de> Deserialize<'de> + PartialEq + Debug>(v: T, body: &str) {
+    let bytes = crate::to_vec_with(&v, Options::speed()).unwrap();
+    assert_eq!(&bytes[..5], b"QDF\x01\x00");
+    assert_eq!(bytes[5..], hex(body)[..], "encoding of {v:?}");
+    let back: T = crate::from_slice(&bytes).unwrap();
+    assert_eq!(back, v);
+}
+
+#[test]
+fn golden_unsigned() {
+    golden(0u8, "00");
+    golden(127u64, "7f");
+    golden(128u16, "c3 80");
+    golden(255u32, "c3 ff");
+    golden(256u32, "c4 00 01");
+    golden(65535u64, "c4 ff ff");
+    golden(65536u64, "c5 00 00 01 00");
+    golden(u32::MAX as u64, "c5 ff ff ff ff");
+    golden(1u64 << 32, "c6 00 00 00 00 01 00 00 00");
+    golden(u64::MAX, "c6 ff ff ff ff ff ff ff ff");
+    golden(5i32, "05");
+}
+
+#[test]
+fn golden_signed() {
+    golden(-1i8, "d8");
+    golden(-8i64, "df");
+    golden(-9i64, "c7 f7");
+    golden(-128i16, "c7 80");
+    golden(-129i64, "c8 7f ff");
+    golden(-32768i32, "c8 00 80");
+    golden(-32769i64, "c9 ff 7f ff ff");
+    golden(i32::MIN as i64, "c9 00 00 00 80");
+    golden(i32::MIN as i64 - 1, "ca ff ff ff 7f ff ff ff ff");
+    golden(i64::MIN, "ca 00 00 00 00 00 00 00 80");
+}
+
+#[test]
+fn golden_wide_ints() {
+    golden(7u128, "07");
+    golden(-3i128, "da");
+    golden(u64::MAX as i128, "c6 ff ff ff ff ff ff ff ff");
+    golden(
+        u64::MAX as u128 + 1,
+        "f2 03 00 00 00 00 00 00 00 00 01 00 00 00 00 00 00 00",
+    );
+    golden(
+        i64::MIN as i128 - 1,
+        "f2 04 ff ff ff ff ff ff ff 7f ff ff ff ff ff ff ff ff",
+    );
+    golden(
+        u128::MAX,
+        "f2 03 ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff",
+    );
+}
+
+#[test]
+fn golden_floats_bool_nil_ext() {
+    golden(1.5f32, "cb 00 00 c0 3f");
+    golden((-0.0f64).to_bits(), "c6 00 00 00 00 00 00 00 80");
+    let b = crate::to_vec_with(&-0.0f64, Options::speed()).unwrap();
+    assert_eq!(b[5..], hex("cc 00 00 00 00 00 00 00 80")[..]);
+    golden(true, "c2");
+    golden(false, "c1");
+    golden(None::<u8>, "c0");
+    golden((), "f2 00");
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Marker;
+    golden(Marker, "f2 01");
+    golden('a', "f2 02 61");
+    golden('€', "f2 02 ac 41");
+}
+
+#[test]
+fn golden_strings_and_bytes() {
+    golden(String::new(), "80");
+    golden("a".to_string(), "81 61");
+    let s32 = "x".repeat(32);
+    golden(s32.clone(), &format!("cd 20{}", " 78".repeat(32)));
+    let s256 = "y".repeat(256);
+    golden(s256, &format!("ce 00 01{}", " 79".repeat(256)));
+    golden(serde_bytes::ByteBuf::new(), "d0 00");
+    golden(serde_bytes::ByteBuf::from(vec![1]), "d0 01 01");
+    let b256 = vec![0u8; 256];
+    golden(
+        serde_bytes::ByteBuf::from(b256),
+        &format!("d1 00 01{}", " 00".repeat(256)),
+    );
+}
+
+#[test]
+fn golden_arrays_maps_structs() {
+    golden(Vec::<u8>::new(), "a0");
+    golden(vec![1u8, 2], "a2 01 02");
+    golden(vec![0u8; 32], &format!("d3 20 00{}", " 00".repeat(32)));
+    golden((1u8, "x".to_string()), "a2 01 81 78");
+    golden(std::collections::BTreeMap::<u8, u8>::new(), "d5 00");
+    golden(
+        std::collections::BTreeMap::from([("a".to_string(), 1u8)]),
+        "d5 01 81 61 01",
+    );
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct P {
+        x: i8,
+        y: Option<bool>,
+    }
+    golden(P { x: -1, y: None }, "d5 02 81 78 d8 81 79 c0");
+}
+
+#[test]
+fn golden_options_and_enums() {
+    golden(Some(5u8), "05");
+    golden(Some(None::<u8>), "f2 05 c0");
+    golden(Some(()), "f2 05 f2 00");
+    golden(Some(Some(())), "f2 05 f2 05 f2 00");
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    enum E {
+        A,
+        B(u8),
+        C(u8, String),
+        D { x: Option<u8> },
+    }
+    golden(E::A, "f2 06 81 41");
+    golden(E::B(9), "f2 07 81 42 09");
+    golden(E::C(1, "x".into()), "f2 08 81 43 a2 01 81 78");
+    golden(E::D { x: None }, "f2 09 81 44 d5 01 81 78 c0");
+    golden(Some(E::A), "f2 05 f2 06 81 41");
+}
+
+#[test]
+fn unknown_length_sequences_get_smallest_header() {
+    struct Iter(usize);
+    impl Serialize for Iter {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq((0..self.0).map(|_| 1u8).filter(|_| true))
+        }
+    }
+    for n in [0usize, 31, 32, 65536] {
+        let b = crate::to_vec_with(&Iter(n), Options::speed()).unwrap();
+        let back: Vec<u8> = crate::from_slice(&b).unwrap();
+        assert_eq!(back.len(), n);
+        let header_len = b.len() - 5 - n;
+        assert_eq!(
+            header_len,
+            if n <= 31 {
+                1
+            } else if n <= 0xFFFF {
+                3
+            } else {
+                5
+            }
+        );
+    }
+}
+
+#[test]
+fn encode_body_truncates_on_error() {
+    let mut out = vec![1, 2, 3];
+    let deep = vec![vec![vec![vec![vec![1u8]]]]];
+    let err = crate::encode_body(&deep, &Options::speed().max_depth(4), &mut out).unwrap_err();
+    assert_eq!(err.classify(), crate::Category::Limit);
+    assert_eq!(out, [1, 2, 3]);
+}

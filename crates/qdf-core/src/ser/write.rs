@@ -1,0 +1,182 @@
+//! Byte-level forms: the smallest integer width, length headers, strings and byte strings
+//! (`docs/SPEC.md` §Integers, §Strings, §Arrays and maps). Each function picks the one form
+//! the strict decoder accepts.
+
+use super::Serializer;
+use crate::error::{Error, ErrorCode, Result};
+use crate::wire::tags::*;
+use crate::wire::{ext, varint};
+
+/// Which length header: strings, byte strings, arrays or maps.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Header {
+    Str,
+    Bin,
+    Array,
+    Map,
+}
+
+/// A length header: up to 5 bytes.
+pub(crate) struct HeaderBytes {
+    buf: [u8; 5],
+    len: usize,
+}
+
+impl HeaderBytes {
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+/// The smallest header for `len` items of `kind`. Errors above `u32::MAX`.
+#[inline]
+pub(crate) fn header_bytes(kind: Header, len: usize) -> Result<HeaderBytes> {
+    // (fix base, fix max, 8-bit tag, 16-bit tag, 32-bit tag); a fix max of 0 = no fix form.
+    let (fix, fix_max, t8, t16, t32) = match kind {
+        Header::Str => (FIXSTR, 31, Some(STR8), STR16, STR32),
+        Header::Bin => (0, 0, Some(BIN8), BIN16, BIN32),
+        Header::Array => (FIXARR, 31, None, ARR16, ARR32),
+        Header::Map => (0, 0, Some(MAP8), MAP16, MAP32),
+    };
+    let mut buf = [0u8; 5];
+    let n = if fix_max > 0 && len <= fix_max {
+        buf[0] = fix | len as u8;
+        1
+    } else if let (Some(t8), true) = (t8, len <= 0xFF) {
+        buf[0] = t8;
+        buf[1] = len as u8;
+        2
+    } else if len <= 0xFFFF {
+        buf[0] = t16;
+        buf[1..3].copy_from_slice(&(len as u16).to_le_bytes());
+        3
+    } else if len <= u32::MAX as usize {
+        buf[0] = t32;
+        buf[1..5].copy_from_slice(&(len as u32).to_le_bytes());
+        5
+    } else {
+        return Err(Error::new(ErrorCode::Unsupported(
+            "a string, byte string, array or map longer than u32::MAX",
+        )));
+    };
+    Ok(HeaderBytes { buf, len: n })
+}
+
+impl Serializer {
+    /// Writes an unsigned integer in its smallest form: fixint, u8, u16, u32, u64.
+    #[inline]
+    pub(crate) fn write_u64(&mut self, v: u64) {
+        if v <= FIXINT_MAX as u64 {
+            self.out.push(v as u8);
+        } else if v <= 0xFF {
+            self.out.extend_from_slice(&[U8, v as u8]);
+        } else if v <= 0xFFFF {
+            let b = (v as u16).to_le_bytes();
+            self.out.extend_from_slice(&[U16, b[0], b[1]]);
+        } else if v <= u32::MAX as u64 {
+            self.out.push(U32);
+            self.out.extend_from_slice(&(v as u32).to_le_bytes());
+        } else {
+            self.out.push(U64);
+            self.out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    /// Writes a signed integer: `≥ 0` as unsigned, −1..=−8 as negfixint, else the smallest
+    /// of i8, i16, i32, i64.
+    #[inline]
+    pub(crate) fn write_i64(&mut self, v: i64) {
+        if v >= 0 {
+            self.write_u64(v as u64);
+        } else if v >= -8 {
+            self.out.push(NEGFIXINT | (-v - 1) as u8);
+        } else if v >= i8::MIN as i64 {
+            self.out.extend_from_slice(&[I8, v as u8]);
+        } else if v >= i16::MIN as i64 {
+            let b = (v as i16).to_le_bytes();
+            self.out.extend_from_slice(&[I16, b[0], b[1]]);
+        } else if v >= i32::MIN as i64 {
+            self.out.push(I32);
+            self.out.extend_from_slice(&(v as i32).to_le_bytes());
+        } else {
+            self.out.push(I64);
+            self.out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    /// Writes a 128-bit integer: a 64-bit form when it fits, else `F2 03` (u128) / `F2 04`
+    /// (i128) and 16 bytes LE.
+    pub(crate) fn write_i128(&mut self, v: i128) {
+        if let Ok(u) = u64::try_from(v) {
+            self.write_u64(u);
+        } else if let Ok(i) = i64::try_from(v) {
+            self.write_i64(i);
+        } else if v > 0 {
+            self.write_ext(ext::U128);
+            self.out.extend_from_slice(&v.to_le_bytes());
+        } else {
+            self.write_ext(ext::I128);
+            self.out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    /// Writes a u128 (see [`Serializer::write_i128`]).
+    pub(crate) fn write_u128(&mut self, v: u128) {
+        if let Ok(u) = u64::try_from(v) {
+            self.write_u64(u);
+        } else {
+            self.write_ext(ext::U128);
+            self.out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    /// Writes a char: `F2 02 uvarint(scalar)`.
+    pub(crate) fn write_char(&mut self, c: char) {
+        self.write_ext(ext::CHAR);
+        varint::write_uvarint(&mut self.out, c as u64);
+    }
+
+    /// Writes a length header.
+    #[inline]
+    pub(crate) fn write_header(&mut self, kind: Header, len: usize) -> Result<()> {
+        if kind == Header::Array && len <= 31 {
+            self.out.push(FIXARR | len as u8);
+            return Ok(());
+        }
+        let h = header_bytes(kind, len)?;
+        self.out.extend_from_slice(h.as_slice());
+        Ok(())
+    }
+
+    /// Writes a string: fixstr up to 31 bytes, else str8/16/32.
+    ///
+    /// Hook: EVERY string goes through here — values, map keys, struct field names and enum
+    /// variant names. The Dense dialect interns here (tags E0/E1/E8/E9/EA).
+    #[inline]
+    pub(crate) fn write_str(&mut self, s: &str) -> Result<()> {
+        let b = s.as_bytes();
+        if b.len() <= 31 {
+            self.out.reserve(1 + b.len());
+            self.out.push(FIXSTR | b.len() as u8);
+        } else {
+            let h = header_bytes(Header::Str, b.len())?;
+            self.out.reserve(h.len + b.len());
+            self.out.extend_from_slice(h.as_slice());
+        }
+        self.out.extend_from_slice(b);
+        Ok(())
+    }
+
+    /// Writes a byte string: bin8/16/32.
+    ///
+    /// Hook: EVERY byte string goes through here. The Dense dialect interns here (tag E2).
+    #[inline]
+    pub(crate) fn write_bytes(&mut self, b: &[u8]) -> Result<()> {
+        let h = header_bytes(Header::Bin, b.len())?;
+        self.out.reserve(h.len + b.len());
+        self.out.extend_from_slice(h.as_slice());
+        self.out.extend_from_slice(b);
+        Ok(())
+    }
+}

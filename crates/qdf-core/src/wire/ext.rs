@@ -1,0 +1,103 @@
+//! The serde extension tag [`EXT`](super::tags::EXT) (0xF2) and its subtype bytes
+//! (`docs/SPEC.md` §Extension).
+//!
+//! serde has kinds the Go wire lacks. Each is written as `F2 <subtype> <payload>`:
+//!
+//! | subtype | name | payload | depth |
+//! |---|---|---|---|
+//! | `00` | unit `()` | none | 0 |
+//! | `01` | unit struct | none | 0 |
+//! | `02` | char | uvarint(Unicode scalar value) | 0 |
+//! | `03` | u128 | 16 bytes LE, value > `u64::MAX` | 0 |
+//! | `04` | i128 | 16 bytes LE two's complement, value < `i64::MIN` | 0 |
+//! | `05` | some | one value whose encoding starts with `C0` or `F2` | 1 |
+//! | `06` | unit variant | name (a string) | 0 |
+//! | `07` | newtype variant | name, value | 1 |
+//! | `08` | tuple variant | name, array | 1 |
+//! | `09` | struct variant | name, map (field name → value) | 1 |
+//!
+//! Every other subtype byte is a `Syntax` error. Integers that fit 64 bits always use the
+//! plain integer tags, so `03`/`04` holding such a value is
+//! [`ErrorCode::NonMinimal`](crate::ErrorCode::NonMinimal), and so is a `05` wrapper around a
+//! value that needs none.
+
+/// `()`.
+pub const UNIT: u8 = 0x00;
+/// A unit struct (`struct Marker;`), distinct from `()` so a [`Value`](crate::Value) keeps it.
+pub const UNIT_STRUCT: u8 = 0x01;
+/// `char`: `uvarint(scalar value)`.
+pub const CHAR: u8 = 0x02;
+/// An unsigned 128-bit value above `u64::MAX`: 16 bytes little-endian.
+pub const U128: u8 = 0x03;
+/// A signed 128-bit value below `i64::MIN`: 16 bytes little-endian two's complement.
+pub const I128: u8 = 0x04;
+/// `Some(x)` where `x`'s own encoding starts with `C0` (nil) or `F2` (extension).
+pub const SOME: u8 = 0x05;
+/// Enum unit variant: name.
+pub const UNIT_VARIANT: u8 = 0x06;
+/// Enum newtype variant: name, value.
+pub const NEWTYPE_VARIANT: u8 = 0x07;
+/// Enum tuple variant: name, array of fields.
+pub const TUPLE_VARIANT: u8 = 0x08;
+/// Enum struct variant: name, map of field name → value.
+pub const STRUCT_VARIANT: u8 = 0x09;
+
+/// True if `Some(x)` must be wrapped because `x`'s encoding starts with `first`.
+#[inline]
+pub(crate) const fn some_needs_wrapper(first: u8) -> bool {
+    first == super::tags::NIL || first == super::tags::EXT
+}
+
+/// Private serde names through which [`Value`](crate::Value) asks the qdf
+/// `Serializer`/`Deserializer` for the extension forms serde's data model cannot name with
+/// owned strings (like `serde_json`'s `RawValue` token). Other formats see a plain newtype
+/// struct around an externally tagged enum shape.
+pub(crate) mod magic {
+    /// `Value` deserializes through `deserialize_newtype_struct(VALUE, ..)`: the qdf
+    /// deserializer then reports variants and unit structs through `visit_enum`.
+    pub const VALUE: &str = "$qdf::private::Value";
+    /// The variant identifier of a `visit_enum` in value mode: `deserialize_tuple_struct(KIND, 2)`
+    /// yields `(subtype, name)`.
+    pub const KIND: &str = "$qdf::private::Kind";
+    /// Newtype-struct names that carry a `Value` enum variant to the serializer; the carried
+    /// value is the variant name (unit) or a 1-entry map `{name: payload}`.
+    pub const UNIT_VARIANT: &str = "$qdf::private::UnitVariant";
+    /// See [`UNIT_VARIANT`].
+    pub const NEWTYPE_VARIANT: &str = "$qdf::private::NewtypeVariant";
+    /// See [`UNIT_VARIANT`].
+    pub const TUPLE_VARIANT: &str = "$qdf::private::TupleVariant";
+    /// See [`UNIT_VARIANT`].
+    pub const STRUCT_VARIANT: &str = "$qdf::private::StructVariant";
+
+    /// The extension subtype a carrier name stands for.
+    #[inline]
+    pub fn variant_kind(name: &str) -> Option<u8> {
+        if !name.starts_with("$qdf::private::") {
+            return None;
+        }
+        match name {
+            UNIT_VARIANT => Some(super::UNIT_VARIANT),
+            NEWTYPE_VARIANT => Some(super::NEWTYPE_VARIANT),
+            TUPLE_VARIANT => Some(super::TUPLE_VARIANT),
+            STRUCT_VARIANT => Some(super::STRUCT_VARIANT),
+            _ => None,
+        }
+    }
+}
+
+/// A short human name for a subtype, for error messages.
+pub(crate) fn subtype_name(sub: u8) -> &'static str {
+    match sub {
+        UNIT => "unit",
+        UNIT_STRUCT => "a unit struct",
+        CHAR => "a char",
+        U128 => "a u128",
+        I128 => "an i128",
+        SOME => "Some",
+        UNIT_VARIANT => "a unit variant",
+        NEWTYPE_VARIANT => "a newtype variant",
+        TUPLE_VARIANT => "a tuple variant",
+        STRUCT_VARIANT => "a struct variant",
+        _ => "an unknown extension",
+    }
+}

@@ -1,0 +1,193 @@
+//! Shared test types covering the serde data model, and round-trip helpers.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+use qdf_core::{Options, Value};
+use serde::de::{DeserializeOwned, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_bytes::ByteBuf;
+
+/// An f64 compared by bits (transparent on the wire: a newtype struct).
+#[derive(Serialize, Deserialize, Debug, Clone, Copy)]
+pub struct F64b(pub f64);
+impl PartialEq for F64b {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.to_bits() == o.0.to_bits()
+    }
+}
+
+/// An f32 compared by bits.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy)]
+pub struct F32b(pub f32);
+impl PartialEq for F32b {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.to_bits() == o.0.to_bits()
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+pub struct UnitS;
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+pub struct NewtypeS(pub u32);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+pub struct TupleS(pub i8, pub String);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, PartialOrd)]
+pub enum E {
+    A,
+    B(u8),
+    C(i32, String),
+    D { x: Option<u8>, y: Vec<u16> },
+    U(()),
+    O(Option<Option<u8>>),
+    N(Box<E>),
+}
+
+/// A map that keeps entry order and allows any key type.
+#[derive(Debug, PartialEq, Clone)]
+pub struct Ordered<K, V>(pub Vec<(K, V)>);
+
+impl<K: Serialize, V: Serialize> Serialize for Ordered<K, V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de, K: Deserialize<'de>, V: Deserialize<'de>> Deserialize<'de> for Ordered<K, V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Vis<K, V>(std::marker::PhantomData<(K, V)>);
+        impl<'de, K: Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for Vis<K, V> {
+            type Value = Ordered<K, V>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(kv) = a.next_entry()? {
+                    out.push(kv);
+                }
+                Ok(Ordered(out))
+            }
+        }
+        d.deserialize_map(Vis(std::marker::PhantomData))
+    }
+}
+
+/// Every kind of the serde data model in one struct.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+pub struct Everything {
+    pub b: bool,
+    pub i8: i8,
+    pub i16: i16,
+    pub i32: i32,
+    pub i64: i64,
+    pub i128: i128,
+    pub u8: u8,
+    pub u16: u16,
+    pub u32: u32,
+    pub u64: u64,
+    pub u128: u128,
+    pub f32: F32b,
+    pub f64: F64b,
+    pub ch: char,
+    pub s: String,
+    pub bytes: ByteBuf,
+    pub unit: (),
+    pub unit_s: UnitS,
+    pub newtype: NewtypeS,
+    pub tuple: (u8, String, bool),
+    pub tuple_s: TupleS,
+    pub opt: Option<u32>,
+    pub opt_unit: Option<()>,
+    pub opt_opt: Option<Option<u8>>,
+    pub opt_e: Option<E>,
+    pub seq: Vec<i64>,
+    pub map: BTreeMap<String, u32>,
+    pub int_keys: Ordered<i64, String>,
+    pub tuple_keys: Ordered<(u8, String), bool>,
+    pub bytes_keys: Ordered<ByteBuf, u8>,
+    pub enum_keys: Ordered<E, u8>,
+    pub enums: Vec<E>,
+}
+
+pub fn sample() -> Everything {
+    Everything {
+        b: true,
+        i8: -100,
+        i16: -30000,
+        i32: -2_000_000_000,
+        i64: i64::MIN,
+        i128: i128::MIN,
+        u8: 200,
+        u16: 60000,
+        u32: 4_000_000_000,
+        u64: (1 << 53) + 1,
+        u128: u128::MAX,
+        f32: F32b(f32::from_bits(0x7fc0_0001)),
+        f64: F64b(-0.0),
+        ch: '€',
+        s: "héllo, a string longer than thirty-one bytes".into(),
+        bytes: ByteBuf::from(vec![0, 1, 2, 0xC0, 0xF2]),
+        unit: (),
+        unit_s: UnitS,
+        newtype: NewtypeS(7),
+        tuple: (1, "x".into(), false),
+        tuple_s: TupleS(-1, "t".into()),
+        opt: Some(5),
+        opt_unit: Some(()),
+        opt_opt: Some(None),
+        opt_e: Some(E::A),
+        seq: vec![0, -1, 127, 128, -129, i64::MAX],
+        map: [("a".to_string(), 1), ("b".to_string(), 300)].into(),
+        int_keys: Ordered(vec![(3, "c".into()), (-1, "m".into()), (1, "a".into())]),
+        tuple_keys: Ordered(vec![((2, "b".into()), true), ((1, "a".into()), false)]),
+        bytes_keys: Ordered(vec![
+            (ByteBuf::from(vec![9]), 1),
+            (ByteBuf::from(vec![]), 2),
+        ]),
+        enum_keys: Ordered(vec![(E::B(2), 1), (E::A, 2), (E::C(1, "z".into()), 3)]),
+        enums: vec![
+            E::A,
+            E::B(9),
+            E::C(-5, "c".into()),
+            E::D {
+                x: None,
+                y: vec![1, 65535],
+            },
+            E::U(()),
+            E::O(Some(None)),
+            E::O(None),
+            E::O(Some(Some(1))),
+            E::N(Box::new(E::N(Box::new(E::A)))),
+        ],
+    }
+}
+
+pub const TIERS: [fn() -> Options; 3] = [Options::speed, Options::balanced, Options::compression];
+
+/// T → bytes → T, and T → bytes → Value → bytes (identical) → T, in every tier.
+pub fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: &T) -> Vec<u8> {
+    let mut first = None;
+    for tier in TIERS {
+        let opts = tier();
+        let bytes = qdf_core::to_vec_with(v, opts).expect("encode");
+        let back: T = qdf_core::from_slice_with(&bytes, opts).expect("decode typed");
+        assert_eq!(&back, v);
+        let val: Value = qdf_core::from_slice_with(&bytes, opts).expect("decode Value");
+        let again = qdf_core::to_vec_with(&val, opts).expect("encode Value");
+        assert_eq!(again, bytes, "Value re-encoding differs for {val}");
+        let back2: T = qdf_core::from_slice_with(&again, opts).expect("decode from Value bytes");
+        assert_eq!(&back2, v);
+        first.get_or_insert(bytes);
+    }
+    first.unwrap()
+}

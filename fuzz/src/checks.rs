@@ -1,0 +1,92 @@
+//! The checks the fuzz targets run. Shared verbatim with the stable replay test
+//! (`crates/qdf-core/tests/fuzz_corpus.rs` includes this file), so the committed corpora run
+//! through the same code on stable on every `cargo test`.
+//!
+//! Fuzz inputs are message *bodies*: the 5-byte header is prepended here so the fuzzer does
+//! not spend its time rediscovering the magic.
+
+use qdf_core::{Options, Value};
+use serde::{Deserialize, Serialize};
+
+/// Builds a message from a fuzz input.
+pub fn message(body: &[u8]) -> Vec<u8> {
+    let mut m = b"QDF\x01\x00".to_vec();
+    m.extend_from_slice(body);
+    m
+}
+
+/// Decodes into `Value` and `IgnoredAny`: never panics, both accept the same inputs, and
+/// whatever decodes re-encodes to the same bytes (the wire has one form per value).
+pub fn decode_value(body: &[u8]) {
+    let msg = message(body);
+    let opts = Options::speed().max_output(1 << 20);
+    let value = qdf_core::from_slice_with::<Value>(&msg, opts);
+    let ignored = qdf_core::from_slice_with::<serde::de::IgnoredAny>(&msg, opts);
+    assert_eq!(value.is_ok(), ignored.is_ok(), "Value and IgnoredAny disagree");
+    if let Ok(v) = value {
+        let again = qdf_core::to_vec_with(&v, Options::speed()).expect("re-encode");
+        assert_eq!(again, msg, "decoded Value re-encodes differently");
+        let _ = v.to_string();
+    }
+}
+
+/// A typed target with every kind of field, for the typed decode paths.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+pub enum Shape {
+    /// A unit variant.
+    Empty,
+    /// A newtype variant.
+    Num(i64),
+    /// A tuple variant.
+    Pair(Option<u8>, String),
+    /// A struct variant.
+    Rec {
+        /// Bytes.
+        #[serde(with = "serde_bytes_compat")]
+        data: Vec<u8>,
+        /// Nested.
+        inner: Option<Box<Shape>>,
+    },
+}
+
+/// `Vec<u8>` as serde bytes, without a serde_bytes dependency.
+mod serde_bytes_compat {
+    use serde::{Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(v)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct B;
+        impl<'de> serde::de::Visitor<'de> for B {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+        }
+        d.deserialize_bytes(B)
+    }
+}
+
+/// Decodes into `Value` and typed targets, then round-trips whatever decoded through every
+/// tier: typed → bytes → typed and Value → bytes → Value must give back the same thing.
+pub fn round_trip(body: &[u8]) {
+    let msg = message(body);
+    let opts = Options::speed().max_output(1 << 20);
+    for tier in [Options::speed(), Options::balanced(), Options::compression()] {
+        if let Ok(v) = qdf_core::from_slice_with::<Value>(&msg, opts) {
+            let bytes = qdf_core::to_vec_with(&v, tier).expect("encode Value");
+            let back: Value = qdf_core::from_slice_with(&bytes, tier).expect("decode Value");
+            assert_eq!(back, v);
+        }
+        if let Ok(s) = qdf_core::from_slice_with::<Vec<Shape>>(&msg, opts) {
+            let bytes = qdf_core::to_vec_with(&s, tier).expect("encode typed");
+            let back: Vec<Shape> = qdf_core::from_slice_with(&bytes, tier).expect("decode typed");
+            assert_eq!(back, s);
+            let v: Value = qdf_core::from_slice_with(&bytes, tier).expect("typed bytes as Value");
+            assert_eq!(qdf_core::to_vec_with(&v, tier).expect("re-encode"), bytes);
+        }
+    }
+}
