@@ -22,7 +22,11 @@ pub fn decode_value(body: &[u8]) {
     let opts = Options::speed().max_output(1 << 20);
     let value = qdf_core::from_slice_with::<Value>(&msg, opts);
     let ignored = qdf_core::from_slice_with::<serde::de::IgnoredAny>(&msg, opts);
-    assert_eq!(value.is_ok(), ignored.is_ok(), "Value and IgnoredAny disagree");
+    assert_eq!(
+        value.is_ok(),
+        ignored.is_ok(),
+        "Value and IgnoredAny disagree"
+    );
     if let Ok(v) = value {
         let again = qdf_core::to_vec_with(&v, Options::speed()).expect("re-encode");
         assert_eq!(again, msg, "decoded Value re-encodes differently");
@@ -75,7 +79,11 @@ mod serde_bytes_compat {
 pub fn round_trip(body: &[u8]) {
     let msg = message(body);
     let opts = Options::speed().max_output(1 << 20);
-    for tier in [Options::speed(), Options::balanced(), Options::compression()] {
+    for tier in [
+        Options::speed(),
+        Options::balanced(),
+        Options::compression(),
+    ] {
         if let Ok(v) = qdf_core::from_slice_with::<Value>(&msg, opts) {
             let bytes = qdf_core::to_vec_with(&v, tier).expect("encode Value");
             let back: Value = qdf_core::from_slice_with(&bytes, tier).expect("decode Value");

@@ -17,8 +17,8 @@ use super::table::{Dict, dict_column, read_table};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::COL_STR_DICTQ;
 
-/// Decodes one integer QPack block at `input[pos..]`, charging `budget`; returns the values
-/// and the bytes consumed.
+/// Decodes one integer QPack block whose tag is at `input[pos]`, charging `budget`; returns
+/// the values and the position after the block (the convention of `codec::decode`).
 pub(crate) type IndexDecoder = fn(&[u8], usize, &mut u64) -> Result<(Vec<u64>, usize)>;
 
 /// Exact size of the FC block given the encoded index block, tag included.
@@ -44,7 +44,10 @@ pub(super) fn decode<'a>(
     let table = read_table(r)?;
     let at = r.offset();
     let (view, pos) = (r.view(), r.consumed());
-    let (wide, used) = decode_index(view, pos, budget).map_err(|e| e.with_offset(at))?;
+    let (wide, end) = decode_index(view, pos, budget).map_err(|e| e.with_offset(at))?;
+    let used = end
+        .checked_sub(pos)
+        .ok_or_else(|| r.bad("QPack index decoder went backwards"))?;
     r.bytes(used)?;
     if wide.len() != n_expected {
         return Err(Error::at(
@@ -99,7 +102,7 @@ mod tests {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        Ok((vals, 2 + used + n as usize * 8))
+        Ok((vals, pos + 2 + used + n as usize * 8))
     }
 
     fn decode_fc(block: &[u8], n: usize) -> Result<Vec<Vec<u8>>> {
