@@ -17,9 +17,11 @@ use super::table::{Dict, dict_column, read_table};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::COL_STR_DICTQ;
 
-/// Decodes one integer QPack block whose tag is at `input[pos]`, charging `budget`; returns
-/// the values and the position after the block (the convention of `codec::decode`).
-pub(crate) type IndexDecoder = fn(&[u8], usize, &mut u64) -> Result<(Vec<u64>, usize)>;
+/// Decodes the integer QPack block at the front of `block` (tag first), whose first byte is
+/// at absolute offset `base` (for error offsets), charging `budget`; returns the values and
+/// the bytes used, tag included. After the merge: `codec::decode_body` on `block[1..]` with
+/// `base + 1`, keeping unsigned integer bodies.
+pub(crate) type IndexDecoder = fn(&[u8], u64, &mut u64) -> Result<(Vec<u64>, usize)>;
 
 /// Exact size of the FC block given the encoded index block, tag included.
 pub(super) fn cost(dict: &Dict<'_>, index_block: &[u8]) -> usize {
@@ -43,11 +45,7 @@ pub(super) fn decode<'a>(
 ) -> Result<StrColumn<'a>> {
     let table = read_table(r)?;
     let at = r.offset();
-    let (view, pos) = (r.view(), r.consumed());
-    let (wide, end) = decode_index(view, pos, budget).map_err(|e| e.with_offset(at))?;
-    let used = end
-        .checked_sub(pos)
-        .ok_or_else(|| r.bad("QPack index decoder went backwards"))?;
+    let (wide, used) = decode_index(r.rest(), at, budget).map_err(|e| e.with_offset(at))?;
     r.bytes(used)?;
     if wide.len() != n_expected {
         return Err(Error::at(
@@ -67,7 +65,7 @@ pub(super) fn decode<'a>(
             }
         }
     }
-    dict_column(Store::Input(view), table, index, budget, at)
+    dict_column(Store::Input(r.view()), table, index, budget, at)
 }
 
 #[cfg(test)]
@@ -86,9 +84,8 @@ mod tests {
         out
     }
 
-    fn read_raw_u64(buf: &[u8], pos: usize, budget: &mut u64) -> Result<(Vec<u64>, usize)> {
-        let bad = || Error::new(ErrorCode::BadCodec("test: not a raw U64 block"));
-        let rest = buf.get(pos..).ok_or_else(bad)?;
+    fn read_raw_u64(rest: &[u8], base: u64, budget: &mut u64) -> Result<(Vec<u64>, usize)> {
+        let bad = || Error::at(ErrorCode::BadCodec("test: not a raw U64 block"), base);
         if rest.get(..2) != Some(&[0xE4, 0x03]) {
             return Err(bad());
         }
@@ -102,7 +99,7 @@ mod tests {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        Ok((vals, pos + 2 + used + n as usize * 8))
+        Ok((vals, 2 + used + n as usize * 8))
     }
 
     fn decode_fc(block: &[u8], n: usize) -> Result<Vec<Vec<u8>>> {
@@ -139,5 +136,9 @@ mod tests {
             encode(&dict, &raw_u64_block(&idx), &mut out);
             assert!(decode_fc(&out, n).is_err(), "{idx:?} n={n}");
         }
+        // The index decoder's errors carry the block's absolute offset (table is 6 bytes).
+        let mut out = Vec::new();
+        encode(&dict, &[0xE5, 0x03], &mut out);
+        assert_eq!(decode_fc(&out, 2).unwrap_err().offset(), Some(7));
     }
 }

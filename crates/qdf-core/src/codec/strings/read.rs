@@ -32,6 +32,11 @@ impl<'a> Reader<'a> {
         self.buf
     }
 
+    /// The bytes not read yet.
+    pub(super) fn rest(&self) -> &'a [u8] {
+        &self.buf[self.pos..]
+    }
+
     /// Bytes read so far.
     pub(super) fn consumed(&self) -> usize {
         self.pos
