@@ -20,9 +20,11 @@
 mod codec;
 mod de;
 mod error;
+mod frame;
 mod options;
 mod ser;
 pub mod session;
+mod sync_stream;
 mod value;
 pub mod wire;
 
@@ -33,10 +35,10 @@ pub use options::{
     DEFAULT_MIN_INTERN, Features, Options,
 };
 pub use ser::{Compound, Serializer};
-pub use session::{DecoderSession, EncoderSession, FrameStatus};
+pub use session::{DEFAULT_MAX_FRAME_LEN, DecoderSession, EncoderSession, FrameStatus};
+pub use sync_stream::{StreamDecoder, StreamEncoder};
 pub use value::{Value, Variant, VariantKind};
 
-#[allow(unused_imports)] // used by the session framing
 pub(crate) use de::decode_body;
 pub(crate) use ser::encode_body;
 

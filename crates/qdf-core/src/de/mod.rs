@@ -119,10 +119,10 @@ impl<'de> Deserializer<'de> {
     /// Enters one container level (array, map, `Some`, enum variant with a payload).
     #[inline]
     pub(crate) fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
-        if self.depth > self.max_depth {
+        if self.depth >= self.max_depth {
             return Err(self.read.error(ErrorCode::DepthLimit(self.max_depth)));
         }
+        self.depth += 1;
         Ok(())
     }
 

@@ -59,7 +59,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Reads a little-endian length of `N` bytes and rejects one a shorter form could hold.
-    #[inline]
+    #[inline(always)]
     fn len_field<const N: usize>(&mut self, min: u64, what: &'static str) -> Result<usize> {
         let b: [u8; N] = self.read.array(what)?;
         let mut v = 0u64;
@@ -74,7 +74,7 @@ impl<'de> Deserializer<'de> {
 
     /// The length a header tag announces, or `None` if `tag` is not a header of `kind`. Not
     /// yet checked against the remaining input.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn parse_len(&mut self, tag: u8, kind: Len) -> Result<Option<usize>> {
         Ok(Some(match (kind, tag) {
             (Len::Str, FIXSTR..=FIXSTR_MAX) => (tag & 0x1F) as usize,
@@ -142,7 +142,7 @@ impl<'de> Deserializer<'de> {
         if !is_str {
             return Ok(Some(Text::Bytes(Reference::Borrowed(bytes))));
         }
-        match std::str::from_utf8(bytes) {
+        match utf8(bytes) {
             Ok(s) => Ok(Some(Text::Str(Reference::Borrowed(s)))),
             Err(e) => Err(Error::at(
                 ErrorCode::InvalidUtf8,
@@ -251,6 +251,21 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// The payload of tag `F3` (tag consumed): `zigzag-uvarint(seconds) uvarint(nanoseconds)`
+    /// with nanoseconds at most 999 999 999 (Go notes §1.2).
+    pub(crate) fn read_timestamp(&mut self) -> Result<(i64, u32)> {
+        let secs = crate::wire::varint::unzigzag(self.read.uvarint()?);
+        let at = self.read.offset();
+        let nanos = self.read.uvarint()?;
+        if nanos > 999_999_999 {
+            return Err(Error::at(
+                ErrorCode::BadCodec("timestamp nanoseconds above 999 999 999"),
+                at,
+            ));
+        }
+        Ok((secs, nanos as u32))
+    }
+
     /// The payload of `F2 02` (subtype consumed).
     pub(crate) fn read_char(&mut self) -> Result<char> {
         let at = self.read.offset();
@@ -312,6 +327,18 @@ impl<'de> Deserializer<'de> {
     }
 }
 
+/// UTF-8 validation with an ASCII fast path: field names, keys and most values are ASCII, and
+/// `is_ascii` is a word-at-a-time loop that inlines, where `from_utf8` is a call with setup
+/// (about a fifth of decode time on a log batch).
+#[inline]
+fn utf8(bytes: &[u8]) -> std::result::Result<&str, std::str::Utf8Error> {
+    if bytes.is_ascii() {
+        // SAFETY: every byte is < 0x80, and a sequence of ASCII bytes is valid UTF-8.
+        return Ok(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
+    std::str::from_utf8(bytes)
+}
+
 /// A short name for what a value tag starts, or `None` for a tag that starts no value in
 /// this dialect.
 pub(crate) fn describe_tag(tag: u8) -> Option<&'static str> {
@@ -325,6 +352,26 @@ pub(crate) fn describe_tag(tag: u8) -> Option<&'static str> {
         NIL => "nil",
         FALSE | TRUE => "a bool",
         EXT => "an extension value",
+        TIMESTAMP => "a timestamp",
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utf8_fast_path_agrees_with_std() {
+        let cases: [&[u8]; 7] = [
+            b"",
+            b"plain ascii",
+            b"\x7f",
+            "h\u{e9}llo".as_bytes(),
+            b"\xff",
+            b"ab\xc3",
+            b"\x80",
+        ];
+        for c in cases {
+            assert_eq!(super::utf8(c).ok(), std::str::from_utf8(c).ok(), "{c:?}");
+        }
+    }
 }

@@ -33,8 +33,10 @@ pub(crate) struct EncState {}
 /// ```
 ///
 /// Errors: nesting deeper than [`Options::depth_limit`] (`Limit`), a string, byte string,
-/// sequence or map longer than `u32::MAX` (`Data`), a `Serialize` impl that reports a length
+/// sequence or map longer than `u32::MAX` (`Data`). A `Serialize` impl that reports a length
 /// and then writes a different number of elements is tolerated (the header is rewritten).
+/// After an error the buffer holds a partial value: discard the serializer (or truncate, as
+/// [`to_vec`](crate::to_vec) does).
 #[derive(Debug)]
 pub struct Serializer {
     out: Vec<u8>,
@@ -83,13 +85,13 @@ impl Serializer {
     /// payload); the same count the decoder keeps.
     #[inline]
     pub(crate) fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
-        if self.depth > self.opts.depth_limit() {
+        if self.depth >= self.opts.depth_limit() {
             return Err(Error::at(
                 ErrorCode::DepthLimit(self.opts.depth_limit()),
                 self.out.len() as u64,
             ));
         }
+        self.depth += 1;
         Ok(())
     }
 

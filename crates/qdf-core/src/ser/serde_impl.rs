@@ -98,6 +98,9 @@ impl<'a> serde::Serializer for &'a mut Serializer {
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
         if let Some(kind) = self.pending_variant.take() {
+            if kind == TIMESTAMP {
+                return self.write_timestamp_text(v);
+            }
             // A `Value` unit variant: the carried string is the name.
             debug_assert_eq!(kind, ext::UNIT_VARIANT);
             self.write_ext(kind);
@@ -174,6 +177,9 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         self.leave(1);
         Ok(())
     }
+    /// An array of the elements.
+    ///
+    /// Hook: QPack writes packed numeric sequences (E3–E7, EB, ED, EE, F4) here.
     #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a>> {
         Compound::open(self, Header::Array, len, 1)

@@ -68,6 +68,9 @@ pub(crate) mod magic {
     pub const TUPLE_VARIANT: &str = "$qdf::private::TupleVariant";
     /// See [`UNIT_VARIANT`].
     pub const STRUCT_VARIANT: &str = "$qdf::private::StructVariant";
+    /// Carries a `Value::Timestamp` as the text `"secs.nanos"` (nanos as 9 digits); written
+    /// as tag `F3`.
+    pub const TIMESTAMP: &str = "$qdf::private::Timestamp";
 
     /// The extension subtype a carrier name stands for.
     #[inline]
@@ -80,6 +83,7 @@ pub(crate) mod magic {
             NEWTYPE_VARIANT => Some(super::NEWTYPE_VARIANT),
             TUPLE_VARIANT => Some(super::TUPLE_VARIANT),
             STRUCT_VARIANT => Some(super::STRUCT_VARIANT),
+            TIMESTAMP => Some(super::super::tags::TIMESTAMP),
             _ => None,
         }
     }
@@ -98,6 +102,7 @@ pub(crate) fn subtype_name(sub: u8) -> &'static str {
         NEWTYPE_VARIANT => "a newtype variant",
         TUPLE_VARIANT => "a tuple variant",
         STRUCT_VARIANT => "a struct variant",
+        super::tags::TIMESTAMP => "a timestamp",
         _ => "an unknown extension",
     }
 }
