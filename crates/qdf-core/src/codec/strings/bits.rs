@@ -1,44 +1,32 @@
-//! LSB-first packing of small codes (1–8 bits): dictionary indices and alphabet codes.
-//!
-//! Code `i` occupies bits `[i·w, (i+1)·w)` of the byte string, bit 0 being the low bit of
-//! byte 0; so with `w = 4` the first code is the low nibble. Padding bits are zero and the
+//! Small codes (1–8 bits: dictionary indices, alphabet codes) over the crate's LSB-first
+//! [`bitpack`]: code `i` of width `w` occupies bits `[i·w, (i+1)·w)`, bit 0 being the low bit
+//! of byte 0, so with `w = 4` the first code is the low nibble. Padding bits are zero and the
 //! decoder rejects other padding, so each column has one encoding.
-//!
-//! TODO(after merge): replace with the crate's `codec::bitpack` (helper "qpack") once it
-//! lands; this module covers only widths ≤ 8, which is all string blocks need.
+
+use crate::codec::bitpack;
+
+/// Codes unpacked per call into a stack buffer (a multiple of 8, so every chunk starts on a
+/// byte boundary).
+const CHUNK: usize = 256;
 
 /// `⌈log2 d⌉`: bits per code for `d` symbols (0 for `d ≤ 1`).
 pub(super) fn width_for(d: usize) -> u32 {
     if d <= 1 {
         0
     } else {
-        usize::BITS - (d - 1).leading_zeros()
+        bitpack::bit_width(d as u64 - 1)
     }
 }
 
 /// `⌈n·w/8⌉` bytes, or `None` on overflow.
 pub(super) fn packed_len(n: usize, w: u32) -> Option<usize> {
-    n.checked_mul(w as usize)?.checked_add(7).map(|b| b / 8)
+    Some(bitpack::packed_len(n, w)).filter(|&l| l != usize::MAX)
 }
 
 /// Appends the codes, `w` bits each (`1 ≤ w ≤ 8`, every code `< 2^w`).
 pub(super) fn pack(codes: impl IntoIterator<Item = u8>, w: u32, out: &mut Vec<u8>) {
     debug_assert!((1..=8).contains(&w));
-    let mut acc: u32 = 0;
-    let mut filled: u32 = 0;
-    for c in codes {
-        debug_assert!(u32::from(c) < (1 << w));
-        acc |= u32::from(c) << filled;
-        filled += w;
-        if filled >= 8 {
-            out.push(acc as u8);
-            acc >>= 8;
-            filled -= 8;
-        }
-    }
-    if filled > 0 {
-        out.push(acc as u8);
-    }
+    bitpack::pack(codes.into_iter().map(u64::from), w, out);
 }
 
 /// Unpacks `n` codes of `w` bits from `src`, which must be exactly [`packed_len`] bytes.
@@ -46,20 +34,17 @@ pub(super) fn pack(codes: impl IntoIterator<Item = u8>, w: u32, out: &mut Vec<u8
 pub(super) fn unpack(src: &[u8], n: usize, w: u32, dst: &mut Vec<u8>) -> Option<()> {
     debug_assert!((1..=8).contains(&w));
     debug_assert_eq!(Some(src.len()), packed_len(n, w));
-    let mask = (1u32 << w) - 1;
-    let mut acc: u32 = 0;
-    let mut filled: u32 = 0;
-    let mut bytes = src.iter();
-    for _ in 0..n {
-        if filled < w {
-            acc |= u32::from(*bytes.next()?) << filled;
-            filled += 8;
-        }
-        dst.push((acc & mask) as u8);
-        acc >>= w;
-        filled -= w;
+    if !bitpack::padding_is_zero(src, n, w) {
+        return None;
     }
-    (acc == 0).then_some(())
+    let mut buf = [0u64; CHUNK];
+    let step = CHUNK * w as usize / 8;
+    for (k, start) in (0..n).step_by(CHUNK).enumerate() {
+        let m = (n - start).min(CHUNK);
+        bitpack::unpack_add(&src[k * step..], w, 0, &mut buf[..m]);
+        dst.extend(buf[..m].iter().map(|&c| c as u8));
+    }
+    Some(())
 }
 
 #[cfg(test)]
@@ -104,7 +89,7 @@ mod tests {
     #[test]
     fn round_trip_all_widths() {
         for w in 1..=8u32 {
-            let codes: Vec<u8> = (0..53u32)
+            let codes: Vec<u8> = (0..613u32)
                 .map(|i| ((i * 37 + 11) % (1 << w)) as u8)
                 .collect();
             let mut out = Vec::new();

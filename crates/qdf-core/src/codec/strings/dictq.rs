@@ -2,51 +2,73 @@
 //!
 //! ```text
 //! FC uvarint(d) d × (uvarint len, bytes)   the F5 table, first-seen order, 2 ≤ d ≤ 256
-//!    a complete U64 QPack block            n table positions (its own tag, kind and count)
+//!    a complete QPack integer block        n table positions (its own tag, kind and count)
 //! ```
 //!
-//! FC beats F5 when the index has runs or skew that FOR/RLE/PFOR exploit. The QPack codec
-//! lives in `codec` (helper "qpack"); until it is merged this module takes the index block
-//! ready-made on encode and a decoder function on decode, and `decode_block` reports FC as
-//! unsupported. TODO(qpack merge): pass `codec`'s U64 encoder/decoder in `pick` and
-//! `decode_block`.
+//! FC beats F5 when the index has runs or skew that the QPack integer codecs (FOR, delta,
+//! RLE, dictionary, PFOR; `codec::pick`) exploit: a column sorted by level, status codes in
+//! bursts. The encoder writes a U64 block; the decoder accepts any unsigned integer block.
+//! Decoded rows borrow the table bytes from the input.
 
 use super::column::{Store, StrColumn};
 use super::read::Reader;
 use super::table::{Dict, dict_column, read_table};
+use crate::codec::kind::Kind;
+use crate::codec::pick::{choose_int, write_int};
+use crate::codec::{Packed, decode_body};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::COL_STR_DICTQ;
 
-/// Decodes the integer QPack block at the front of `block` (tag first), whose first byte is
-/// at absolute offset `base` (for error offsets), charging `budget`; returns the values and
-/// the bytes used, tag included. After the merge: `codec::decode_body` on `block[1..]` with
-/// `base + 1`, keeping unsigned integer bodies.
-pub(crate) type IndexDecoder = fn(&[u8], u64, &mut u64) -> Result<(Vec<u64>, usize)>;
+/// The QPack U64 block of `dict`'s index, if it is smaller than the flat F5 index.
+pub(super) fn index_block(dict: &Dict<'_>) -> Option<Vec<u8>> {
+    let wide: Vec<u64> = dict.index.iter().map(|&k| u64::from(k)).collect();
+    let (choice, cost) = choose_int(&wide, Kind::U64);
+    if cost >= dict.index_cost() {
+        return None;
+    }
+    let mut block = Vec::with_capacity(cost);
+    write_int(&wide, Kind::U64, choice, &mut block);
+    debug_assert_eq!(block.len(), cost);
+    Some(block)
+}
 
 /// Exact size of the FC block given the encoded index block, tag included.
 pub(super) fn cost(dict: &Dict<'_>, index_block: &[u8]) -> usize {
     1 + dict.table_cost() + index_block.len()
 }
 
-/// Writes the FC block: the table of `dict`, then `index_block`, the QPack encoding of
-/// `dict.index` as U64.
+/// Writes the FC block: the table of `dict`, then `index_block` (from [`index_block`]).
 pub(super) fn encode(dict: &Dict<'_>, index_block: &[u8], out: &mut Vec<u8>) {
     out.push(COL_STR_DICTQ);
     dict.write_table(out);
     out.extend_from_slice(index_block);
 }
 
-/// Reads an FC body (after the tag); `decode_index` reads the QPack block.
+/// Reads an FC body (after the tag). The QPack decoder charges the index (in elements);
+/// the rows' bytes are charged here.
 pub(super) fn decode<'a>(
     r: &mut Reader<'a>,
     n_expected: usize,
     budget: &mut u64,
-    decode_index: IndexDecoder,
 ) -> Result<StrColumn<'a>> {
     let table = read_table(r)?;
     let at = r.offset();
-    let (wide, used) = decode_index(r.rest(), at, budget).map_err(|e| e.with_offset(at))?;
-    r.bytes(used)?;
+    let (&tag, body) = r.rest().split_first().ok_or_else(|| {
+        r.err(ErrorCode::UnexpectedEof {
+            expected: "the QPack index of an FC block",
+        })
+    })?;
+    let (packed, used) = decode_body(tag, body, at + 1, budget)?;
+    r.bytes(1 + used)?;
+    let wide = match packed {
+        Packed::Ints(kind, v) if !kind.is_signed() => v,
+        _ => {
+            return Err(Error::at(
+                ErrorCode::BadCodec("FC index is not an unsigned integer QPack block"),
+                at,
+            ));
+        }
+    };
     if wide.len() != n_expected {
         return Err(Error::at(
             ErrorCode::BadCodec("string block row count differs from the column's row count"),
@@ -70,75 +92,71 @@ pub(super) fn decode<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::strs;
+    use super::super::StrBlock;
+    use super::super::testutil::{block_bytes, decode_all, mutations_never_panic, strs};
     use super::*;
-    use crate::wire::varint::{read_uvarint, write_uvarint};
+    use crate::codec::pick::encode_u64s;
 
-    /// A raw U64 QPack block (`E4 03 uvarint(n) n × u64 LE`, wire notes §2): the one integer
-    /// layout simple enough to write here; the real picker will pass the smallest codec.
-    fn raw_u64_block(vals: &[u64]) -> Vec<u8> {
-        let mut out = vec![0xE4, 0x03];
-        write_uvarint(&mut out, vals.len() as u64);
-        vals.iter()
-            .for_each(|v| out.extend_from_slice(&v.to_le_bytes()));
-        out
-    }
-
-    fn read_raw_u64(rest: &[u8], base: u64, budget: &mut u64) -> Result<(Vec<u64>, usize)> {
-        let bad = || Error::at(ErrorCode::BadCodec("test: not a raw U64 block"), base);
-        if rest.get(..2) != Some(&[0xE4, 0x03]) {
-            return Err(bad());
-        }
-        let (n, used) = read_uvarint(&rest[2..])?;
-        let body = &rest[2 + used..];
-        if n > (body.len() / 8) as u64 || n * 8 > *budget {
-            return Err(bad());
-        }
-        *budget -= n * 8;
-        let vals = body[..n as usize * 8]
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        Ok((vals, 2 + used + n as usize * 8))
-    }
-
-    fn decode_fc(block: &[u8], n: usize) -> Result<Vec<Vec<u8>>> {
-        let mut r = Reader::new(block, 1);
-        let mut budget = 1 << 20;
-        let col = decode(&mut r, n, &mut budget, read_raw_u64)?;
-        assert_eq!(r.consumed() + 1, block.len());
-        Ok(col.iter().map(<[u8]>::to_vec).collect())
+    fn runs() -> Vec<&'static [u8]> {
+        let mut v: Vec<&[u8]> = vec![b"INFO"; 40];
+        v.extend(vec![&b"WARN"[..]; 30]);
+        v.extend(vec![&b"INFO"[..]; 20]);
+        v
     }
 
     #[test]
-    fn golden_with_a_raw_index() {
-        let vals = strs(&["x", "yz", "x"]);
+    fn golden_runs() {
+        let vals = runs();
         let dict = Dict::build(&vals).unwrap();
-        let idx = raw_u64_block(&[0, 1, 0]);
-        let mut out = Vec::new();
-        encode(&dict, &idx, &mut out);
+        let idx = index_block(&dict).expect("runs beat 90 flat bits");
+        let out = block_bytes(&StrBlock::DictQ(dict, idx));
         #[rustfmt::skip]
         let want = [
-            0xFC, 2, 1, b'x', 2, b'y', b'z',
-            0xE4, 0x03, 3, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0xFC, 2, 4, b'I', b'N', b'F', b'O', 4, b'W', b'A', b'R', b'N',
+            0xEB, 0x03, 90, 0, 40, 1, 30, 0, 20,
         ];
         assert_eq!(out, want);
-        assert_eq!(cost(&dict, &idx), out.len());
-        assert_eq!(decode_fc(&out, 3).unwrap(), vals);
+        assert_eq!(decode_all(&out, vals.len()).unwrap(), vals);
     }
 
     #[test]
-    fn rejects_bad_index_and_row_count() {
+    fn no_qpack_block_when_flat_is_smaller() {
+        let vals = strs(&["a", "b", "a", "b", "b", "a", "a", "b", "a", "b"]);
+        assert!(index_block(&Dict::build(&vals).unwrap()).is_none());
+    }
+
+    #[test]
+    fn rejects_bad_index_kind_and_row_count() {
         let vals = strs(&["x", "yz"]);
         let dict = Dict::build(&vals).unwrap();
         for (idx, n) in [(vec![0, 2], 2), (vec![0, 256], 2), (vec![0, 1], 3)] {
+            let mut block = Vec::new();
+            encode_u64s(&idx, &mut block);
             let mut out = Vec::new();
-            encode(&dict, &raw_u64_block(&idx), &mut out);
-            assert!(decode_fc(&out, n).is_err(), "{idx:?} n={n}");
+            encode(&dict, &block, &mut out);
+            assert!(decode_all(&out, n).is_err(), "{idx:?} n={n}");
         }
-        // The index decoder's errors carry the block's absolute offset (table is 6 bytes).
+        // A signed block (E5 kind I64) and a bool block are refused at the block's offset.
+        for block in [&[0xE5, 0x07, 0x00, 0x00, 0x02][..], &[0xE3, 0x02, 0x01]] {
+            let mut out = Vec::new();
+            encode(&dict, block, &mut out);
+            let err = decode_all(&out, 2).unwrap_err();
+            assert_eq!(err.offset(), Some(7), "{block:02X?}: {err}");
+        }
+        // A non-QPack tag where the index belongs.
         let mut out = Vec::new();
-        encode(&dict, &[0xE5, 0x03], &mut out);
-        assert_eq!(decode_fc(&out, 2).unwrap_err().offset(), Some(7));
+        encode(&dict, &[0xC0], &mut out);
+        assert!(matches!(
+            decode_all(&out, 2).unwrap_err().code(),
+            ErrorCode::BadTag { .. }
+        ));
+    }
+
+    #[test]
+    fn hostile_bytes_never_panic() {
+        let vals = runs();
+        let dict = Dict::build(&vals).unwrap();
+        let idx = index_block(&dict).unwrap();
+        mutations_never_panic(&block_bytes(&StrBlock::DictQ(dict, idx)), vals.len());
     }
 }

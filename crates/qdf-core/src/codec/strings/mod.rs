@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | F5 | flat dictionary ([`dict`]) | low-cardinality columns: levels, methods, country codes |
 //! | FA | front-coded dictionary ([`front`]) | low-cardinality values sharing prefixes: URLs, paths |
-//! | FC | dictionary with a QPack index ([`dictq`]) | skewed or run-heavy indices (wired after the QPack merge) |
+//! | FC | dictionary with a QPack index ([`dictq`]) | indices with runs or skew: sorted or bursty columns |
 //! | F6 | FSST ([`fsst`], Compression only) | high-cardinality text: messages, user agents |
 //! | FB | alphabet packing ([`alpha`]) | ids over ≤ 64 characters: hex, base32, base64, decimal |
 //! | F8 | raw slab ([`slab`]) | anything, when per-value strings cost more |
@@ -91,7 +91,7 @@ pub(crate) fn is_block_tag(tag: u8) -> bool {
 /// [`ErrorCode::UnexpectedEof`] / [`ErrorCode::LengthOverrun`] for truncated or oversized
 /// counts, [`ErrorCode::BadCodec`] for layout violations (sizes outside the §6 limits, index or
 /// code out of range, lengths that do not add up, nonzero padding), [`ErrorCode::OutputBudget`],
-/// and [`ErrorCode::Unsupported`] for FC until the QPack integer decoder is merged.
+/// and the QPack decoder's errors for FC's index.
 pub(crate) fn decode_block<'a>(
     input: &'a [u8],
     start: usize,
@@ -107,13 +107,7 @@ pub(crate) fn decode_block<'a>(
         tags::COL_STR_ALPHA => alpha::decode(&mut r, n_expected, budget)?,
         tags::COL_STR_SLAB => slab::decode_slab(&mut r, n_expected, budget)?,
         tags::COL_STR_CONST => slab::decode_const(&mut r, n_expected, budget)?,
-        // TODO(qpack merge): FC = flat table, then a U64 QPack block of the indices.
-        tags::COL_STR_DICTQ => {
-            return Err(Error::at(
-                ErrorCode::Unsupported("string dictionary with a QPack index (0xFC)"),
-                start as u64,
-            ));
-        }
+        tags::COL_STR_DICTQ => dictq::decode(&mut r, n_expected, budget)?,
         found => {
             return Err(Error::at(
                 ErrorCode::BadTag {
@@ -134,11 +128,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rejects_non_block_tags_and_fc_for_now() {
+    fn rejects_non_block_tags() {
         let err = decode_all(&[0xC0], 1).unwrap_err();
         assert!(matches!(err.code(), ErrorCode::BadTag { found: 0xC0, .. }));
-        let err = decode_all(&[0xFC, 2, 0, 0], 1).unwrap_err();
-        assert!(matches!(err.code(), ErrorCode::Unsupported(_)));
         assert!(decode_all(&[], 1).unwrap_err().is_eof());
         assert!(is_block_tag(0xF5) && !is_block_tag(0xF7) && !is_block_tag(0xFD));
     }

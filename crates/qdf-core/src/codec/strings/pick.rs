@@ -6,8 +6,8 @@
 //! 2. **Dictionary family**, when `n ≥ 16`, at most 70 % of the first 64 values are
 //!    distinct, `2 ≤ d ≤ 256`, and the flat index is smaller than one byte a row
 //!    (`1 + uvl(d) + uvl(n) + ⌈n·⌈log2 d⌉/8⌉ < n`): **FA** when all distinct values share a
-//!    prefix of at least 2 bytes and front coding shrinks the table, else **F5**
-//!    (FC, the QPack-coded index, waits for the QPack integer codec).
+//!    prefix of at least 2 bytes and front coding shrinks the table, else **FC** when the
+//!    QPack integer block of the index is smaller than the flat index, else **F5**.
 //! 3. Otherwise the smallest of **F6 FSST** (only with [`Features::FSST`]; must beat
 //!    `Σlen + n`), **FB alphabet** (more than 70 % of the first 64 distinct, 2–64 distinct
 //!    bytes, must beat F8) and **F8 slab**, all only for `n ≥ 16`. Go takes the first that
@@ -24,7 +24,7 @@ use super::front::Front;
 use super::fsst::FsstPlan;
 use super::slab::{const_cost, encode_const, encode_slab, slab_cost};
 use super::table::Dict;
-use super::{bits, dict};
+use super::{bits, dict, dictq};
 use crate::options::Features;
 use crate::wire::tags;
 use crate::wire::varint::uvarint_len;
@@ -35,6 +35,8 @@ pub(crate) enum StrBlock<'v> {
     Dict(Dict<'v>),
     /// FA front-coded dictionary (the dictionary supplies the index size).
     Front(Dict<'v>, Front<'v>),
+    /// FC: dictionary table and the QPack block of its index.
+    DictQ(Dict<'v>, Vec<u8>),
     /// F6 FSST.
     Fsst(FsstPlan),
     /// FB alphabet packing.
@@ -56,6 +58,7 @@ impl StrBlock<'_> {
         match self {
             StrBlock::Dict(_) => tags::COL_STR_DICT,
             StrBlock::Front(..) => tags::COL_STR_FRONT,
+            StrBlock::DictQ(..) => tags::COL_STR_DICTQ,
             StrBlock::Fsst(_) => tags::COL_STR_FSST,
             StrBlock::Alpha(_) => tags::COL_STR_ALPHA,
             StrBlock::Slab(_) => tags::COL_STR_SLAB,
@@ -68,6 +71,7 @@ impl StrBlock<'_> {
         match self {
             StrBlock::Dict(d) => dict::cost(d),
             StrBlock::Front(d, f) => f.cost(d),
+            StrBlock::DictQ(d, idx) => dictq::cost(d, idx),
             StrBlock::Fsst(p) => p.cost(),
             StrBlock::Alpha(a) => a.cost(),
             StrBlock::Slab(v) => slab_cost(v),
@@ -80,6 +84,7 @@ impl StrBlock<'_> {
         match self {
             StrBlock::Dict(d) => dict::encode(d, out),
             StrBlock::Front(_, f) => f.encode(out),
+            StrBlock::DictQ(d, idx) => dictq::encode(d, idx, out),
             StrBlock::Fsst(p) => p.encode(out),
             StrBlock::Alpha(a) => a.encode(out),
             StrBlock::Slab(v) => encode_slab(v, out),
@@ -177,6 +182,8 @@ fn dict_family<'v>(values: &[&'v [u8]]) -> Option<StrBlock<'v>> {
     {
         return Some(StrBlock::Front(dict, front));
     }
-    // TODO(qpack merge): FC when a U64 QPack block of the index beats the flat index.
+    if let Some(idx) = dictq::index_block(&dict) {
+        return Some(StrBlock::DictQ(dict, idx));
+    }
     Some(StrBlock::Dict(dict))
 }

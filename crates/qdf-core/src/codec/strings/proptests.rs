@@ -8,10 +8,10 @@ use proptest::prelude::*;
 use super::alpha::Alphabet;
 use super::front::Front;
 use super::fsst::FsstPlan;
-use super::is_block_tag;
 use super::pick::{Pick, StrBlock, pick};
 use super::table::Dict;
 use super::testutil::{block_bytes, decode_all};
+use super::{dictq, is_block_tag};
 use crate::options::Features;
 
 /// One value: short ASCII, UTF-8 text, raw bytes, or long.
@@ -77,6 +77,10 @@ proptest! {
     fn dict_and_front_round_trip(col in column(), prefix in "[a-z/:]{2,6}") {
         let vals = views(&col);
         if let Some(d) = Dict::build(&vals).filter(|d| d.entries.len() >= 2) {
+            if let Some(idx) = dictq::index_block(&d) {
+                let dq = Dict::build(&vals).unwrap();
+                round_trip(&StrBlock::DictQ(dq, idx), &vals)?;
+            }
             round_trip(&StrBlock::Dict(d), &vals)?;
         }
         let prefixed: Vec<Vec<u8>> =

@@ -5,13 +5,13 @@
 use std::collections::HashSet;
 
 use super::alpha::Alphabet;
-use super::dict;
 use super::front::Front;
 use super::fsst::FsstPlan;
 use super::pick::{Pick, pick};
 use super::slab::slab_cost;
 use super::table::Dict;
 use super::testutil::decode_all;
+use super::{dict, dictq};
 use crate::options::Features;
 use crate::wire::tags;
 use crate::wire::varint::uvarint_len;
@@ -47,6 +47,20 @@ fn levels(rng: &mut Rng) -> Vec<Vec<u8>> {
     (0..ROWS)
         .map(|_| names[rng.below(names.len() as u64) as usize].into())
         .collect()
+}
+
+/// Levels of a log sorted by time and bursty: runs of 20–120 rows.
+fn level_runs(rng: &mut Rng) -> Vec<Vec<u8>> {
+    let names = ["INFO", "WARN", "ERROR", "DEBUG"];
+    let mut col = Vec::with_capacity(ROWS);
+    while col.len() < ROWS {
+        let (name, run) = (names[rng.below(4) as usize], 20 + rng.below(100) as usize);
+        col.extend(std::iter::repeat_n(
+            name.as_bytes().to_vec(),
+            run.min(ROWS - col.len()),
+        ));
+    }
+    col
 }
 
 fn urls(rng: &mut Rng) -> Vec<Vec<u8>> {
@@ -132,6 +146,7 @@ fn picker_chooses_each_block_on_a_realistic_column() {
     let got = [
         run("1000 log levels", &levels(&mut Rng(1)), b),
         run("1000 URLs", &urls(&mut Rng(2)), b),
+        run("1000 levels in runs", &level_runs(&mut Rng(6)), b),
         run("1000 hex32 trace ids", &hex_ids(&mut Rng(3)), b),
         run("1000 hex32 ids (FSST)", &hex_ids(&mut Rng(3)), c),
         run("1000 log messages", &messages(&mut Rng(4)), c),
@@ -144,6 +159,7 @@ fn picker_chooses_each_block_on_a_realistic_column() {
         [
             tags::COL_STR_DICT,
             tags::COL_STR_FRONT,
+            tags::COL_STR_DICTQ,
             tags::COL_STR_ALPHA,
             tags::COL_STR_ALPHA,
             tags::COL_STR_FSST,
@@ -153,7 +169,7 @@ fn picker_chooses_each_block_on_a_realistic_column() {
     );
     // Pinned sizes (the F6 one follows fsst-rs 0.7's deterministic training).
     let sizes: Vec<usize> = got.iter().map(|g| g.1).collect();
-    assert_eq!(sizes, [407, 1956, 16022, 16022, 14237, 50817, 13]);
+    assert_eq!(sizes, [407, 1956, 53, 16022, 16022, 14237, 50817, 13]);
 }
 
 /// Every applicable block's size on each column, for the report (`--nocapture`).
@@ -162,6 +178,7 @@ fn every_block_size_on_realistic_columns() {
     let cols = [
         ("levels", levels(&mut Rng(1))),
         ("URLs", urls(&mut Rng(2))),
+        ("lvl runs", level_runs(&mut Rng(6))),
         ("hex32 ids", hex_ids(&mut Rng(3))),
         ("messages", messages(&mut Rng(4))),
     ];
@@ -174,6 +191,9 @@ fn every_block_size_on_realistic_columns() {
             line += &format!("  F5 {:>6}", dict::cost(d));
             if let Some(f) = Front::build(d) {
                 line += &format!("  FA {:>6}", f.cost(d));
+            }
+            if let Some(idx) = dictq::index_block(d) {
+                line += &format!("  FC {:>6}", dictq::cost(d, &idx));
             }
         }
         line += &format!("  F6 {:>6}", FsstPlan::train(&vals).cost());

@@ -2,7 +2,7 @@
 //! the flat table `uvarint(d), d × (uvarint len, bytes)` and the flat index
 //! `uvarint(n), ⌈n·⌈log2 d⌉/8⌉ bytes` (LSB-first, [`super::bits`]).
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use super::bits::{pack, packed_len, unpack, width_for};
 use super::column::{Rows, Span, Store, StrColumn};
