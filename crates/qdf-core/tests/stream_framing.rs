@@ -187,3 +187,58 @@ fn a_frame_at_exactly_the_limit_passes() {
         Category::Limit
     );
 }
+
+/// Same field names as `Reading`, but `at_ms` wants a string: decoding fails halfway into
+/// the record, after `sensor` (a new string for the session) was read.
+#[derive(Deserialize, Debug)]
+#[allow(dead_code)]
+struct WrongReading {
+    sensor: String,
+    at_ms: String,
+}
+
+#[test]
+fn a_mismatch_halfway_into_a_frame_never_yields_a_wrong_later_value() {
+    for opts in [Options::speed(), Options::balanced()] {
+        let rs = readings(3);
+        let mut enc = StreamEncoder::new(Vec::new(), opts);
+        let mut second = rs[1].clone();
+        second.sensor = "a sensor name never seen before".into();
+        for r in [&rs[0], &second, &rs[2]] {
+            enc.send(r).unwrap();
+        }
+        let wire = enc.into_inner();
+        let mut dec = StreamDecoder::new(&wire[..], opts);
+        assert_eq!(dec.next::<Reading>().unwrap().unwrap(), rs[0]);
+        let e = dec.next::<WrongReading>().unwrap_err();
+        assert_eq!(e.classify(), Category::Data, "{e}");
+        // The third frame decodes correctly, or the session refuses: never a wrong value.
+        match dec.next::<Reading>() {
+            Ok(third) => assert_eq!(third.unwrap(), rs[2]),
+            Err(e) => assert!(matches!(e.code(), ErrorCode::Broken(Category::Data)), "{e}"),
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Any messages, read back through any chunk size, come out equal and in order.
+    #[test]
+    fn any_messages_through_any_chunking(
+        msgs in proptest::collection::vec((".{0,40}", proptest::num::u64::ANY), 0..20),
+        chunk in 1usize..64,
+    ) {
+        let mut enc = StreamEncoder::new(Vec::new(), Options::balanced());
+        for m in &msgs {
+            enc.send(m).unwrap();
+        }
+        let wire = enc.into_inner();
+        let mut dec = StreamDecoder::new(Trickle { data: &wire, chunk }, Options::balanced());
+        let mut got = Vec::new();
+        while let Some(m) = dec.next::<(String, u64)>().unwrap() {
+            got.push(m);
+        }
+        proptest::prop_assert_eq!(got, msgs);
+    }
+}

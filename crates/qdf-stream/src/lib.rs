@@ -149,6 +149,13 @@
 //! frame. Session tables are capped ([`Builder::max_intern_entries`],
 //! [`Builder::max_intern_bytes`], [`Builder::max_shapes`]).
 //!
+//! With the defaults, one direction of a connection holds at most: the read buffer (one
+//! frame, ≤ 8 MiB, and only as much as the peer sent), the write buffer (8 KiB boundary plus
+//! one frame), the encoder's reusable frame buffer (the largest frame sent), and a Dense
+//! session's tables: ≤ 4 MiB of interned bytes in ≤ 65 535 entries and ≤ 4 096 shapes. A
+//! server with many connections lowers `max_intern_bytes` and `max_frame_length`; a
+//! `fast()` codec keeps no tables at all.
+//!
 //! # Tracing
 //!
 //! Frame sizes and failures are logged with `tracing` at `debug` level; nothing is logged at

@@ -259,3 +259,52 @@ async fn a_send_dropped_in_select_does_not_desynchronise_the_session() {
     assert_eq!(got.len(), want.len());
     assert!(got == want, "stream after the dropped send differs");
 }
+
+/// Split halves each own a session: requests on one half, replies on the other, both tasks
+/// running at once.
+#[tokio::test]
+async fn split_halves_carry_independent_sessions() {
+    let (c, s) = tcp_pair().await;
+    let echo = tokio::spawn(async move {
+        let (r, w) = s.into_split();
+        let mut inbox = FramedRead::new(r, QdfCodec::<Msg>::dense());
+        let mut outbox = FramedWrite::new(w, QdfCodec::<()>::dense());
+        while let Some(m) = inbox.next().await {
+            let reply = match m.unwrap() {
+                Msg::Ping(n) => Msg::Ping(n + 1),
+                other => other,
+            };
+            outbox.send(&reply).await.unwrap();
+        }
+    });
+    let (r, w) = c.into_split();
+    let mut replies = FramedRead::new(r, QdfCodec::<Msg>::dense());
+    let mut requests = FramedWrite::new(w, QdfCodec::<()>::dense());
+    let msgs = mixed(100);
+    let sender = tokio::spawn(async move {
+        for m in &msgs {
+            requests.send(m).await.unwrap();
+        }
+    });
+    let mut got = Vec::new();
+    while got.len() < 100 {
+        got.push(
+            timeout(GUARD, replies.next())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap(),
+        );
+    }
+    sender.await.unwrap();
+    let want: Vec<Msg> = mixed(100)
+        .into_iter()
+        .map(|m| match m {
+            Msg::Ping(n) => Msg::Ping(n + 1),
+            other => other,
+        })
+        .collect();
+    assert_eq!(got, want);
+    drop(replies);
+    echo.abort();
+}

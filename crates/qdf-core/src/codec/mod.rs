@@ -33,6 +33,7 @@ pub mod pfor;
 pub mod pick;
 pub mod raw;
 pub mod rle;
+pub(crate) mod strings;
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,139 @@
+//! [`QdfStream`]: a response body of qdf frames encoded from a `Stream`, one Dense session
+//! for the whole response.
+//!
+//! Body layout (`docs/SPEC.md` §Streams): the 5-byte stream header, then for each item
+//! `uvarint(len) ‖ body`, each body encoded by [`EncoderSession::encode_frame`] against the
+//! intern table of everything sent before it in this response.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::body::{Body, Bytes};
+use axum::response::{IntoResponse, Response};
+use futures_core::Stream;
+use http::header::{CONTENT_TYPE, HeaderValue};
+use qdf_core::{EncoderSession, Options};
+use serde::Serialize;
+
+use crate::media::APPLICATION_QDF_STREAM;
+
+/// Frames are gathered into one body chunk while the source stream has items ready, up to
+/// this many bytes: large enough to amortise a chunk header and a write, small enough to
+/// keep the first bytes of a slow stream moving.
+const FLUSH_BYTES: usize = 16 << 10;
+
+/// A streamed response: each item of `S` becomes one qdf frame, all frames sharing one
+/// [`EncoderSession`] (Balanced options unless given), sent as `application/qdf-stream`.
+///
+/// Frames are sent as soon as the source stream is pending, so a slow stream (a log tail)
+/// reaches the client item by item, while a fast one is sent in chunks of about 16 KiB.
+/// Read it with [`QdfFrames`](crate::QdfFrames), on the server or a client.
+///
+/// If an item fails to encode, the frames before it are sent and the body then ends with
+/// an error, which aborts the response (HTTP/1.1 closes the connection without the final
+/// chunk, HTTP/2 resets the stream), so a client sees a failed read, never a short but
+/// valid-looking body. The status is already sent by then, so it stays 200.
+///
+/// ```rust,no_run
+/// use axum::{Router, routing::get};
+/// use futures::stream;
+/// use qdf_axum::QdfStream;
+/// # #[derive(serde::Serialize)] struct LogLine { seq: u64, text: String }
+///
+/// async fn tail() -> QdfStream<impl futures::Stream<Item = LogLine>> {
+///     QdfStream::new(stream::iter((0..3).map(|seq| LogLine { seq, text: "ok".into() })))
+/// }
+///
+/// let app: Router = Router::new().route("/tail", get(tail));
+/// ```
+#[derive(Debug)]
+#[must_use]
+pub struct QdfStream<S> {
+    stream: S,
+    session: EncoderSession,
+}
+
+impl<S> QdfStream<S> {
+    /// Streams `stream` with a Balanced session ([`Options::default`]).
+    pub fn new(stream: S) -> Self {
+        Self::with_session(stream, EncoderSession::new(Options::default()))
+    }
+
+    /// Streams `stream` with `session` (its tier and its table caps).
+    pub fn with_session(stream: S, session: EncoderSession) -> Self {
+        QdfStream { stream, session }
+    }
+}
+
+impl<S, T> IntoResponse for QdfStream<S>
+where
+    S: Stream<Item = T> + Send + 'static,
+    T: Serialize,
+{
+    fn into_response(self) -> Response {
+        let frames = EncodeFrames {
+            stream: Box::pin(self.stream),
+            session: self.session,
+            buf: Vec::new(),
+            failed: None,
+            done: false,
+        };
+        stream_response(Body::from_stream(frames))
+    }
+}
+
+/// Not generic, so it is compiled once.
+fn stream_response(body: Body) -> Response {
+    (
+        [(
+            CONTENT_TYPE,
+            HeaderValue::from_static(APPLICATION_QDF_STREAM),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+/// The body stream: polls items, encodes them into `buf`, yields `buf` as one chunk when it
+/// passes [`FLUSH_BYTES`] or the source is pending or finished.
+struct EncodeFrames<S> {
+    stream: Pin<Box<S>>,
+    session: EncoderSession,
+    buf: Vec<u8>,
+    /// An encode error held back until the frames before it are sent.
+    failed: Option<qdf_core::Error>,
+    done: bool,
+}
+
+impl<S, T> Stream for EncodeFrames<S>
+where
+    S: Stream<Item = T>,
+    T: Serialize,
+{
+    type Item = Result<Bytes, qdf_core::Error>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if let Some(err) = this.failed.take() {
+            return Poll::Ready(Some(Err(err)));
+        }
+        while !this.done && this.buf.len() < FLUSH_BYTES {
+            match this.stream.as_mut().poll_next(cx) {
+                Poll::Ready(Some(item)) => {
+                    if let Err(err) = this.session.encode_frame(&item, &mut this.buf) {
+                        this.done = true;
+                        this.failed = Some(err);
+                    }
+                }
+                Poll::Ready(None) => this.done = true,
+                Poll::Pending if this.buf.is_empty() => return Poll::Pending,
+                Poll::Pending => break,
+            }
+        }
+        if !this.buf.is_empty() {
+            let chunk = Bytes::from(std::mem::take(&mut this.buf));
+            return Poll::Ready(Some(Ok(chunk)));
+        }
+        Poll::Ready(this.failed.take().map(Err))
+    }
+}

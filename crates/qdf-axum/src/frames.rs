@@ -1,0 +1,201 @@
+//! [`QdfFrames`]: a `Stream` of values decoded from any HTTP body of qdf frames, and the
+//! extractor for a streamed request body.
+//!
+//! Sans-IO: body chunks are appended to a `BytesMut`; [`DecoderSession::frame_status`] says
+//! whether a whole frame is at its front (checking the announced length against the
+//! session's maximum before anything is buffered for it), and
+//! [`DecoderSession::decode_frame`] decodes it. Memory held is at most one maximum frame
+//! plus one body chunk.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use axum::RequestExt;
+use axum::body::Body;
+use axum::extract::{FromRequest, Request};
+use bytes::{Buf, BufMut, BytesMut};
+use futures_core::{FusedStream, Stream};
+use http_body::Body as HttpBody;
+use qdf_core::{DecoderSession, ErrorCode, FrameStatus, Options};
+use serde::de::DeserializeOwned;
+
+use crate::media::{APPLICATION_QDF_STREAM, has_qdf_stream_content_type};
+use crate::rejection::QdfRejection;
+
+/// A stream of `T` decoded from a body of qdf frames sharing one [`DecoderSession`].
+///
+/// - **On a client**: `QdfFrames::new(response.into_body())` reads a
+///   [`QdfStream`](crate::QdfStream) response item by item as the chunks arrive, from any
+///   [`http_body::Body`] (hyper's `Incoming`, axum's `Body`, …). A reqwest response becomes
+///   one with `http_body_util::StreamBody::new(res.bytes_stream().map_ok(Frame::data))`.
+/// - **As an extractor** (`QdfFrames<T>`, body type [`axum::body::Body`]): checks
+///   `Content-Type: application/qdf-stream` (else 415) and reads the request body through
+///   axum's limited body, so the route's `DefaultBodyLimit` caps all frames together.
+///
+/// Each item is `Ok(value)` or one [`QdfRejection`]; after an error the stream ends. A body
+/// that ends inside a frame yields a [`Decode`](QdfRejection::Decode) error of category
+/// `Eof`; an empty body is an empty stream.
+///
+/// ```rust,no_run
+/// use axum::{Router, routing::post};
+/// use futures::StreamExt;
+/// use qdf_axum::{QdfFrames, QdfRejection};
+/// # #[derive(serde::Deserialize)] struct Span { duration: u64 }
+///
+/// async fn ingest(mut spans: QdfFrames<Span>) -> Result<String, QdfRejection> {
+///     let mut total = 0;
+///     while let Some(span) = spans.next().await {
+///         total += span?.duration;
+///     }
+///     Ok(total.to_string())
+/// }
+///
+/// let app: Router = Router::new().route("/spans", post(ingest));
+/// ```
+#[must_use = "streams do nothing unless polled"]
+pub struct QdfFrames<T, B = Body> {
+    body: Pin<Box<B>>,
+    reader: FrameReader,
+    _item: PhantomData<fn() -> T>,
+}
+
+impl<T, B> QdfFrames<T, B> {
+    /// Decodes the frames of `body` with a session of [`Options::default`] limits and the
+    /// default maximum frame length.
+    pub fn new(body: B) -> Self {
+        Self::with_session(body, DecoderSession::new(Options::default()))
+    }
+
+    /// Decodes the frames of `body` with `session` (its decode limits, table caps and
+    /// maximum frame length).
+    pub fn with_session(body: B, session: DecoderSession) -> Self {
+        QdfFrames {
+            body: Box::pin(body),
+            reader: FrameReader {
+                buf: BytesMut::new(),
+                session,
+                done: false,
+            },
+            _item: PhantomData,
+        }
+    }
+}
+
+impl<T, B> fmt::Debug for QdfFrames<T, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QdfFrames")
+            .field("buffered", &self.reader.buf.len())
+            .field("done", &self.reader.done)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T, S> FromRequest<S> for QdfFrames<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = QdfRejection;
+
+    async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        if !has_qdf_stream_content_type(req.headers()) {
+            return Err(QdfRejection::MissingContentType {
+                expected: APPLICATION_QDF_STREAM,
+            });
+        }
+        Ok(QdfFrames::new(req.into_limited_body()))
+    }
+}
+
+/// The part of the reader that depends on neither `T` nor the body type.
+struct FrameReader {
+    buf: BytesMut,
+    session: DecoderSession,
+    done: bool,
+}
+
+impl FrameReader {
+    /// Bytes of the whole frame at the front of the buffer, if one is there.
+    fn complete_len(&mut self) -> Result<Option<usize>, QdfRejection> {
+        match self.session.frame_status(&self.buf)? {
+            FrameStatus::Complete { len } => Ok(Some(len)),
+            FrameStatus::Incomplete { .. } => Ok(None),
+        }
+    }
+
+    /// Decodes the complete frame of `len` bytes at the front and drops its bytes.
+    fn decode<T: DeserializeOwned>(&mut self, len: usize) -> Result<T, QdfRejection> {
+        match self.session.decode_frame(&self.buf[..len])? {
+            Some((value, used)) => {
+                self.buf.advance(used);
+                Ok(value)
+            }
+            None => Err(truncated()),
+        }
+    }
+
+    /// The body ended: fine between frames, an `Eof` error inside one.
+    fn finish(&mut self) -> Option<QdfRejection> {
+        self.done = true;
+        (!self.buf.is_empty()).then(truncated)
+    }
+}
+
+/// The body ended inside a frame (or `frame_status` and `decode_frame` disagree).
+fn truncated() -> QdfRejection {
+    QdfRejection::Decode(qdf_core::Error::new(ErrorCode::UnexpectedEof {
+        expected: "the rest of a frame before the end of the body",
+    }))
+}
+
+impl<T, B> Stream for QdfFrames<T, B>
+where
+    T: DeserializeOwned,
+    B: HttpBody,
+    B::Error: Into<axum::BoxError>,
+{
+    type Item = Result<T, QdfRejection>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        while !this.reader.done {
+            let step = match this.reader.complete_len() {
+                Ok(Some(len)) => Some(this.reader.decode(len)),
+                Ok(None) => None,
+                Err(e) => Some(Err(e)),
+            };
+            if let Some(item) = step {
+                this.reader.done = item.is_err();
+                return Poll::Ready(Some(item));
+            }
+            match ready!(this.body.as_mut().poll_frame(cx)) {
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        this.reader.buf.put(data);
+                    }
+                }
+                Some(Err(e)) => {
+                    this.reader.done = true;
+                    return Poll::Ready(Some(Err(QdfRejection::from_body_error(e.into()))));
+                }
+                None => {
+                    return Poll::Ready(this.reader.finish().map(Err));
+                }
+            }
+        }
+        Poll::Ready(None)
+    }
+}
+
+impl<T, B> FusedStream for QdfFrames<T, B>
+where
+    T: DeserializeOwned,
+    B: HttpBody,
+    B::Error: Into<axum::BoxError>,
+{
+    fn is_terminated(&self) -> bool {
+        self.reader.done
+    }
+}

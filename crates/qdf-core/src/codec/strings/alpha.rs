@@ -1,0 +1,298 @@
+//! FB: alphabet packing, for ids drawn from a small set of bytes (hex, base32, base64,
+//! decimal).
+//!
+//! ```text
+//! FB uvarint(a) a bytes          the alphabet, first-seen order, 2 ≤ a ≤ 64, all distinct
+//!    uvarint(n) flags            bit 0: every value has the same length; other bits 0
+//!    uvarint(L)                  if fixed: the common length
+//!    n × uvarint(len)            otherwise: each value's length
+//!    ⌈chars·⌈log2 a⌉/8⌉ bytes    one code per byte of every value, LSB-first
+//! ```
+//!
+//! With 16 symbols each byte becomes a nibble, the first byte of a value in the low nibble:
+//! a 32-character hex trace id takes 16 bytes. Rows are rebuilt into an arena.
+
+use super::bits::{pack, packed_len, unpack, width_for};
+use super::column::{Rows, Span, Store, StrColumn};
+use super::read::{Reader, charge};
+use super::{MAX_ALPHABET, MIN_ALPHABET};
+use crate::error::{Error, ErrorCode, Result};
+use crate::wire::tags::COL_STR_ALPHA;
+use crate::wire::varint::{uvarint_len, write_uvarint};
+
+/// Flag bit: all values have the same length.
+const FIXED_LEN: u8 = 0x01;
+
+/// The alphabet of a column and its code for each byte.
+pub(crate) struct Alphabet<'v> {
+    values: &'v [&'v [u8]],
+    symbols: Vec<u8>,
+    fixed: Option<usize>,
+    chars: usize,
+}
+
+impl<'v> Alphabet<'v> {
+    /// Collects the distinct bytes of `values`; `None` unless there are 2–64 of them.
+    pub(super) fn build(values: &'v [&'v [u8]]) -> Option<Alphabet<'v>> {
+        let mut seen = [false; 256];
+        let mut symbols = Vec::new();
+        for &b in values.iter().flat_map(|v| v.iter()) {
+            if !seen[b as usize] {
+                if symbols.len() == MAX_ALPHABET {
+                    return None;
+                }
+                seen[b as usize] = true;
+                symbols.push(b);
+            }
+        }
+        if symbols.len() < MIN_ALPHABET {
+            return None;
+        }
+        let first = values.first().map(|v| v.len());
+        let fixed = first.filter(|&l| values.iter().all(|v| v.len() == l));
+        let chars = values.iter().map(|v| v.len()).sum();
+        Some(Alphabet {
+            values,
+            symbols,
+            fixed,
+            chars,
+        })
+    }
+
+    /// Exact size of the FB block, tag included.
+    pub(super) fn cost(&self) -> usize {
+        let lens = match self.fixed {
+            Some(l) => uvarint_len(l as u64),
+            None => self
+                .values
+                .iter()
+                .map(|v| uvarint_len(v.len() as u64))
+                .sum(),
+        };
+        1 + uvarint_len(self.symbols.len() as u64)
+            + self.symbols.len()
+            + uvarint_len(self.values.len() as u64)
+            + 1
+            + lens
+            + packed_len(self.chars, width_for(self.symbols.len())).unwrap_or(usize::MAX)
+    }
+
+    /// Writes the FB block.
+    pub(super) fn encode(&self, out: &mut Vec<u8>) {
+        out.push(COL_STR_ALPHA);
+        write_uvarint(out, self.symbols.len() as u64);
+        out.extend_from_slice(&self.symbols);
+        write_uvarint(out, self.values.len() as u64);
+        match self.fixed {
+            Some(l) => {
+                out.push(FIXED_LEN);
+                write_uvarint(out, l as u64);
+            }
+            None => {
+                out.push(0);
+                for v in self.values {
+                    write_uvarint(out, v.len() as u64);
+                }
+            }
+        }
+        let mut code = [0u8; 256];
+        for (k, &b) in self.symbols.iter().enumerate() {
+            code[b as usize] = k as u8;
+        }
+        let codes = self
+            .values
+            .iter()
+            .flat_map(|v| v.iter())
+            .map(|&b| code[b as usize]);
+        pack(codes, width_for(self.symbols.len()), out);
+    }
+}
+
+/// Reads an FB body (after the tag).
+pub(super) fn decode<'a>(
+    r: &mut Reader<'a>,
+    n_expected: usize,
+    budget: &mut u64,
+) -> Result<StrColumn<'a>> {
+    let at_a = r.offset();
+    let a = r.len()?;
+    if !(MIN_ALPHABET..=MAX_ALPHABET).contains(&a) {
+        return Err(Error::at(
+            ErrorCode::BadCodec("alphabet size outside 2..=64"),
+            at_a,
+        ));
+    }
+    let symbols = r.bytes(a)?;
+    let mut seen = [false; 256];
+    for &b in symbols {
+        if std::mem::replace(&mut seen[b as usize], true) {
+            return Err(Error::at(
+                ErrorCode::BadCodec("alphabet byte repeated"),
+                at_a,
+            ));
+        }
+    }
+    r.rows(n_expected)?;
+    let flags = r.byte("FB flags")?;
+    if flags & !FIXED_LEN != 0 {
+        return Err(r.bad("FB flags set reserved bits"));
+    }
+    let at_lens = r.offset();
+    let (rows, chars) = if flags & FIXED_LEN != 0 {
+        let l = r.uvarint()?;
+        let chars = l.checked_mul(n_expected as u64);
+        let len = usize::try_from(l).ok();
+        match (chars, len) {
+            (Some(c), Some(len)) => (Rows::Fixed { len, n: n_expected }, c),
+            _ => return Err(r.bad("FB length × rows overflows")),
+        }
+    } else {
+        // Each length takes at least one byte: check before allocating the spans.
+        if n_expected > r.remaining() {
+            return Err(r.err(ErrorCode::LengthOverrun {
+                len: n_expected as u64,
+                remaining: r.remaining() as u64,
+            }));
+        }
+        let mut spans = Vec::with_capacity(n_expected);
+        let mut chars = 0u64;
+        for _ in 0..n_expected {
+            let end = chars.saturating_add(r.uvarint()?);
+            if end > u64::from(u32::MAX) {
+                return Err(r.bad("FB values add up to more than 4 GiB"));
+            }
+            spans.push(Span::new(chars as usize, end as usize));
+            chars = end;
+        }
+        (Rows::Each(spans), chars)
+    };
+    let w = width_for(a);
+    let packed = usize::try_from(chars)
+        .ok()
+        .and_then(|c| packed_len(c, w))
+        .filter(|&p| p <= r.remaining());
+    let Some(packed) = packed else {
+        return Err(Error::at(
+            ErrorCode::LengthOverrun {
+                len: chars.saturating_mul(u64::from(w)).div_ceil(8),
+                remaining: r.remaining() as u64,
+            },
+            at_lens,
+        ));
+    };
+    charge(budget, chars, at_lens)?;
+    let at_codes = r.offset();
+    let bytes = r.bytes(packed)?;
+    let mut arena = Vec::with_capacity(chars as usize);
+    if unpack(bytes, chars as usize, w, &mut arena).is_none() {
+        return Err(Error::at(
+            ErrorCode::BadCodec("nonzero padding bits after FB codes"),
+            at_codes,
+        ));
+    }
+    for (i, c) in arena.iter_mut().enumerate() {
+        match symbols.get(*c as usize) {
+            Some(&b) => *c = b,
+            None => {
+                let at = at_codes + (i as u64 * u64::from(w)) / 8;
+                return Err(Error::at(
+                    ErrorCode::BadCodec("FB code past the alphabet"),
+                    at,
+                ));
+            }
+        }
+    }
+    Ok(StrColumn::new(Store::Arena(arena), rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::StrBlock;
+    use super::super::testutil::{block_bytes, decode_all, mutations_never_panic, strs};
+    use super::*;
+
+    fn alpha_bytes<'v>(vals: &'v [&'v [u8]]) -> Vec<u8> {
+        block_bytes(&StrBlock::Alpha(Alphabet::build(vals).unwrap()))
+    }
+
+    #[test]
+    fn golden_fixed_hex() {
+        let vals = strs(&["a1", "1f", "ff"]);
+        let out = alpha_bytes(&vals);
+        // alphabet a,1,f → codes 0,1,2 in 2 bits: a1 1f ff = 0 1 1 2 2 2
+        #[rustfmt::skip]
+        let want = [
+            0xFB, 3, b'a', b'1', b'f', 3, 0x01, 2,
+            0b10_01_01_00, 0b10_10,
+        ];
+        assert_eq!(out, want);
+        assert_eq!(decode_all(&out, 3).unwrap(), vals);
+    }
+
+    #[test]
+    fn golden_variable_nibbles() {
+        // 16 symbols: 4-bit codes, first char in the low nibble.
+        let vals = strs(&["0123456789", "abcdef", "", "f0"]);
+        let out = alpha_bytes(&vals);
+        #[rustfmt::skip]
+        let want = [
+            0xFB, 16, b'0', b'1', b'2', b'3', b'4', b'5', b'6', b'7', b'8', b'9',
+            b'a', b'b', b'c', b'd', b'e', b'f',
+            4, 0x00, 10, 6, 0, 2,
+            0x10, 0x32, 0x54, 0x76, 0x98, 0xBA, 0xDC, 0xFE, 0x0F,
+        ];
+        assert_eq!(out, want);
+        assert_eq!(decode_all(&out, 4).unwrap(), vals);
+    }
+
+    #[test]
+    fn build_limits() {
+        assert!(Alphabet::build(&strs(&["aaaa", "aa"])).is_none());
+        let wide: Vec<u8> = (0..65u8).collect();
+        assert!(Alphabet::build(&[&wide[..]]).is_none());
+        assert!(Alphabet::build(&[&wide[..64]]).is_some());
+    }
+
+    #[test]
+    fn rejects_bad_alphabets() {
+        let one = [0xFB, 1, b'a', 1, 0x01, 1, 0x00];
+        let err = decode_all(&one, 1).unwrap_err();
+        assert_eq!(
+            err.code(),
+            &ErrorCode::BadCodec("alphabet size outside 2..=64")
+        );
+        assert_eq!(err.offset(), Some(1));
+        let mut big = vec![0xFB, 65];
+        big.extend(0..65u8);
+        big.extend_from_slice(&[1, 0x01, 0]);
+        assert!(decode_all(&big, 1).is_err());
+        let dup = [0xFB, 2, b'a', b'a', 1, 0x01, 1, 0x00];
+        assert!(decode_all(&dup, 1).is_err());
+        // 3 symbols, code 3 is past the alphabet.
+        let past = [0xFB, 3, b'a', b'b', b'c', 1, 0x01, 1, 0b11];
+        assert!(decode_all(&past, 1).is_err());
+        // Reserved flag bits.
+        let flags = [0xFB, 2, b'a', b'b', 1, 0x02, 1, 0x00];
+        assert!(decode_all(&flags, 1).is_err());
+    }
+
+    #[test]
+    fn huge_fixed_length_is_refused_before_allocating() {
+        let huge = [
+            0xFB, 2, b'a', b'b', 2, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x00,
+        ];
+        let err = decode_all(&huge, 2).unwrap_err();
+        assert!(matches!(err.code(), ErrorCode::LengthOverrun { .. }));
+    }
+
+    #[test]
+    fn hostile_bytes_never_panic() {
+        let vals = strs(&[
+            "4bf92f3577b34da6",
+            "00f067aa0ba902b7",
+            "a3ce929d0e0e4736",
+            "1",
+        ]);
+        mutations_never_panic(&alpha_bytes(&vals), vals.len());
+    }
+}

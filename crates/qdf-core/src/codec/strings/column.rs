@@ -1,0 +1,156 @@
+//! [`StrColumn`]: a decoded string column that borrows from the input where it can.
+//!
+//! Blocks whose values are contiguous in the input (F5 dictionary, F8 slab, F9 constant)
+//! borrow: each row is a span of the block. Blocks that rebuild bytes (FA front coding,
+//! FB alphabet, F6 FSST) write every value once into one arena. Rows are then spans of that
+//! store, shared by every row that repeats a value (dictionary index, constant), so decoding
+//! costs one allocation per column, not one per value.
+
+use std::ops::Range;
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// A byte range `[start, end)` of a column's store.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    /// A span; both ends are below 4 GiB because block views are capped there.
+    pub(super) fn new(start: usize, end: usize) -> Span {
+        debug_assert!(start <= end && end <= u32::MAX as usize);
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// The span as a `usize` range.
+    pub(super) fn range(self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    /// Its length in bytes.
+    pub(super) fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+}
+
+/// Where a column's bytes live.
+pub(super) enum Store<'a> {
+    /// In the input: rows can be handed to serde as borrowed strings.
+    Input(&'a [u8]),
+    /// Rebuilt by the decoder.
+    Arena(Vec<u8>),
+}
+
+/// How rows map onto the store.
+pub(super) enum Rows {
+    /// `n` copies of one value (F9).
+    Repeat {
+        /// The value.
+        span: Span,
+        /// Row count.
+        n: usize,
+    },
+    /// Row `i` is `store[i·len .. (i+1)·len]` (FB with the fixed-length flag).
+    Fixed {
+        /// Bytes per row.
+        len: usize,
+        /// Row count.
+        n: usize,
+    },
+    /// Row `i` is `table[index[i]]` (dictionaries: at most 256 entries, so one byte a row).
+    Dict {
+        /// The distinct values.
+        table: Vec<Span>,
+        /// One table position per row, each checked `< table.len()`.
+        index: Vec<u8>,
+    },
+    /// One span per row (F8, FB with lengths, F6).
+    Each(Vec<Span>),
+}
+
+/// A decoded string column: `len()` rows of bytes. Values are bytes, not checked UTF-8:
+/// a `str` column calls [`StrColumn::check_utf8`] once (it checks each distinct value once).
+pub(crate) struct StrColumn<'a> {
+    store: Store<'a>,
+    rows: Rows,
+}
+
+impl<'a> StrColumn<'a> {
+    pub(super) fn new(store: Store<'a>, rows: Rows) -> Self {
+        StrColumn { store, rows }
+    }
+
+    /// Number of rows.
+    pub(crate) fn len(&self) -> usize {
+        match &self.rows {
+            Rows::Repeat { n, .. } | Rows::Fixed { n, .. } => *n,
+            Rows::Dict { index, .. } => index.len(),
+            Rows::Each(spans) => spans.len(),
+        }
+    }
+
+    /// True when the column has no rows.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn span(&self, i: usize) -> Option<Range<usize>> {
+        match &self.rows {
+            Rows::Repeat { span, n } => (i < *n).then(|| span.range()),
+            Rows::Fixed { len, n } => (i < *n).then(|| i * len..(i + 1) * len),
+            Rows::Dict { table, index } => index.get(i).map(|&k| table[k as usize].range()),
+            Rows::Each(spans) => spans.get(i).map(|s| s.range()),
+        }
+    }
+
+    fn store(&self) -> &[u8] {
+        match &self.store {
+            Store::Input(b) => b,
+            Store::Arena(v) => v,
+        }
+    }
+
+    /// Row `i`, or `None` past the end.
+    pub(crate) fn get(&self, i: usize) -> Option<&[u8]> {
+        let r = self.span(i)?;
+        Some(&self.store()[r])
+    }
+
+    /// Row `i` with the input's lifetime, when the block stores it contiguously in the input
+    /// (F5, F8, F9); `None` for rebuilt values or past the end.
+    pub(crate) fn borrowed(&self, i: usize) -> Option<&'a [u8]> {
+        match self.store {
+            Store::Input(b) => self.span(i).map(|r| &b[r]),
+            Store::Arena(_) => None,
+        }
+    }
+
+    /// The rows in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        (0..self.len()).filter_map(move |i| self.get(i))
+    }
+
+    /// Checks that every row is UTF-8, visiting each distinct stored value once.
+    ///
+    /// Errors: [`ErrorCode::InvalidUtf8`] (no offset: the bytes may be rebuilt).
+    pub(crate) fn check_utf8(&self) -> Result<()> {
+        let store = self.store();
+        let ok = |r: Range<usize>| std::str::from_utf8(&store[r]).is_ok();
+        let all = match &self.rows {
+            Rows::Repeat { span, .. } => ok(span.range()),
+            Rows::Fixed { len, n } => (0..*n).all(|i| ok(i * len..(i + 1) * len)),
+            Rows::Dict { table, .. } => table.iter().all(|s| ok(s.range())),
+            Rows::Each(spans) => spans.iter().all(|s| ok(s.range())),
+        };
+        if all {
+            Ok(())
+        } else {
+            Err(Error::new(ErrorCode::InvalidUtf8))
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! The string column picker (Go wire notes §2.2): which block, if any, writes a column.
+//!
+//! Order and gates:
+//! 1. **F9 constant** when every value is equal. (Go tries it only without Dense; no other
+//!    block is smaller on such a column, so trying it first only saves work.)
+//! 2. **Dictionary family**, when `n ≥ 16`, at most 70 % of the first 64 values are
+//!    distinct, `2 ≤ d ≤ 256`, and the flat index is smaller than one byte a row
+//!    (`1 + uvl(d) + uvl(n) + ⌈n·⌈log2 d⌉/8⌉ < n`): **FA** when all distinct values share a
+//!    prefix of at least 2 bytes and front coding shrinks the table, else **FC** when the
+//!    QPack integer block of the index is smaller than the flat index, else **F5**.
+//! 3. Otherwise the smallest of **F6 FSST** (only with [`Features::FSST`]; must beat
+//!    `Σlen + n`), **FB alphabet** (more than 70 % of the first 64 distinct, 2–64 distinct
+//!    bytes, must beat F8) and **F8 slab**, all only for `n ≥ 16`. Go takes the first that
+//!    qualifies; taking the smallest never loses bytes.
+//!
+//! With Dense a block is chosen only when its exact size is strictly below `per_value`, the
+//! caller's estimate of writing the values one by one (intern refs included); otherwise the
+//! answer is [`Pick::PerValue`]. Without Dense there is no per-value form inside a column:
+//! the fallback is F9 when all values are equal, else a forced F8.
+
+use super::MIN_ROWS;
+use super::alpha::Alphabet;
+use super::front::Front;
+use super::fsst::FsstPlan;
+use super::slab::{const_cost, encode_const, encode_slab, slab_cost};
+use super::table::Dict;
+use super::{bits, dict, dictq};
+use crate::options::Features;
+use crate::wire::tags;
+use crate::wire::varint::uvarint_len;
+
+/// A chosen string block, with everything needed to write it.
+pub(crate) enum StrBlock<'v> {
+    /// F5 flat dictionary.
+    Dict(Dict<'v>),
+    /// FA front-coded dictionary (the dictionary supplies the index size).
+    Front(Dict<'v>, Front<'v>),
+    /// FC: dictionary table and the QPack block of its index.
+    DictQ(Dict<'v>, Vec<u8>),
+    /// F6 FSST.
+    Fsst(FsstPlan),
+    /// FB alphabet packing.
+    Alpha(Alphabet<'v>),
+    /// F8 raw slab.
+    Slab(&'v [&'v [u8]]),
+    /// F9: `n` copies of `value`.
+    Const {
+        /// The value.
+        value: &'v [u8],
+        /// Row count.
+        n: usize,
+    },
+}
+
+impl StrBlock<'_> {
+    /// The block's tag byte.
+    pub(crate) fn tag(&self) -> u8 {
+        match self {
+            StrBlock::Dict(_) => tags::COL_STR_DICT,
+            StrBlock::Front(..) => tags::COL_STR_FRONT,
+            StrBlock::DictQ(..) => tags::COL_STR_DICTQ,
+            StrBlock::Fsst(_) => tags::COL_STR_FSST,
+            StrBlock::Alpha(_) => tags::COL_STR_ALPHA,
+            StrBlock::Slab(_) => tags::COL_STR_SLAB,
+            StrBlock::Const { .. } => tags::COL_STR_CONST,
+        }
+    }
+
+    /// Exact encoded size in bytes, tag included.
+    pub(crate) fn cost(&self) -> usize {
+        match self {
+            StrBlock::Dict(d) => dict::cost(d),
+            StrBlock::Front(d, f) => f.cost(d),
+            StrBlock::DictQ(d, idx) => dictq::cost(d, idx),
+            StrBlock::Fsst(p) => p.cost(),
+            StrBlock::Alpha(a) => a.cost(),
+            StrBlock::Slab(v) => slab_cost(v),
+            StrBlock::Const { value, n } => const_cost(value, *n),
+        }
+    }
+
+    /// Appends the block, tag first.
+    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            StrBlock::Dict(d) => dict::encode(d, out),
+            StrBlock::Front(_, f) => f.encode(out),
+            StrBlock::DictQ(d, idx) => dictq::encode(d, idx, out),
+            StrBlock::Fsst(p) => p.encode(out),
+            StrBlock::Alpha(a) => a.encode(out),
+            StrBlock::Slab(v) => encode_slab(v, out),
+            StrBlock::Const { value, n } => encode_const(value, *n, out),
+        }
+    }
+}
+
+/// The picker's answer.
+pub(crate) enum Pick<'v> {
+    /// Write this block.
+    Block(StrBlock<'v>),
+    /// Write the values one by one (Dense per-value strings): no block is smaller.
+    PerValue,
+}
+
+/// Chooses how to write the string column `values` (see the module doc for the order).
+/// `per_value` is the caller's size estimate of the per-value form; it is ignored without
+/// [`Features::DENSE`], where some block is always returned.
+pub(crate) fn pick<'v>(values: &'v [&'v [u8]], features: Features, per_value: usize) -> Pick<'v> {
+    let dense = features.contains(Features::DENSE);
+    let beats = |b: &StrBlock<'_>| !dense || b.cost() < per_value;
+    let n = values.len();
+    if let Some(&first) = values.first()
+        && values.iter().all(|&v| v == first)
+    {
+        let block = StrBlock::Const { value: first, n };
+        return if beats(&block) {
+            Pick::Block(block)
+        } else {
+            Pick::PerValue
+        };
+    }
+    if n >= MIN_ROWS {
+        let mostly_distinct = mostly_distinct(values);
+        if !mostly_distinct
+            && let Some(block) = dict_family(values)
+            && beats(&block)
+        {
+            return Pick::Block(block);
+        }
+        let mut best: Option<StrBlock<'v>> = None;
+        let mut consider = |b: StrBlock<'v>| {
+            if beats(&b) && best.as_ref().is_none_or(|cur| b.cost() < cur.cost()) {
+                best = Some(b);
+            }
+        };
+        let slab = slab_cost(values);
+        if features.contains(Features::FSST) {
+            let plan = FsstPlan::train(values);
+            let raw: usize = values.iter().map(|v| v.len() + 1).sum();
+            if plan.cost() < raw {
+                consider(StrBlock::Fsst(plan));
+            }
+        }
+        if mostly_distinct
+            && let Some(a) = Alphabet::build(values)
+            && a.cost() < slab
+        {
+            consider(StrBlock::Alpha(a));
+        }
+        consider(StrBlock::Slab(values));
+        if let Some(b) = best {
+            return Pick::Block(b);
+        }
+    }
+    if dense {
+        Pick::PerValue
+    } else {
+        // A column of fewer than 16 distinct-valued rows without Dense: F8 is the only form.
+        Pick::Block(StrBlock::Slab(values))
+    }
+}
+
+/// More than 70 % of the first 64 values are distinct (§2.2).
+fn mostly_distinct(values: &[&[u8]]) -> bool {
+    let mut head: Vec<&[u8]> = values.iter().take(64).copied().collect();
+    let k = head.len();
+    head.sort_unstable();
+    head.dedup();
+    head.len() * 10 > k * 7
+}
+
+/// The dictionary block for `values` if the §2.2 gates pass.
+fn dict_family<'v>(values: &[&'v [u8]]) -> Option<StrBlock<'v>> {
+    let dict = Dict::build(values)?;
+    let d = dict.entries.len();
+    let n = values.len();
+    let index = bits::packed_len(n, dict.width())?;
+    if d < super::MIN_DICT || 1 + uvarint_len(d as u64) + uvarint_len(n as u64) + index >= n {
+        return None;
+    }
+    if let Some(front) = Front::build(&dict)
+        && front.table_cost() < dict.table_cost()
+    {
+        return Some(StrBlock::Front(dict, front));
+    }
+    if let Some(idx) = dictq::index_block(&dict) {
+        return Some(StrBlock::DictQ(dict, idx));
+    }
+    Some(StrBlock::Dict(dict))
+}
