@@ -19,6 +19,7 @@
 
 pub(crate) mod codec;
 mod de;
+mod dense;
 mod error;
 mod frame;
 mod options;
@@ -45,8 +46,8 @@ pub use session::{DEFAULT_MAX_FRAME_LEN, DecoderSession, EncoderSession, FrameSt
 pub use sync_stream::{StreamDecoder, StreamEncoder};
 pub use value::{Value, Variant, VariantKind};
 
-pub(crate) use de::decode_body;
-pub(crate) use ser::encode_body;
+pub(crate) use de::{decode_body, decode_body_with_state};
+pub(crate) use ser::{encode_body, encode_body_with_state};
 
 use serde::Serialize;
 use serde::de::{Deserialize, DeserializeOwned};
@@ -59,8 +60,11 @@ use wire::header;
 ///
 /// Hook for sessions and framing.
 pub(crate) fn header_flags(opts: &Options) -> u8 {
-    let _ = opts;
-    0
+    let mut flags = 0;
+    if opts.has(Features::DENSE) {
+        flags |= header::FLAG_DENSE;
+    }
+    flags
 }
 
 /// Serializes `value` with the default (Balanced) options: header, then body.

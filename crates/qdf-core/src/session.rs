@@ -41,11 +41,20 @@
 //! [`Category::Broken`]) naming the first error's category. A Dense
 //! decoder that walks the rest of a failed frame and applies its state updates may keep the
 //! session usable instead (one predicate in this module, `body_error_keeps_session`, holds
-//! the rule).
+//! the rule); qdf-rs does not: a broken session never guesses (`docs/SPEC.md` §16).
+//!
+//! # Dense state
+//!
+//! With the `DENSE` feature the encoder sets `FLAG_DENSE` in the stream header and keeps the
+//! intern table, predictors and shapes across frames (`docs/SPEC.md` §14–16); the decoder
+//! keeps its mirror when the header has `FLAG_DENSE`, and decodes each body of any other
+//! stream from empty state. The encoder checkpoints the state before each body and rolls it
+//! back on any error, so a failed value costs nothing on the wire or in the state.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::dense::DenseState;
 use crate::frame::{self, Next};
 use crate::wire::header::FLAG_DENSE;
 use crate::wire::varint::uvarint_len;
@@ -93,18 +102,23 @@ pub struct EncoderSession {
     started: bool,
     /// Length of the last body, to guess the width of the next length prefix.
     last_len: usize,
-    // The Dense state (helper "dense") goes here; `encode_body_into` checkpoints it.
+    /// The Dense state kept across frames (`None` without the `DENSE` feature).
+    dense: Option<Box<DenseState>>,
 }
 
 impl EncoderSession {
     /// A new session with `opts` (its tier and its caps). The ColumnIndex and entropy
     /// features are cleared: streams never use them.
     pub fn new(opts: Options) -> Self {
+        let opts = stream_options(opts);
         EncoderSession {
-            opts: stream_options(opts),
+            opts,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
             started: false,
             last_len: 0,
+            dense: opts
+                .has(Features::DENSE)
+                .then(|| Box::new(DenseState::new_encoder(&opts))),
         }
     }
 
@@ -188,14 +202,25 @@ impl EncoderSession {
         out: &mut Vec<u8>,
     ) -> Result<()> {
         let start = out.len();
-        // Dense: take a checkpoint of the state here and roll back to it on every error below.
-        crate::encode_body(value, &self.opts, out)?;
-        let len = out.len() - start;
-        if len > self.max_frame_len {
-            out.truncate(start);
-            return Err(too_large(len, self.max_frame_len));
+        if let Some(d) = self.dense.as_deref_mut() {
+            d.checkpoint();
         }
-        Ok(())
+        let r =
+            crate::encode_body_with_state(value, &self.opts, out, &mut self.dense).and_then(|()| {
+                let len = out.len() - start;
+                if len > self.max_frame_len {
+                    out.truncate(start);
+                    return Err(too_large(len, self.max_frame_len));
+                }
+                Ok(())
+            });
+        if let Some(d) = self.dense.as_deref_mut() {
+            match r {
+                Ok(()) => d.commit(),
+                Err(_) => d.rollback(),
+            }
+        }
+        r
     }
 }
 
@@ -208,7 +233,8 @@ pub struct DecoderSession {
     flags: Option<u8>,
     /// Set by the first error that leaves the state unusable.
     broken: Option<Category>,
-    // The Dense state (helper "dense") goes here.
+    /// The Dense state of a `FLAG_DENSE` stream, created by its first body.
+    dense: Option<Box<DenseState>>,
 }
 
 impl DecoderSession {
@@ -219,6 +245,7 @@ impl DecoderSession {
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
             flags: None,
             broken: None,
+            dense: None,
         }
     }
 
@@ -321,7 +348,12 @@ impl DecoderSession {
     }
 
     fn decode_body_checked<T: DeserializeOwned>(&mut self, body: &[u8]) -> Result<T> {
-        crate::decode_body(body, &self.opts).map_err(|e| {
+        let r = if self.flags.is_some_and(|f| f & FLAG_DENSE != 0) {
+            crate::decode_body_with_state(body, &self.opts, &mut self.dense)
+        } else {
+            crate::decode_body(body, &self.opts)
+        };
+        r.map_err(|e| {
             if self.body_error_keeps_session() {
                 e
             } else {

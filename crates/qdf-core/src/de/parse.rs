@@ -134,8 +134,12 @@ impl<'de> Deserializer<'de> {
             FIXSTR..=FIXSTR_MAX => ((tag & 0x1F) as usize, true),
             STR8 | STR16 | STR32 => (self.parse_len(tag, Len::Str)?.unwrap_or(0), true),
             BIN8 | BIN16 | BIN32 => (self.parse_len(tag, Len::Bin)?.unwrap_or(0), false),
+            INTERN_STR | STATE_REF | INTERN_BIN | REPEAT | MTF | PAIR => {
+                return self.read_dense_text(tag).map(Some);
+            }
             _ => return Ok(None),
         };
+        self.dense_inline();
         let at = self.read.offset();
         let bytes = self.read.take(len, "string bytes")?;
         self.charge(len as u64)?;
@@ -292,7 +296,7 @@ impl<'de> Deserializer<'de> {
     pub(crate) fn check_payload(&self, kind: u8) -> Result<()> {
         let ok: fn(u8) -> bool = match kind {
             ext::TUPLE_VARIANT => |t| matches!(t, FIXARR..=FIXARR_MAX | ARR16 | ARR32),
-            ext::STRUCT_VARIANT => |t| matches!(t, MAP8..=MAP32),
+            ext::STRUCT_VARIANT => |t| matches!(t, MAP8..=MAP32 | SHAPE),
             _ => return Ok(()),
         };
         match self.read.peek() {
@@ -345,8 +349,10 @@ pub(crate) fn describe_tag(tag: u8) -> Option<&'static str> {
     Some(match tag {
         0..=FIXINT_MAX | U8..=I64 | NEGFIXINT..=NEGFIXINT_MAX => "an integer",
         F32 | F64 => "a float",
-        FIXSTR..=FIXSTR_MAX | STR8..=STR32 => "a string",
-        BIN8..=BIN32 => "a byte string",
+        FIXSTR..=FIXSTR_MAX | STR8..=STR32 | INTERN_STR => "a string",
+        BIN8..=BIN32 | INTERN_BIN => "a byte string",
+        STATE_REF | REPEAT | MTF | PAIR => "an interned string or byte string",
+        SHAPE => "a struct",
         FIXARR..=FIXARR_MAX | ARR16 | ARR32 => "an array",
         MAP8..=MAP32 => "a map",
         NIL => "nil",

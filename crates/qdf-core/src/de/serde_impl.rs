@@ -65,6 +65,9 @@ impl<'de> Deserializer<'de> {
 
     /// Visits the map whose header `tag` was read.
     fn visit_map<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
+        if tag == SHAPE {
+            return self.visit_shape(visitor);
+        }
         let Some(n) = self.map_len(tag)? else {
             return Err(self.unexpected(tag, "a map"));
         };
@@ -201,12 +204,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         let tag = self.next_tag()?;
         match tag {
             0..=FIXINT_MAX => visitor.visit_u64(tag as u64),
-            FIXSTR..=FIXSTR_MAX | STR8..=STR32 | BIN8..=BIN32 => match self.read_text(tag)? {
+            FIXSTR..=FIXSTR_MAX
+            | STR8..=STR32
+            | BIN8..=BIN32
+            | INTERN_STR..=INTERN_BIN
+            | REPEAT..=PAIR => match self.read_text(tag)? {
                 Some(t) => visit_text(t, visitor),
                 None => Err(self.bad_tag(tag, "a value")),
             },
             FIXARR..=FIXARR_MAX | ARR16 | ARR32 => self.visit_array(tag, visitor),
-            MAP8..=MAP32 => self.visit_map(tag, visitor),
+            MAP8..=MAP32 | SHAPE => self.visit_map(tag, visitor),
             NIL => visitor.visit_none(),
             FALSE => visitor.visit_bool(false),
             TRUE => visitor.visit_bool(true),
@@ -375,10 +382,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             Some(t) => t,
         };
         match tag {
-            FIXSTR..=FIXSTR_MAX | STR8..=STR32 => visitor.visit_enum(Enum {
-                de: self,
-                kind: ext::UNIT_VARIANT,
-            }),
+            FIXSTR..=FIXSTR_MAX | STR8..=STR32 | INTERN_STR | STATE_REF | REPEAT..=PAIR => visitor
+                .visit_enum(Enum {
+                    de: self,
+                    kind: ext::UNIT_VARIANT,
+                }),
             EXT => {
                 self.read.next("a tag")?;
                 let sub = self.read.next("an extension subtype")?;

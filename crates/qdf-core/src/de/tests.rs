@@ -69,8 +69,8 @@ fn bad_tags_and_payloads() {
         ErrorCode::BadTag { found: 0x0a, .. }
     ));
     assert!(matches!(
-        err("e0 00").code(),
-        ErrorCode::BadTag { found: 0xe0, .. }
+        err("fd").code(),
+        ErrorCode::BadTag { found: 0xfd, .. }
     ));
     assert!(matches!(
         err("fe").code(),

@@ -215,8 +215,8 @@ impl<'a> serde::Serializer for &'a mut Serializer {
     ///
     /// Hook: the Dense dialect writes struct shapes (tag EC) here.
     #[inline]
-    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a>> {
-        Compound::open(self, Header::Map, Some(len), 1)
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'a>> {
+        self.open_struct(name, len, 1)
     }
     fn serialize_struct_variant(
         self,
@@ -228,6 +228,6 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         self.enter()?;
         self.write_ext(ext::STRUCT_VARIANT);
         self.write_str(variant)?;
-        Compound::open(self, Header::Map, Some(len), 2)
+        self.open_struct(variant, len, 2)
     }
 }

@@ -187,6 +187,9 @@ impl Serializer {
     #[inline]
     pub(crate) fn write_str(&mut self, s: &str) -> Result<()> {
         let b = s.as_bytes();
+        if self.write_dense(b, crate::dense::Kind::Str) {
+            return Ok(());
+        }
         if b.len() <= 31 {
             self.out.reserve(1 + b.len());
             self.out.push(FIXSTR | b.len() as u8);
@@ -204,6 +207,9 @@ impl Serializer {
     /// Hook: EVERY byte string goes through here. The Dense dialect interns here (tag E2).
     #[inline]
     pub(crate) fn write_bytes(&mut self, b: &[u8]) -> Result<()> {
+        if self.write_dense(b, crate::dense::Kind::Bin) {
+            return Ok(());
+        }
         let h = header_bytes(Header::Bin, b.len())?;
         self.out.reserve(h.len + b.len());
         self.out.extend_from_slice(h.as_slice());

@@ -1,0 +1,144 @@
+//! Prints the size report of docs/BENCH.md: every dataset encoded by every peer and every qdf
+//! tier, raw and after zstd level 3, as markdown tables. Deterministic.
+//!
+//! ```sh
+//! cargo run --release --example sizes
+//! ```
+//!
+//! A cell counts only if the codec's bytes decode back to the exact input (floats by bits);
+//! otherwise it shows the error.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use qdf_fixtures::{Dataset, Visitor, visit_all};
+
+/// zstd level of the compressed columns ("protobuf + zstd" as users deploy it).
+const ZSTD_LEVEL: i32 = 3;
+
+/// The Go library's balanced-vs-protobuf ratios (README "Measured against the field").
+const GO_BAR: &[(&str, &str)] = &[
+    ("OTLP 4x512", "−75 %"),
+    ("Logs 1024", "−72 %"),
+    ("RTB 1024", "−25 %"),
+    ("Events 1024", "−39 %"),
+    ("IoT 32x256", "−24 %"),
+];
+
+/// One dataset's row: per codec, the raw and zstd sizes or an error.
+struct Row {
+    name: &'static str,
+    cells: Vec<Result<(usize, usize), String>>,
+}
+
+#[derive(Default)]
+struct Report {
+    codecs: Vec<&'static str>,
+    rows: Vec<Row>,
+}
+
+impl Visitor for Report {
+    fn visit<D: Dataset>(&mut self, name: &'static str, data: &D) {
+        let codecs = support::all_codecs::<D>();
+        self.codecs = codecs.iter().map(|c| c.name).collect();
+        let cells = codecs.iter().map(|c| {
+            let bytes = c.round_trip(data).map_err(|e| e.to_string())?;
+            let z = zstd::bulk::compress(&bytes, ZSTD_LEVEL).map_err(|e| e.to_string())?;
+            Ok((bytes.len(), z.len()))
+        });
+        self.rows.push(Row {
+            name,
+            cells: cells.collect(),
+        });
+    }
+}
+
+impl Report {
+    fn size_table(&self, title: &str, pick: fn((usize, usize)) -> usize) {
+        println!("### {title}\n");
+        println!("| dataset | {} |", self.codecs.join(" | "));
+        println!("|---|{}", "---:|".repeat(self.codecs.len()));
+        for row in &self.rows {
+            let cells: Vec<String> = row.cells.iter().map(|c| cell(c, pick)).collect();
+            println!("| {} | {} |", row.name, cells.join(" | "));
+        }
+        println!();
+    }
+
+    fn size(&self, row: &Row, codec: &str, pick: fn((usize, usize)) -> usize) -> Option<usize> {
+        let i = self.codecs.iter().position(|c| *c == codec)?;
+        row.cells[i].as_ref().ok().map(|&s| pick(s))
+    }
+
+    fn ratio_table(&self) {
+        println!("### qdf against the peers (negative = qdf smaller)\n");
+        println!(
+            "| dataset | speed vs rmp-serde | balanced vs prost | Go bar (balanced vs protobuf) \
+             | balanced vs bitcode | compression vs prost+zstd | compression vs bitcode+zstd |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        let raw = |s: (usize, usize)| s.0;
+        let z = |s: (usize, usize)| s.1;
+        for row in &self.rows {
+            let delta = |a: &str, b: &str, pick: fn((usize, usize)) -> usize| match (
+                self.size(row, a, pick),
+                self.size(row, b, pick),
+            ) {
+                (Some(a), Some(b)) => format!("{:+.0} %", (a as f64 / b as f64 - 1.0) * 100.0),
+                _ => "n/a".to_owned(),
+            };
+            let bar = GO_BAR
+                .iter()
+                .find(|(n, _)| *n == row.name)
+                .map_or("", |(_, b)| b);
+            println!(
+                "| {} | {} | {} | {bar} | {} | {} | {} |",
+                row.name,
+                delta("qdf speed", "rmp-serde", raw),
+                delta("qdf balanced", "prost", raw),
+                delta("qdf balanced", "bitcode", raw),
+                delta("qdf compression", "prost", z),
+                delta("qdf compression", "bitcode", z),
+            );
+        }
+        println!();
+    }
+}
+
+fn cell(c: &Result<(usize, usize), String>, pick: fn((usize, usize)) -> usize) -> String {
+    match c {
+        Ok(s) => thousands(pick(*s)),
+        Err(e) => format!("✗ {e}"),
+    }
+}
+
+/// `1234567` → `1 234 567` (the Go tables' style).
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn main() {
+    let mut report = Report::default();
+    visit_all(&mut report);
+    report.size_table("Raw bytes", |s| s.0);
+    report.size_table(&format!("After zstd level {ZSTD_LEVEL}"), |s| s.1);
+    report.ratio_table();
+    let failed = report
+        .rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .filter(|c| c.is_err())
+        .count();
+    if failed > 0 {
+        eprintln!("{failed} cells did not round-trip");
+        std::process::exit(1);
+    }
+}

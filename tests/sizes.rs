@@ -1,0 +1,58 @@
+//! Pins qdf's encoded size of every dataset in every tier, so a size regression fails CI.
+//!
+//! The sizes are exact byte counts of bytes that decode back to the exact input. When a codec
+//! improves (the Dense and QPack work changes Balanced and Compression), update the pins
+//! deliberately: run
+//!
+//! ```sh
+//! cargo test --test sizes -- --nocapture
+//! ```
+//!
+//! copy the printed `PINS` rows below, and refresh docs/BENCH.md with
+//! `cargo run --release --example sizes`.
+
+#[path = "support/mod.rs"]
+mod support;
+
+use qdf_fixtures::{Dataset, Visitor, visit_all};
+
+/// (dataset, [speed, balanced, compression] bytes).
+const PINS: &[(&str, [usize; 3])] = &[
+    ("RTB 1024", [439_487, 439_487, 439_487]),
+    ("IoT 32x256", [224_599, 224_599, 224_599]),
+    ("OTLP 4x512", [1_133_127, 1_133_127, 1_133_127]),
+    ("Logs 1024", [195_777, 195_777, 195_777]),
+    ("Events 1024", [85_172, 85_172, 85_172]),
+    ("ADUser 5000", [3_661_388, 3_661_388, 3_661_388]),
+    ("ADUserFlat 5000", [1_898_198, 1_898_198, 1_898_198]),
+    ("TelemetryBatch 1000", [186_739, 186_739, 186_739]),
+    ("MetricSeries 1024", [111_633, 111_633, 111_633]),
+    ("LogBatch 1000", [185_369, 185_369, 185_369]),
+    ("Wide 1000", [128_632, 128_632, 128_632]),
+    ("Zipkin spans 1041", [432_372, 432_372, 432_372]),
+    ("USGS quakes 1707", [1_032_473, 1_032_473, 1_032_473]),
+    ("Seattle hourly 8759", [700_728, 700_728, 700_728]),
+];
+
+#[derive(Default)]
+struct Sizes(Vec<(&'static str, [usize; 3])>);
+
+impl Visitor for Sizes {
+    fn visit<D: Dataset>(&mut self, name: &'static str, data: &D) {
+        let sizes = support::qdf_tiers::<D>().map(|tier| match tier.round_trip(data) {
+            Ok(bytes) => bytes.len(),
+            Err(e) => panic!("{name}: {e}"),
+        });
+        self.0.push((name, sizes));
+    }
+}
+
+#[test]
+fn qdf_sizes_are_pinned() {
+    let mut sizes = Sizes::default();
+    visit_all(&mut sizes);
+    for (name, [s, b, c]) in &sizes.0 {
+        println!("    (\"{name}\", [{s}, {b}, {c}]),");
+    }
+    assert_eq!(sizes.0, PINS);
+}
