@@ -46,7 +46,11 @@ fn qpack_spec_examples() {
         };
         let again = qdf_core::to_vec_with(&v, opts).unwrap();
         // Bodies compare: Balanced sets the Dense header flag, the examples use flags 00.
-        assert_eq!(again[5..], msg[5..], "SPEC.md line {line} re-encodes differently");
+        assert_eq!(
+            again[5..],
+            msg[5..],
+            "SPEC.md line {line} re-encodes differently"
+        );
     }
     assert!(seen >= 28, "only {seen} qpack examples found");
 }
