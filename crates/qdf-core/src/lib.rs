@@ -17,13 +17,23 @@
 //! ```
 #![deny(missing_docs)]
 
+pub(crate) mod codec;
 mod de;
+mod dense;
 mod error;
+mod frame;
 mod options;
 mod ser;
 pub mod session;
+mod sync_stream;
 mod value;
 pub mod wire;
+
+/// The QPack codecs, for the benches and fuzz targets only: not a stable API.
+#[doc(hidden)]
+pub mod __qpack {
+    pub use crate::codec::*;
+}
 
 pub use de::Deserializer;
 pub use error::{Category, Error, ErrorCode, Result};
@@ -32,12 +42,12 @@ pub use options::{
     DEFAULT_MIN_INTERN, Features, Options,
 };
 pub use ser::{Compound, Serializer};
-pub use session::{DecoderSession, EncoderSession, FrameStatus};
+pub use session::{DEFAULT_MAX_FRAME_LEN, DecoderSession, EncoderSession, FrameStatus};
+pub use sync_stream::{StreamDecoder, StreamEncoder};
 pub use value::{Value, Variant, VariantKind};
 
-#[allow(unused_imports)] // used by the session framing
-pub(crate) use de::decode_body;
-pub(crate) use ser::encode_body;
+pub(crate) use de::{decode_body, decode_body_with_state};
+pub(crate) use ser::{encode_body, encode_body_with_state};
 
 use serde::Serialize;
 use serde::de::{Deserialize, DeserializeOwned};
@@ -50,8 +60,11 @@ use wire::header;
 ///
 /// Hook for sessions and framing.
 pub(crate) fn header_flags(opts: &Options) -> u8 {
-    let _ = opts;
-    0
+    let mut flags = 0;
+    if opts.has(Features::DENSE) {
+        flags |= header::FLAG_DENSE;
+    }
+    flags
 }
 
 /// Serializes `value` with the default (Balanced) options: header, then body.

@@ -1,24 +1,74 @@
-//! Sessions: Dense state kept across the messages of one stream, and sans-IO framing.
+//! Sessions: the state kept across the messages of one stream, and sans-IO framing on top.
 //!
-//! SKELETON: signatures fixed for the adapters; bodies are being built.
+//! A stream is the 5-byte header once, then per frame `uvarint(len) ‖ body` (Go wire notes
+//! §4). Transports that frame messages themselves (gRPC) use the `*_message` calls: the
+//! header before the first body, then bodies without a length prefix.
 //!
-//! A stream is the 5-byte header once, then per frame `uvarint(len) ‖ body`. Transports
-//! that frame messages themselves (gRPC) use the `*_message` calls: header before the first
-//! body, then bodies without a length prefix.
+//! [`EncoderSession`] and [`DecoderSession`] do no I/O: they append to a `Vec<u8>` and look at
+//! a `&[u8]`. [`StreamEncoder`](crate::StreamEncoder) / [`StreamDecoder`](crate::StreamDecoder)
+//! drive them over `std::io`, `qdf-stream` over tokio.
+//!
+//! ```
+//! use qdf_core::{DecoderSession, EncoderSession, FrameStatus, Options};
+//!
+//! let mut enc = EncoderSession::new(Options::speed());
+//! let mut wire = Vec::new();
+//! enc.encode_frame(&("temp", 21.5f64), &mut wire)?;
+//! enc.encode_frame(&("temp", 22.0f64), &mut wire)?;
+//!
+//! let mut dec = DecoderSession::new(Options::speed());
+//! // Only part of the first frame has arrived: the session says how much more it needs.
+//! assert!(matches!(dec.frame_status(&wire[..3])?, FrameStatus::Incomplete { needed: 2 }));
+//! let (first, n): ((String, f64), usize) = dec.decode_frame(&wire)?.unwrap();
+//! let (second, m): ((String, f64), usize) = dec.decode_frame(&wire[n..])?.unwrap();
+//! assert_eq!((first.1, second.1, n + m), (21.5, 22.0, wire.len()));
+//! # Ok::<(), qdf_core::Error>(())
+//! ```
+//!
+//! # Failure rules
+//!
+//! *Encode.* An error (from the value's `Serialize`, a limit, or a body above
+//! [`EncoderSession::max_frame_len`]) leaves `out` and the session exactly as they were
+//! before the call, so the caller may skip that value and go on.
+//!
+//! *Decode.* Framing errors (bad header, forbidden flags, a non-minimal or oversize length)
+//! cannot be resynchronised: they mark the session broken. A body error inside a complete
+//! frame depends on the stream: a stream whose header lacks `FLAG_DENSE` has stateless
+//! bodies, so the frame counts as consumed (its length is what [`DecoderSession::frame_status`]
+//! reported) and the session stays usable; in a Dense stream the frame may have carried
+//! state updates the decoder did not apply, so the session is marked broken. A broken
+//! session answers every later call with [`ErrorCode::Broken`] (category
+//! [`Category::Broken`]) naming the first error's category. A Dense
+//! decoder that walks the rest of a failed frame and applies its state updates may keep the
+//! session usable instead (one predicate in this module, `body_error_keeps_session`, holds
+//! the rule); qdf-rs does not: a broken session never guesses (`docs/SPEC.md` §16).
+//!
+//! # Dense state
+//!
+//! With the `DENSE` feature the encoder sets `FLAG_DENSE` in the stream header and keeps the
+//! intern table, predictors and shapes across frames (`docs/SPEC.md` §14–16); the decoder
+//! keeps its mirror when the header has `FLAG_DENSE`, and decodes each body of any other
+//! stream from empty state. The encoder checkpoints the state before each body and rolls it
+//! back on any error, so a failed value costs nothing on the wire or in the state.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{Error, ErrorCode, Options, Result};
+use crate::dense::DenseState;
+use crate::frame::{self, Next};
+use crate::wire::header::FLAG_DENSE;
+use crate::wire::varint::uvarint_len;
+use crate::{Category, Error, ErrorCode, Features, Options, Result};
 
-/// Default largest frame body a [`DecoderSession`] accepts: 8 MiB.
+/// Default largest frame body a session accepts or writes: 8 MiB.
 pub const DEFAULT_MAX_FRAME_LEN: usize = 8 << 20;
 
 /// What the front of a buffer holds, from [`DecoderSession::frame_status`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum FrameStatus {
     /// At least `needed` more bytes must arrive before a frame can be decoded. `needed` is
-    /// never more than the bytes of a frame of the maximum length.
+    /// never more than the bytes still missing from the frame (so reading exactly `needed`
+    /// bytes never reads past it), hence never more than a maximum-length frame.
     Incomplete {
         /// Additional bytes needed (a lower bound).
         needed: usize,
@@ -30,45 +80,147 @@ pub enum FrameStatus {
     },
 }
 
+/// Stream options: the whole-message features (ColumnIndex, entropy pass) are always off in
+/// streams (Go wire notes §4).
+fn stream_options(opts: Options) -> Options {
+    let f = opts.feature_bits();
+    opts.features(f.without(Features::COLUMN_INDEX).without(Features::ENTROPY))
+}
+
+fn too_large(len: usize, max: usize) -> Error {
+    Error::new(ErrorCode::FrameTooLarge {
+        len: len as u64,
+        max: max as u64,
+    })
+}
+
 /// The encoding side of a session.
 #[derive(Debug)]
 pub struct EncoderSession {
     opts: Options,
+    max_frame_len: usize,
     started: bool,
+    /// Length of the last body, to guess the width of the next length prefix.
+    last_len: usize,
+    /// The Dense state kept across frames (`None` without the `DENSE` feature).
+    dense: Option<Box<DenseState>>,
 }
 
 impl EncoderSession {
-    /// A new session with `opts` (its tier and its caps).
+    /// A new session with `opts` (its tier and its caps). The ColumnIndex and entropy
+    /// features are cleared: streams never use them.
     pub fn new(opts: Options) -> Self {
+        let opts = stream_options(opts);
         EncoderSession {
             opts,
+            max_frame_len: DEFAULT_MAX_FRAME_LEN,
             started: false,
+            last_len: 0,
+            dense: opts
+                .has(Features::DENSE)
+                .then(|| Box::new(DenseState::new_encoder(&opts))),
         }
     }
 
-    /// The options.
+    /// Sets the largest body this session writes (default [`DEFAULT_MAX_FRAME_LEN`]); a
+    /// larger one fails with [`ErrorCode::FrameTooLarge`] and writes nothing.
+    pub fn with_max_frame_len(mut self, max: usize) -> Self {
+        self.max_frame_len = max;
+        self
+    }
+
+    /// The largest body this session writes, in bytes.
+    pub fn max_frame_len(&self) -> usize {
+        self.max_frame_len
+    }
+
+    /// The options (as used: stream-forbidden features cleared).
     pub fn options(&self) -> &Options {
         &self.opts
     }
 
     /// Appends one frame to `out`: the stream header before the first frame, then
     /// `uvarint(len) ‖ body`. On error `out` and the session are as before the call.
+    ///
+    /// Errors: the value's own serde errors and encode limits; [`ErrorCode::FrameTooLarge`]
+    /// (category `Limit`) for a body above [`max_frame_len`](Self::max_frame_len).
     pub fn encode_frame<T: ?Sized + Serialize>(
         &mut self,
-        _value: &T,
-        _out: &mut Vec<u8>,
+        value: &T,
+        out: &mut Vec<u8>,
     ) -> Result<()> {
-        let _ = self.started;
-        Err(Error::new(ErrorCode::Unsupported("not built yet")))
+        let mark = out.len();
+        self.push_header(out);
+        let slot = out.len();
+        let reserved = uvarint_len(self.last_len as u64);
+        out.resize(slot + reserved, 0);
+        match self.encode_body_into(value, out) {
+            Ok(()) => {
+                self.last_len = out.len() - slot - reserved;
+                frame::patch_len_prefix(out, slot, reserved);
+                self.started = true;
+                Ok(())
+            }
+            Err(e) => {
+                out.truncate(mark);
+                Err(e)
+            }
+        }
     }
 
-    /// Appends one unframed message: the header before the first, then the body alone.
+    /// Appends one unframed message: the header before the first, then the body alone. The
+    /// same rules and errors as [`encode_frame`](Self::encode_frame).
     pub fn encode_message<T: ?Sized + Serialize>(
         &mut self,
-        _value: &T,
-        _out: &mut Vec<u8>,
+        value: &T,
+        out: &mut Vec<u8>,
     ) -> Result<()> {
-        Err(Error::new(ErrorCode::Unsupported("not built yet")))
+        let mark = out.len();
+        self.push_header(out);
+        match self.encode_body_into(value, out) {
+            Ok(()) => {
+                self.started = true;
+                Ok(())
+            }
+            Err(e) => {
+                out.truncate(mark);
+                Err(e)
+            }
+        }
+    }
+
+    fn push_header(&self, out: &mut Vec<u8>) {
+        if !self.started {
+            frame::write_stream_header(out, crate::header_flags(&self.opts));
+        }
+    }
+
+    /// Appends a body, enforcing the frame limit; on error `out` keeps only what it had.
+    fn encode_body_into<T: ?Sized + Serialize>(
+        &mut self,
+        value: &T,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let start = out.len();
+        if let Some(d) = self.dense.as_deref_mut() {
+            d.checkpoint();
+        }
+        let r =
+            crate::encode_body_with_state(value, &self.opts, out, &mut self.dense).and_then(|()| {
+                let len = out.len() - start;
+                if len > self.max_frame_len {
+                    out.truncate(start);
+                    return Err(too_large(len, self.max_frame_len));
+                }
+                Ok(())
+            });
+        if let Some(d) = self.dense.as_deref_mut() {
+            match r {
+                Ok(()) => d.commit(),
+                Err(_) => d.rollback(),
+            }
+        }
+        r
     }
 }
 
@@ -77,6 +229,12 @@ impl EncoderSession {
 pub struct DecoderSession {
     opts: Options,
     max_frame_len: usize,
+    /// The stream header's flags once read.
+    flags: Option<u8>,
+    /// Set by the first error that leaves the state unusable.
+    broken: Option<Category>,
+    /// The Dense state of a `FLAG_DENSE` stream, created by its first body.
+    dense: Option<Box<DenseState>>,
 }
 
 impl DecoderSession {
@@ -85,6 +243,9 @@ impl DecoderSession {
         DecoderSession {
             opts,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            flags: None,
+            broken: None,
+            dense: None,
         }
     }
 
@@ -94,26 +255,126 @@ impl DecoderSession {
         self
     }
 
+    /// The largest frame body accepted, in bytes.
+    pub fn max_frame_len(&self) -> usize {
+        self.max_frame_len
+    }
+
     /// The options.
     pub fn options(&self) -> &Options {
         &self.opts
     }
 
-    /// Looks at the front of `buf` without consuming: is a whole frame there? Errors on a bad
-    /// header, a non-minimal length, or a length above the maximum (before any reservation).
-    pub fn frame_status(&self, _buf: &[u8]) -> Result<FrameStatus> {
-        let _ = self.max_frame_len;
-        Err(Error::new(ErrorCode::Unsupported("not built yet")))
+    /// `Some(category of the first error)` once the session refuses further use.
+    pub fn broken(&self) -> Option<Category> {
+        self.broken
+    }
+
+    /// Looks at the front of `buf` without consuming: is a whole frame there?
+    ///
+    /// Errors on a bad header, forbidden header flags ([`ErrorCode::BadFlags`]), a
+    /// non-minimal length, or a length above the maximum ([`ErrorCode::FrameTooLarge`],
+    /// raised as soon as the length is read, before any body byte is waited for). Such
+    /// framing errors cannot be resynchronised, so they mark the session broken: this is why
+    /// the method takes `&mut self`.
+    pub fn frame_status(&mut self, buf: &[u8]) -> Result<FrameStatus> {
+        Ok(match self.next(buf)? {
+            Next::Incomplete { needed } => FrameStatus::Incomplete { needed },
+            Next::Complete { end, .. } => FrameStatus::Complete { len: end },
+        })
     }
 
     /// Decodes one frame from the front of `buf`: `Ok(None)` if more bytes are needed,
     /// else the value and the bytes consumed.
-    pub fn decode_frame<T: DeserializeOwned>(&mut self, _buf: &[u8]) -> Result<Option<(T, usize)>> {
-        Err(Error::new(ErrorCode::Unsupported("not built yet")))
+    ///
+    /// On an error, [`broken`](Self::broken) tells whether the session is still usable; if it
+    /// is, the failed frame counts as consumed (its length is what
+    /// [`frame_status`](Self::frame_status) reports for the same `buf`).
+    pub fn decode_frame<T: DeserializeOwned>(&mut self, buf: &[u8]) -> Result<Option<(T, usize)>> {
+        let (flags, body_start, end) = match self.next(buf)? {
+            Next::Incomplete { .. } => return Ok(None),
+            Next::Complete {
+                flags,
+                body_start,
+                end,
+            } => (flags, body_start, end),
+        };
+        if let Some(f) = flags {
+            self.flags = Some(f);
+        }
+        let value = self
+            .decode_body_checked(&buf[body_start..end])
+            .map_err(|e| e.with_offset(body_start as u64))?;
+        Ok(Some((value, end)))
     }
 
     /// Decodes one unframed message that occupies all of `msg` (the header before the first).
-    pub fn decode_message<T: DeserializeOwned>(&mut self, _msg: &[u8]) -> Result<T> {
-        Err(Error::new(ErrorCode::Unsupported("not built yet")))
+    ///
+    /// Errors: header errors and a body above the maximum length break the session; body
+    /// errors follow the module's failure rules.
+    pub fn decode_message<T: DeserializeOwned>(&mut self, msg: &[u8]) -> Result<T> {
+        self.check_usable()?;
+        let mut body = msg;
+        if self.flags.is_none() {
+            let f = frame::read_stream_header(msg).map_err(|e| self.fail(e))?;
+            self.flags = Some(f);
+            body = &msg[crate::wire::header::HEADER_LEN..];
+        }
+        if body.len() > self.max_frame_len {
+            return Err(self.fail(too_large(body.len(), self.max_frame_len)));
+        }
+        let at = (msg.len() - body.len()) as u64;
+        self.decode_body_checked(body)
+            .map_err(|e| e.with_offset(at))
+    }
+
+    /// Checks that input may end with `rest` still unread: Ok if `rest` is empty, or is a
+    /// lone stream header before any frame; else [`ErrorCode::UnexpectedEof`] (a stream cut
+    /// inside a frame). Transports call this when their input ends.
+    pub fn check_end(&self, rest: &[u8]) -> Result<()> {
+        self.check_usable()?;
+        frame::check_end(rest, self.flags.is_some())
+    }
+
+    /// Whether a body error leaves the session usable (see the module's failure rules):
+    /// only when the stream's bodies carry no state, i.e. its header lacks `FLAG_DENSE`.
+    fn body_error_keeps_session(&self) -> bool {
+        self.flags.is_some_and(|f| f & FLAG_DENSE == 0)
+    }
+
+    fn next(&mut self, buf: &[u8]) -> Result<Next> {
+        self.check_usable()?;
+        frame::next_frame(buf, self.flags.is_some(), self.max_frame_len).map_err(|e| self.fail(e))
+    }
+
+    fn decode_body_checked<T: DeserializeOwned>(&mut self, body: &[u8]) -> Result<T> {
+        let r = if self.flags.is_some_and(|f| f & FLAG_DENSE != 0) {
+            crate::decode_body_with_state(body, &self.opts, &mut self.dense)
+        } else {
+            crate::decode_body(body, &self.opts)
+        };
+        r.map_err(|e| {
+            if self.body_error_keeps_session() {
+                e
+            } else {
+                self.fail(e)
+            }
+        })
+    }
+
+    fn check_usable(&self) -> Result<()> {
+        match self.broken {
+            None => Ok(()),
+            Some(c) => Err(Error::new(ErrorCode::Broken(c))),
+        }
+    }
+
+    /// Marks the session broken by `e` and hands `e` back.
+    fn fail(&mut self, e: Error) -> Error {
+        self.broken.get_or_insert(e.classify());
+        e
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -4,17 +4,19 @@
 //! Regenerate the seed files from the test encodings with
 //! `QDF_WRITE_FUZZ_CORPUS=1 cargo test -p qdf-core --test fuzz_corpus`.
 
-mod common;
 #[path = "../../../fuzz/src/checks.rs"]
 #[allow(dead_code)]
 mod checks;
+mod common;
 
 use std::path::PathBuf;
 
 use common::*;
 
 fn corpus_dir(target: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus").join(target)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/corpus")
+        .join(target)
 }
 
 /// Seed bodies: the test encodings, without their header.
@@ -69,7 +71,10 @@ fn replay_corpora() {
             files += 1;
         }
     }
-    assert!(files >= 2 * seeds().len(), "corpora hold only {files} files");
+    assert!(
+        files >= 2 * seeds().len(),
+        "corpora hold only {files} files"
+    );
 }
 
 #[test]

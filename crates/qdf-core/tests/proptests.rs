@@ -122,6 +122,8 @@ fn arb_value() -> impl Strategy<Value = Value> {
         ".{0,40}".prop_map(Value::Str),
         prop::collection::vec(any::<u8>(), 0..40).prop_map(Value::Bytes),
         "[A-Z][a-z]{0,6}".prop_map(|name| variant(VariantKind::Unit, name, Value::Unit)),
+        (any::<i64>(), 0u32..1_000_000_000)
+            .prop_map(|(secs, nanos)| Value::Timestamp { secs, nanos }),
     ];
     leaf.prop_recursive(5, 64, 8, |inner| {
         prop_oneof![

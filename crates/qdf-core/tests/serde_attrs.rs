@@ -256,3 +256,25 @@ fn enum_accepts_string_and_map_forms() {
     let t = qdf_core::to_vec(&BTreeMap::from([("C", (1, "c"))])).unwrap();
     assert_eq!(qdf_core::from_slice::<E>(&t).unwrap(), E::C(1, "c".into()));
 }
+
+#[test]
+fn field_widened_to_option_reads_old_data() {
+    #[derive(Serialize)]
+    struct Old {
+        e: E,
+        u: (),
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct New {
+        e: Option<E>,
+        u: Option<()>,
+    }
+    let bytes = qdf_core::to_vec(&Old { e: E::A, u: () }).unwrap();
+    assert_eq!(
+        qdf_core::from_slice::<New>(&bytes).unwrap(),
+        New {
+            e: Some(E::A),
+            u: Some(())
+        }
+    );
+}

@@ -5,6 +5,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use super::Deserializer;
 use crate::error::{Error, Result};
 use crate::wire::ext::{self, magic};
+use crate::wire::tags::TIMESTAMP;
 
 /// Internal enum kind: a 1-entry map `{name: payload}` (what serde's buffered `Content` and
 /// other formats' values produce), accepted for any variant kind.
@@ -94,6 +95,12 @@ impl<'de> de::VariantAccess<'de> for Enum<'_, 'de> {
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
         match self.kind {
             ext::NEWTYPE_VARIANT | MAP_FORM => seed.deserialize(&mut *self.de),
+            TIMESTAMP => {
+                let (secs, nanos) = self.de.read_timestamp()?;
+                seed.deserialize(de::value::SeqAccessDeserializer::new(TimestampSeq::new(
+                    secs, nanos,
+                )))
+            }
             _ => Err(self.wrong_kind("a newtype variant")),
         }
     }
@@ -131,7 +138,8 @@ pub(crate) struct VariantName<'a, 'de> {
 impl<'de> de::Deserializer<'de> for VariantName<'_, 'de> {
     type Error = Error;
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.kind == ext::UNIT_STRUCT {
+        if self.kind == ext::UNIT_STRUCT || self.kind == TIMESTAMP {
+            // No name on the wire.
             return visitor.visit_borrowed_str("");
         }
         let tag = self.de.next_tag()?;
@@ -212,5 +220,37 @@ impl<'de> de::MapAccess<'de> for VariantMap<'_, 'de> {
     }
     fn size_hint(&self) -> Option<usize> {
         Some(usize::from(!self.done))
+    }
+}
+
+/// A timestamp `(seconds: i64, nanoseconds: u32)` as a 2-element sequence.
+pub(crate) struct TimestampSeq {
+    secs: i64,
+    nanos: u32,
+    next: u8,
+}
+
+impl TimestampSeq {
+    pub(crate) fn new(secs: i64, nanos: u32) -> Self {
+        TimestampSeq {
+            secs,
+            nanos,
+            next: 0,
+        }
+    }
+}
+
+impl<'de> de::SeqAccess<'de> for TimestampSeq {
+    type Error = Error;
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        self.next += 1;
+        match self.next {
+            1 => seed.deserialize(self.secs.into_deserializer()).map(Some),
+            2 => seed.deserialize(self.nanos.into_deserializer()).map(Some),
+            _ => Ok(None),
+        }
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(2usize.saturating_sub(self.next as usize))
     }
 }

@@ -8,19 +8,19 @@
 //! one place ([`Deserializer::charge`]).
 
 mod access;
+mod dense;
 mod parse;
+mod qpack;
 pub(crate) mod read;
 mod serde_impl;
+mod shape;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
 use crate::wire::header;
 use read::SliceRead;
 
-/// Per-message decoder state that later dialects extend (intern table, shapes). Empty in the
-/// Speed tier.
-#[derive(Debug, Default)]
-pub(crate) struct DecState {}
+pub(crate) use dense::DecState;
 
 /// A qdf deserializer over a byte slice.
 ///
@@ -42,8 +42,7 @@ pub struct Deserializer<'de> {
     /// Set by `Value`'s private newtype name; makes the next `deserialize_any` report enum
     /// variants and unit structs through `visit_enum` so `Value` keeps them.
     value_mode: bool,
-    #[allow(dead_code)]
-    state: DecState,
+    state: DecState<'de>,
 }
 
 impl<'de> Deserializer<'de> {
@@ -74,7 +73,7 @@ impl<'de> Deserializer<'de> {
             budget_left: budget,
             budget,
             value_mode: false,
-            state: DecState::default(),
+            state: DecState::new(opts, None),
         }
     }
 
@@ -119,10 +118,10 @@ impl<'de> Deserializer<'de> {
     /// Enters one container level (array, map, `Some`, enum variant with a payload).
     #[inline]
     pub(crate) fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
-        if self.depth > self.max_depth {
+        if self.depth >= self.max_depth {
             return Err(self.read.error(ErrorCode::DepthLimit(self.max_depth)));
         }
+        self.depth += 1;
         Ok(())
     }
 
@@ -142,10 +141,23 @@ pub(crate) fn decode_body<'de, T: serde::Deserialize<'de>>(
     body: &'de [u8],
     opts: &Options,
 ) -> Result<T> {
+    decode_body_with_state(body, opts, &mut None)
+}
+
+/// [`decode_body`] continuing a session's Dense state (taken and given back, also on error:
+/// the caller decides whether a failed body breaks the session).
+pub(crate) fn decode_body_with_state<'de, T: serde::Deserialize<'de>>(
+    body: &'de [u8],
+    opts: &Options,
+    dense: &mut Option<Box<crate::dense::DenseState>>,
+) -> Result<T> {
     let mut de = Deserializer::new(body, 0, opts);
-    let v = T::deserialize(&mut de).map_err(|e| de.locate(e))?;
-    de.end()?;
-    Ok(v)
+    de.state = DecState::new(opts, dense.take());
+    let r = T::deserialize(&mut de)
+        .map_err(|e| de.locate(e))
+        .and_then(|v| de.end().map(|()| v));
+    *dense = de.state.into_dense();
+    r
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use serde::de::{self, Visitor};
 
 use super::Deserializer;
-use super::access::{Enum, MAP_FORM, MapAccess, SeqAccess, VariantMap, VariantName};
+use super::access::{Enum, MAP_FORM, MapAccess, SeqAccess, TimestampSeq, VariantMap, VariantName};
 use super::parse::Num;
 use super::read::{Reference, Text};
 use crate::error::{Error, ErrorCode, Result};
@@ -39,7 +39,14 @@ impl<'de> Deserializer<'de> {
     ///
     /// Hook: QPack packed sequences (E3–E7, EB, ED, EE, F4) are decoded next to this.
     fn visit_array<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
+        if tag == TIMESTAMP {
+            let (secs, nanos) = self.read_timestamp()?;
+            return visitor.visit_seq(TimestampSeq::new(secs, nanos));
+        }
         let Some(n) = self.array_len(tag)? else {
+            if crate::codec::is_qpack_tag(tag) {
+                return self.visit_packed(tag, visitor);
+            }
             return Err(self.unexpected(tag, "an array"));
         };
         self.enter()?;
@@ -58,6 +65,9 @@ impl<'de> Deserializer<'de> {
 
     /// Visits the map whose header `tag` was read.
     fn visit_map<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
+        if tag == SHAPE {
+            return self.visit_shape(visitor);
+        }
         let Some(n) = self.map_len(tag)? else {
             return Err(self.unexpected(tag, "a map"));
         };
@@ -186,21 +196,34 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     /// Self-describing decode. Enum variants appear as a 1-entry map `{name: payload}` (unit
     /// variants as their name), except for `Value`, which sees them through `visit_enum`.
+    ///
+    /// Hook: the Dense dialect adds its intern tags (through `read_text`) and struct shapes
+    /// (EC) here; QPack its packed sequences (through `visit_array`'s neighbours).
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let value_mode = std::mem::take(&mut self.value_mode);
         let tag = self.next_tag()?;
         match tag {
             0..=FIXINT_MAX => visitor.visit_u64(tag as u64),
-            FIXSTR..=FIXSTR_MAX | STR8..=STR32 | BIN8..=BIN32 => match self.read_text(tag)? {
+            FIXSTR..=FIXSTR_MAX
+            | STR8..=STR32
+            | BIN8..=BIN32
+            | INTERN_STR..=INTERN_BIN
+            | REPEAT..=PAIR => match self.read_text(tag)? {
                 Some(t) => visit_text(t, visitor),
                 None => Err(self.bad_tag(tag, "a value")),
             },
             FIXARR..=FIXARR_MAX | ARR16 | ARR32 => self.visit_array(tag, visitor),
-            MAP8..=MAP32 => self.visit_map(tag, visitor),
+            MAP8..=MAP32 | SHAPE => self.visit_map(tag, visitor),
             NIL => visitor.visit_none(),
             FALSE => visitor.visit_bool(false),
             TRUE => visitor.visit_bool(true),
             EXT => self.visit_ext(visitor, value_mode),
+            TIMESTAMP if value_mode => visitor.visit_enum(Enum {
+                de: self,
+                kind: TIMESTAMP,
+            }),
+            TIMESTAMP => self.visit_array(tag, visitor),
+            _ if crate::codec::is_qpack_tag(tag) => self.visit_packed(tag, visitor),
             _ => match self.read_num(tag)? {
                 Some(n) => visit_num(n, visitor),
                 None => Err(self.bad_tag(tag, "a value")),
@@ -252,7 +275,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     /// `C0` is `None`; `F2 05 x` and a bare `x` are `Some(x)`. One depth level for `Some`,
-    /// as the encoder counts it.
+    /// as the encoder counts it. A bare `x` that starts with `F2` (which the encoder would have
+    /// wrapped) is still read as `Some(x)`, so a field widened from `T` to `Option<T>` reads
+    /// old data; `Value` decoding stays strict.
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.read.peek() {
             None => Err(self.read.eof("an option")),
@@ -339,7 +364,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     ) -> Result<V::Value> {
         let tag = self.next_tag()?;
         match tag {
-            FIXARR..=FIXARR_MAX | ARR16 | ARR32 => self.visit_array(tag, visitor),
+            FIXARR..=FIXARR_MAX | ARR16 | ARR32 | TIMESTAMP => self.visit_array(tag, visitor),
             _ => self.visit_map(tag, visitor),
         }
     }
@@ -357,10 +382,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             Some(t) => t,
         };
         match tag {
-            FIXSTR..=FIXSTR_MAX | STR8..=STR32 => visitor.visit_enum(Enum {
-                de: self,
-                kind: ext::UNIT_VARIANT,
-            }),
+            FIXSTR..=FIXSTR_MAX | STR8..=STR32 | INTERN_STR | STATE_REF | REPEAT..=PAIR => visitor
+                .visit_enum(Enum {
+                    de: self,
+                    kind: ext::UNIT_VARIANT,
+                }),
             EXT => {
                 self.read.next("a tag")?;
                 let sub = self.read.next("an extension subtype")?;
@@ -406,9 +432,18 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         }
     }
 
+    /// Field and variant identifiers: a string (the name), or an integer (an index, which
+    /// serde's derived identifiers also accept). The hot path of every struct field.
     #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_any(visitor)
+        let tag = self.next_tag()?;
+        if let Some(t) = self.read_text(tag)? {
+            return visit_text(t, visitor);
+        }
+        match self.read_num(tag)? {
+            Some(n) => visit_num(n, visitor),
+            None => Err(self.unexpected(tag, "a field or variant name")),
+        }
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {

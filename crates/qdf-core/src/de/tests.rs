@@ -69,12 +69,12 @@ fn bad_tags_and_payloads() {
         ErrorCode::BadTag { found: 0x0a, .. }
     ));
     assert!(matches!(
-        err("e0 00").code(),
-        ErrorCode::BadTag { found: 0xe0, .. }
+        err("fd").code(),
+        ErrorCode::BadTag { found: 0xfd, .. }
     ));
     assert!(matches!(
-        err("f3").code(),
-        ErrorCode::BadTag { found: 0xf3, .. }
+        err("fe").code(),
+        ErrorCode::BadTag { found: 0xfe, .. }
     ));
     let e = err("83 61 ff 62");
     assert_eq!(e.code(), &ErrorCode::InvalidUtf8);
@@ -152,4 +152,32 @@ fn type_mismatch_is_data_with_offset() {
     assert_eq!(e.offset(), Some(7));
     let extra = crate::from_slice::<(u8,)>(&msg("a2 01 02")).unwrap_err();
     assert_eq!(extra.classify(), Category::Data);
+}
+
+#[test]
+fn timestamps_decode_to_value_and_typed_pairs() {
+    let m = msg("f3 03 e8 07");
+    let v: Value = crate::from_slice(&m).unwrap();
+    assert_eq!(
+        v,
+        Value::Timestamp {
+            secs: -2,
+            nanos: 1000
+        }
+    );
+    assert_eq!(crate::to_vec_with(&v, crate::Options::speed()).unwrap(), m);
+    assert_eq!(crate::from_slice::<(i64, u32)>(&m).unwrap(), (-2, 1000));
+    let t = msg("f3 80 c4 9f d5 0c 05");
+    let st: std::time::SystemTime = crate::from_slice(&t).unwrap();
+    assert_eq!(
+        st.duration_since(std::time::UNIX_EPOCH).unwrap(),
+        std::time::Duration::new(1_700_000_000, 5)
+    );
+    let bad = Value::Timestamp {
+        secs: 0,
+        nanos: 1_000_000_000,
+    };
+    assert_eq!(crate::to_vec(&bad).unwrap_err().classify(), Category::Data);
+    // Inside a Some wrapper position it needs none: F3 is not C0/F2.
+    assert_eq!(Value::some(v.clone()), v);
 }

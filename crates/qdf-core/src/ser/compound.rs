@@ -13,6 +13,7 @@ use serde::ser::{
 
 use super::Serializer;
 use super::write::{Header, header_bytes};
+use crate::dense::ShapeCursor;
 use crate::error::{Error, Result};
 
 /// What a [`Compound`] writes.
@@ -41,6 +42,10 @@ pub struct Compound<'a> {
     count: usize,
     /// Depth levels to leave at the end (2 for tuple and struct variants).
     levels: u32,
+    /// A struct written as a Dense shape (`EC`), see [`Serializer::open_struct`].
+    shape: Option<ShapeCursor>,
+    /// Elements buffered while the sequence may still be packed (QPack, arrays only).
+    pack: Option<super::qpack::PackBuf>,
 }
 
 impl<'a> Compound<'a> {
@@ -59,6 +64,7 @@ impl<'a> Compound<'a> {
             Kind::Array
         };
         let start = ser.out.len();
+        let pack = (kind == Kind::Array && super::qpack::packs(ser)).then(Default::default);
         let (claimed, header_len) = match len {
             Some(n) => {
                 ser.write_header(header, n)?;
@@ -74,7 +80,30 @@ impl<'a> Compound<'a> {
             claimed,
             count: 0,
             levels,
+            shape: None,
+            pack,
         })
+    }
+
+    /// A struct whose shape header was written at `start` (one level entered by the caller).
+    pub(crate) fn shaped(
+        ser: &'a mut Serializer,
+        cursor: ShapeCursor,
+        start: usize,
+        levels: u32,
+    ) -> Self {
+        let header_len = ser.out.len() - start;
+        Compound {
+            ser,
+            kind: Kind::Map,
+            start,
+            header_len,
+            claimed: 0,
+            count: 0,
+            levels,
+            shape: Some(cursor),
+            pack: None,
+        }
     }
 
     /// Opens the carrier of a `Value` enum variant (subtype already written, one level
@@ -89,16 +118,38 @@ impl<'a> Compound<'a> {
             claimed: 1,
             count: 0,
             levels: 1,
+            shape: None,
+            pack: None,
         }
     }
 
     #[inline]
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.count += 1;
+        if let Some(p) = &mut self.pack {
+            if p.offer(value) {
+                return Ok(());
+            }
+            // Not packable: the buffer goes out plain and the sequence continues plain.
+            if let Some(p) = self.pack.take() {
+                p.write_plain(self.ser);
+            }
+        }
         value.serialize(&mut *self.ser)
     }
 
-    fn finish(self) -> Result<()> {
+    fn finish(mut self) -> Result<()> {
+        if let Some(cursor) = self.shape.take() {
+            self.ser.shape_end(cursor)?;
+            self.ser.leave(self.levels);
+            return Ok(());
+        }
+        if let Some(p) = self.pack.take()
+            && p.finish(self.ser, self.start)?
+        {
+            self.ser.leave(self.levels);
+            return Ok(());
+        }
         if self.count != self.claimed {
             let header = match self.kind {
                 Kind::Array => Header::Array,
@@ -194,6 +245,9 @@ impl SerializeStruct for Compound<'_> {
         value: &T,
     ) -> Result<()> {
         self.count += 1;
+        if let Some(cursor) = self.shape.as_mut() {
+            return self.ser.shape_field(cursor, self.start, key, value);
+        }
         self.ser.write_str(key)?;
         value.serialize(&mut *self.ser)
     }

@@ -7,6 +7,8 @@
 //! so a dialect that interns strings changes exactly those two methods.
 
 mod compound;
+mod dense;
+mod qpack;
 mod serde_impl;
 mod write;
 
@@ -15,10 +17,13 @@ pub use compound::Compound;
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
 
-/// Per-message encoder state that later dialects extend (intern table, shapes). Empty in the
-/// Speed tier.
+/// Per-message encoder state that later dialects extend (intern table, shapes). The Dense
+/// state is `None` in the Speed tier; a session lends its own with
+/// [`encode_body_with_state`].
 #[derive(Debug, Default)]
-pub(crate) struct EncState {}
+pub(crate) struct EncState {
+    pub(crate) dense: Option<Box<crate::dense::DenseState>>,
+}
 
 /// A qdf serializer writing the message *body* (no header) into an owned buffer.
 ///
@@ -32,9 +37,16 @@ pub(crate) struct EncState {}
 /// assert_eq!(ser.into_inner(), [0xA2, 0x01, 0x82, b'h', b'i']);
 /// ```
 ///
+/// With the Dense feature (Balanced, Compression) the serializer keeps one intern table and
+/// shape table for everything written through it, so bodies after the first refer back to
+/// earlier ones: decode them in order with one state, or use one serializer per message
+/// ([`EncoderSession`](crate::EncoderSession) does this bookkeeping for streams).
+///
 /// Errors: nesting deeper than [`Options::depth_limit`] (`Limit`), a string, byte string,
-/// sequence or map longer than `u32::MAX` (`Data`), a `Serialize` impl that reports a length
+/// sequence or map longer than `u32::MAX` (`Data`). A `Serialize` impl that reports a length
 /// and then writes a different number of elements is tolerated (the header is rewritten).
+/// After an error the buffer holds a partial value: discard the serializer (or truncate, as
+/// [`to_vec`](crate::to_vec) does).
 #[derive(Debug)]
 pub struct Serializer {
     out: Vec<u8>,
@@ -43,7 +55,6 @@ pub struct Serializer {
     /// Extension subtype of a `Value` enum variant announced by a private newtype name and
     /// written by the next `serialize_str` (unit) or `serialize_map` (others).
     pending_variant: Option<u8>,
-    #[allow(dead_code)]
     state: EncState,
 }
 
@@ -60,7 +71,9 @@ impl Serializer {
             opts,
             depth: 0,
             pending_variant: None,
-            state: EncState::default(),
+            state: EncState {
+                dense: dense::new_state(&opts),
+            },
         }
     }
 
@@ -83,13 +96,13 @@ impl Serializer {
     /// payload); the same count the decoder keeps.
     #[inline]
     pub(crate) fn enter(&mut self) -> Result<()> {
-        self.depth += 1;
-        if self.depth > self.opts.depth_limit() {
+        if self.depth >= self.opts.depth_limit() {
             return Err(Error::at(
                 ErrorCode::DepthLimit(self.opts.depth_limit()),
                 self.out.len() as u64,
             ));
         }
+        self.depth += 1;
         Ok(())
     }
 
@@ -116,9 +129,30 @@ pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
     opts: &Options,
     out: &mut Vec<u8>,
 ) -> Result<()> {
+    let mut state = dense::new_state(opts);
+    encode_body_with_state(value, opts, out, &mut state)
+}
+
+/// [`encode_body`] with a session's Dense state (taken and given back). The state is not
+/// rolled back here: the session checkpoints it.
+pub(crate) fn encode_body_with_state<T: ?Sized + serde::Serialize>(
+    value: &T,
+    opts: &Options,
+    out: &mut Vec<u8>,
+    dense: &mut Option<Box<crate::dense::DenseState>>,
+) -> Result<()> {
     let start = out.len();
-    let mut ser = Serializer::with_buffer(std::mem::take(out), *opts);
+    let mut ser = Serializer {
+        out: std::mem::take(out),
+        opts: *opts,
+        depth: 0,
+        pending_variant: None,
+        state: EncState {
+            dense: dense.take(),
+        },
+    };
     let r = value.serialize(&mut ser);
+    *dense = ser.state.dense.take();
     *out = ser.into_inner();
     if r.is_err() {
         out.truncate(start);

@@ -98,6 +98,9 @@ impl<'a> serde::Serializer for &'a mut Serializer {
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
         if let Some(kind) = self.pending_variant.take() {
+            if kind == TIMESTAMP {
+                return self.write_timestamp_text(v);
+            }
             // A `Value` unit variant: the carried string is the name.
             debug_assert_eq!(kind, ext::UNIT_VARIANT);
             self.write_ext(kind);
@@ -174,6 +177,9 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         self.leave(1);
         Ok(())
     }
+    /// An array of the elements.
+    ///
+    /// Hook: QPack writes packed numeric sequences (E3–E7, EB, ED, EE, F4) here.
     #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a>> {
         Compound::open(self, Header::Array, len, 1)
@@ -209,8 +215,8 @@ impl<'a> serde::Serializer for &'a mut Serializer {
     ///
     /// Hook: the Dense dialect writes struct shapes (tag EC) here.
     #[inline]
-    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a>> {
-        Compound::open(self, Header::Map, Some(len), 1)
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'a>> {
+        self.open_struct(name, len, 1)
     }
     fn serialize_struct_variant(
         self,
@@ -222,6 +228,6 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         self.enter()?;
         self.write_ext(ext::STRUCT_VARIANT);
         self.write_str(variant)?;
-        Compound::open(self, Header::Map, Some(len), 2)
+        self.open_struct(variant, len, 2)
     }
 }

@@ -131,6 +131,37 @@ impl Serializer {
         }
     }
 
+    /// Writes a timestamp: `F3 zigzag-uvarint(secs) uvarint(nanos)`. Errors (Data) if
+    /// `nanos` is above 999 999 999.
+    pub(crate) fn write_timestamp(&mut self, secs: i64, nanos: u32) -> Result<()> {
+        if nanos > 999_999_999 {
+            return Err(Error::mismatch(
+                "timestamp nanoseconds at most 999 999 999",
+                nanos.to_string(),
+            ));
+        }
+        self.out.push(TIMESTAMP);
+        varint::write_uvarint(&mut self.out, varint::zigzag(secs));
+        varint::write_uvarint(&mut self.out, nanos as u64);
+        Ok(())
+    }
+
+    /// Writes the `"secs.nanos"` text a `Value::Timestamp` carries as a timestamp.
+    pub(crate) fn write_timestamp_text(&mut self, text: &str) -> Result<()> {
+        let parsed = text.split_once('.').and_then(|(s, n)| {
+            let nanos = if n.len() == 9 {
+                n.parse::<u32>().ok()?
+            } else {
+                return None;
+            };
+            Some((s.parse::<i64>().ok()?, nanos))
+        });
+        match parsed {
+            Some((secs, nanos)) => self.write_timestamp(secs, nanos),
+            None => Err(Error::mismatch("a \"secs.nnnnnnnnn\" timestamp", text)),
+        }
+    }
+
     /// Writes a char: `F2 02 uvarint(scalar)`.
     pub(crate) fn write_char(&mut self, c: char) {
         self.write_ext(ext::CHAR);
@@ -156,6 +187,9 @@ impl Serializer {
     #[inline]
     pub(crate) fn write_str(&mut self, s: &str) -> Result<()> {
         let b = s.as_bytes();
+        if self.write_dense(b, crate::dense::Kind::Str) {
+            return Ok(());
+        }
         if b.len() <= 31 {
             self.out.reserve(1 + b.len());
             self.out.push(FIXSTR | b.len() as u8);
@@ -173,6 +207,9 @@ impl Serializer {
     /// Hook: EVERY byte string goes through here. The Dense dialect interns here (tag E2).
     #[inline]
     pub(crate) fn write_bytes(&mut self, b: &[u8]) -> Result<()> {
+        if self.write_dense(b, crate::dense::Kind::Bin) {
+            return Ok(());
+        }
         let h = header_bytes(Header::Bin, b.len())?;
         self.out.reserve(h.len + b.len());
         self.out.extend_from_slice(h.as_slice());

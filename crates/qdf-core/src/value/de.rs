@@ -14,6 +14,7 @@ use serde::de::{
 
 use super::{Value, Variant, VariantKind};
 use crate::wire::ext::{self, magic};
+use crate::wire::tags::TIMESTAMP;
 
 /// Preallocation cap for containers (the real count is still honoured, growing as needed).
 const MAX_PREALLOC: usize = 4096;
@@ -116,6 +117,10 @@ impl<'de> Visitor<'de> for ValueVisitor {
             ext::UNIT_STRUCT => {
                 access.unit_variant()?;
                 return Ok(Value::UnitStruct);
+            }
+            TIMESTAMP => {
+                let (secs, nanos): (i64, u32) = access.newtype_variant()?;
+                return Ok(Value::Timestamp { secs, nanos });
             }
             ext::UNIT_VARIANT => {
                 access.unit_variant()?;

@@ -10,6 +10,7 @@
 //! | array, map | `[1, 2]`, `{"a": 1, 2: nil}` |
 //! | `Some` wrapper | `Some(nil)` |
 //! | variants | `A`, `A(1)`, `A(1, 2)`, `A {"x": 1}` |
+//! | timestamp | `timestamp(-2, 1000)` (seconds, nanoseconds) |
 
 use std::fmt::{self, Display, Formatter, Write};
 
@@ -44,6 +45,7 @@ impl Display for Value {
                 f.write_char('}')
             }
             Value::Some(v) => write!(f, "Some({v})"),
+            Value::Timestamp { secs, nanos } => write!(f, "timestamp({secs}, {nanos})"),
             Value::Variant(v) => match (v.kind, &v.value) {
                 (VariantKind::Unit, _) => f.write_str(&v.name),
                 (VariantKind::Tuple, Value::Array(a)) => {

@@ -14,6 +14,7 @@
 //! # Ok::<(), qdf_core::Error>(())
 //! ```
 
+mod access;
 mod de;
 mod display;
 mod ser;
@@ -89,6 +90,14 @@ pub enum Value {
     Some(Box<Value>),
     /// An enum variant.
     Variant(Box<Variant>),
+    /// A timestamp (tag `F3`, Go meaning): seconds since the Unix epoch and nanoseconds
+    /// (at most 999 999 999). Not produced by any serde type; decoded from Go-written data.
+    Timestamp {
+        /// Seconds since 1970-01-01T00:00:00Z (negative before).
+        secs: i64,
+        /// Nanoseconds within the second, 0..=999 999 999.
+        nanos: u32,
+    },
 }
 
 impl Value {
@@ -192,6 +201,7 @@ impl PartialEq for Value {
             (Map(a), Map(b)) => a == b,
             (Some(a), Some(b)) => a == b,
             (Variant(a), Variant(b)) => a == b,
+            (Timestamp { secs: a, nanos: x }, Timestamp { secs: b, nanos: y }) => a == b && x == y,
             _ => false,
         }
     }

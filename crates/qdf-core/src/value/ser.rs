@@ -4,7 +4,7 @@
 //! `&'static str`) cannot accept. They go through a private newtype name instead (see
 //! `wire::ext::magic`): the qdf serializer writes `F2 <subtype> name payload`, exactly what
 //! the typed path writes; other serializers see an externally tagged shape (`"Name"` or
-//! `{"Name": payload}`).
+//! `{"Name": payload}`). A timestamp travels the same way, as the text `"secs.nnnnnnnnn"`.
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
@@ -44,6 +44,9 @@ impl Serialize for Value {
             }
             Value::Some(v) => s.serialize_some(&**v),
             Value::Variant(v) => serialize_variant(v, s),
+            Value::Timestamp { secs, nanos } => {
+                s.serialize_newtype_struct(magic::TIMESTAMP, &format!("{secs}.{nanos:09}"))
+            }
         }
     }
 }

@@ -15,6 +15,7 @@
 //! | `07` | newtype variant | name, value | 1 |
 //! | `08` | tuple variant | name, array | 1 |
 //! | `09` | struct variant | name, map (field name → value) | 1 |
+//! | `0A` | shape escape | only inside a struct shape (`EC`), see `docs/SPEC.md` §Shapes | 0 |
 //!
 //! Every other subtype byte is a `Syntax` error. Integers that fit 64 bits always use the
 //! plain integer tags, so `03`/`04` holding such a value is
@@ -41,6 +42,9 @@ pub const NEWTYPE_VARIANT: u8 = 0x07;
 pub const TUPLE_VARIANT: u8 = 0x08;
 /// Enum struct variant: name, map of field name → value.
 pub const STRUCT_VARIANT: u8 = 0x09;
+/// Inside a struct shape (tag `EC`) only: the record leaves its shape here; (name, value)
+/// pairs follow until `C0` (`docs/SPEC.md` §Shapes). Never starts a value.
+pub const SHAPE_ESCAPE: u8 = 0x0A;
 
 /// True if `Some(x)` must be wrapped because `x`'s encoding starts with `first`.
 #[inline]
@@ -68,6 +72,9 @@ pub(crate) mod magic {
     pub const TUPLE_VARIANT: &str = "$qdf::private::TupleVariant";
     /// See [`UNIT_VARIANT`].
     pub const STRUCT_VARIANT: &str = "$qdf::private::StructVariant";
+    /// Carries a `Value::Timestamp` as the text `"secs.nanos"` (nanos as 9 digits); written
+    /// as tag `F3`.
+    pub const TIMESTAMP: &str = "$qdf::private::Timestamp";
 
     /// The extension subtype a carrier name stands for.
     #[inline]
@@ -80,6 +87,7 @@ pub(crate) mod magic {
             NEWTYPE_VARIANT => Some(super::NEWTYPE_VARIANT),
             TUPLE_VARIANT => Some(super::TUPLE_VARIANT),
             STRUCT_VARIANT => Some(super::STRUCT_VARIANT),
+            TIMESTAMP => Some(super::super::tags::TIMESTAMP),
             _ => None,
         }
     }
@@ -98,6 +106,8 @@ pub(crate) fn subtype_name(sub: u8) -> &'static str {
         NEWTYPE_VARIANT => "a newtype variant",
         TUPLE_VARIANT => "a tuple variant",
         STRUCT_VARIANT => "a struct variant",
+        SHAPE_ESCAPE => "a shape escape",
+        super::tags::TIMESTAMP => "a timestamp",
         _ => "an unknown extension",
     }
 }

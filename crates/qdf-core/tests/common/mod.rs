@@ -184,7 +184,13 @@ pub fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: &T) ->
         assert_eq!(&back, v);
         let val: Value = qdf_core::from_slice_with(&bytes, opts).expect("decode Value");
         let again = qdf_core::to_vec_with(&val, opts).expect("encode Value");
-        assert_eq!(again, bytes, "Value re-encoding differs for {val}");
+        if opts.has(qdf_core::Features::SHAPE_INTERN) {
+            // A struct shape (EC) reads back as a map and `Value` re-encodes maps as maps.
+            let val2: Value = qdf_core::from_slice_with(&again, opts).expect("decode Value");
+            assert_eq!(val2, val, "Value re-encoding differs for {val}");
+        } else {
+            assert_eq!(again, bytes, "Value re-encoding differs for {val}");
+        }
         let back2: T = qdf_core::from_slice_with(&again, opts).expect("decode from Value bytes");
         assert_eq!(&back2, v);
         first.get_or_insert(bytes);

@@ -1,0 +1,183 @@
+//! LSB-first bit packing of unsigned values, widths 0..=64 (wire notes §2).
+//!
+//! Value `i` of width `b` occupies bits `i·b .. (i+1)·b` of the little-endian bit stream:
+//! bit `k` is bit `k % 8` of byte `k / 8`. A body of `n` values is `⌈n·b/8⌉` bytes and the
+//! unused high bits of its last byte are zero.
+//!
+//! Unpacking is specialised per width (a const generic): a group of 8 values is exactly `b`
+//! bytes, so each value is one unaligned little-endian load, a constant shift and a mask,
+//! which the compiler unrolls. Loads never read past the slice: the fast loop stops while a
+//! full load still fits and a bounds-checked tail finishes.
+
+/// Bytes of `n` packed values of `bits` width: `⌈n·bits/8⌉`, saturating.
+pub fn packed_len(n: usize, bits: u32) -> usize {
+    let b = (n as u128) * (bits as u128);
+    usize::try_from(b.div_ceil(8)).unwrap_or(usize::MAX)
+}
+
+/// The mask of the low `bits` bits (`bits` ≤ 64).
+#[inline]
+pub const fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// Bits needed to hold `v`: 0 for 0, else `64 − leading_zeros`.
+#[inline]
+pub const fn bit_width(v: u64) -> u32 {
+    64 - v.leading_zeros()
+}
+
+/// Appends `vals` packed at `bits` width (each value is masked to `bits`).
+pub fn pack(vals: impl IntoIterator<Item = u64>, bits: u32, out: &mut Vec<u8>) {
+    debug_assert!(bits <= 64);
+    if bits == 0 {
+        return;
+    }
+    let m = mask(bits);
+    let mut acc: u128 = 0;
+    let mut filled: u32 = 0;
+    for v in vals {
+        acc |= ((v & m) as u128) << filled;
+        filled += bits;
+        if filled >= 64 {
+            out.extend_from_slice(&(acc as u64).to_le_bytes());
+            acc >>= 64;
+            filled -= 64;
+        }
+    }
+    let tail = filled.div_ceil(8) as usize;
+    out.extend_from_slice(&(acc as u64).to_le_bytes()[..tail]);
+}
+
+/// True if the bits after the first `n·bits` of `src` (the last byte's padding) are zero.
+pub fn padding_is_zero(src: &[u8], n: usize, bits: u32) -> bool {
+    let used = (n as u128 * bits as u128 % 8) as u32;
+    match src.last() {
+        Some(&last) if used != 0 => last >> used == 0,
+        _ => true,
+    }
+}
+
+/// Fills `out` with the `out.len()` values packed in `src` at `bits` width, each plus
+/// `base` (wrapping). `src` must hold at least [`packed_len`]`(out.len(), bits)` bytes.
+pub fn unpack_add(src: &[u8], bits: u32, base: u64, out: &mut [u64]) {
+    assert!(bits <= 64 && src.len() >= packed_len(out.len(), bits));
+    macro_rules! dispatch {
+        ($($b:literal)*) => {
+            match bits {
+                0 => out.fill(base),
+                $($b => unpack_const::<$b>(src, base, out),)*
+                _ => unreachable!("width checked above"),
+            }
+        };
+    }
+    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+        32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61
+        62 63 64);
+}
+
+/// Value at bit `bit` of width `b` ≤ 64, reading up to 16 bytes with zero padding.
+#[inline]
+fn get_slow(src: &[u8], bit: usize, b: u32) -> u64 {
+    let byte = bit / 8;
+    let mut w = [0u8; 16];
+    let end = src.len().min(byte + 16);
+    w[..end - byte].copy_from_slice(&src[byte..end]);
+    ((u128::from_le_bytes(w) >> (bit % 8)) as u64) & mask(b)
+}
+
+#[inline(always)]
+fn unpack_const<const B: usize>(src: &[u8], base: u64, out: &mut [u64]) {
+    // Widths up to 56 fit one 8-byte load after a shift of at most 7; wider ones load 16.
+    let look = if B <= 56 { 8 } else { 16 };
+    let m = mask(B as u32);
+    let fast_groups = if src.len() >= B + look {
+        ((src.len() - look) / B).min(out.len() / 8)
+    } else {
+        0
+    };
+    for (g, dst) in out.chunks_exact_mut(8).take(fast_groups).enumerate() {
+        let chunk = &src[g * B..g * B + B + look];
+        for (j, d) in dst.iter_mut().enumerate() {
+            let bit = j * B;
+            let (byte, sh) = (bit / 8, bit % 8);
+            let w = if B <= 56 {
+                u64::from_le_bytes(chunk[byte..byte + 8].try_into().unwrap()) >> sh
+            } else {
+                (u128::from_le_bytes(chunk[byte..byte + 16].try_into().unwrap()) >> sh) as u64
+            };
+            *d = base.wrapping_add(w & m);
+        }
+    }
+    for (i, d) in out.iter_mut().enumerate().skip(fast_groups * 8) {
+        *d = base.wrapping_add(get_slow(src, i * B, B as u32));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn golden_lsb_first() {
+        let mut out = Vec::new();
+        pack([1, 2, 3, 4, 5], 3, &mut out);
+        // 1 | 2<<3 | 3<<6 | 4<<9 | 5<<12 = 0x58D1: 15 bits in 2 bytes.
+        assert_eq!(out, [0xD1, 0x58]);
+        assert_eq!(packed_len(5, 3), 2);
+        let mut back = [0u64; 5];
+        unpack_add(&out, 3, 0, &mut back);
+        assert_eq!(back, [1, 2, 3, 4, 5]);
+        assert!(padding_is_zero(&out, 5, 3));
+        assert!(!padding_is_zero(&[0xD1, 0xD8], 5, 3));
+        let mut out = Vec::new();
+        pack([u64::MAX, 0], 64, &mut out);
+        assert_eq!(
+            out,
+            [0xFF; 8]
+                .iter()
+                .chain(&[0u8; 8])
+                .copied()
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn every_width_and_length() {
+        for bits in 0..=64u32 {
+            for n in [0usize, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 200] {
+                let vals: Vec<u64> = (0..n as u64)
+                    .map(|i| {
+                        i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(i as u32) & mask(bits)
+                    })
+                    .collect();
+                let mut buf = Vec::new();
+                pack(vals.iter().copied(), bits, &mut buf);
+                assert_eq!(buf.len(), packed_len(n, bits));
+                assert!(padding_is_zero(&buf, n, bits));
+                let mut back = vec![0u64; n];
+                unpack_add(&buf, bits, 7, &mut back);
+                let want: Vec<u64> = vals.iter().map(|v| v.wrapping_add(7)).collect();
+                assert_eq!(back, want, "bits {bits} n {n}");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        #[test]
+        fn pack_unpack(bits in 0u32..=64, vals in proptest::collection::vec(any::<u64>(), 0..300)) {
+            let masked: Vec<u64> = vals.iter().map(|v| v & mask(bits)).collect();
+            let mut buf = Vec::new();
+            pack(vals.iter().copied(), bits, &mut buf);
+            let mut back = vec![0u64; vals.len()];
+            unpack_add(&buf, bits, 0, &mut back);
+            prop_assert_eq!(back, masked);
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! The pickers: for one slice, every codec that applies is costed exactly and the smallest
+//! is written; a candidate replaces the current best only when **strictly** smaller, so raw
+//! wins ties (wire notes §2).
+//!
+//! Integers (order: raw, FOR, delta, RLE, dict, PFOR):
+//! - raw at the slice's native width is the baseline; the other codecs write the widened
+//!   kind (`U64`/`I64`) and must beat native raw;
+//! - FOR and delta need a width ≤ 56 (what the Go decoders accept), delta needs n ≥ 4;
+//! - RLE needs n ≥ 8 and at most 16 runs among the first 32 values; dict needs n ≥ 8 and at
+//!   most 64 distinct values; PFOR needs n ≥ 8 and a FOR width ≥ 2, and tries every width
+//!   below it (exceptions charged `uvl(n) + uvl(maxΔ)` to choose, exact cost to compare);
+//! - above 2^24 values, bodies of zero bits per value (and RLE) are skipped: the decoder
+//!   cannot bound them by the input.
+//!
+//! Floats: raw unless [`Features::FLOAT_XOR`] is on; then Gorilla, Chimp128 (`f64` only) and
+//! ALP in that order, each when strictly smaller than the best so far.
+
+use super::cursor::MAX_CONST_COUNT;
+use super::{Kind, alp, bools, chimp, delta, dict, for_, gorilla, pfor, raw, rle};
+use crate::options::Features;
+
+/// The widest bit-packing the encoders write (Go's limit; decoders accept 64).
+pub const MAX_ENCODE_BITS: u32 = 56;
+
+/// The integer codec the picker chose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IntChoice {
+    /// Raw at the native width.
+    Raw,
+    /// FOR with frame `min` and width `bits`.
+    For {
+        /// The frame.
+        min: u64,
+        /// The width.
+        bits: u32,
+    },
+    /// Delta + FOR.
+    Delta {
+        /// The smallest delta.
+        min_delta: i64,
+        /// The width.
+        bits: u32,
+    },
+    /// Run-length.
+    Rle,
+    /// Dictionary with these entries.
+    Dict(Vec<u64>),
+    /// PFOR with frame `min` and width `b`.
+    Pfor {
+        /// The frame.
+        min: u64,
+        /// The width.
+        b: u32,
+    },
+}
+
+/// Chooses the codec for `vals` (two's-complement bits of a `kind` slice) and returns it with
+/// its exact size in bytes.
+pub fn choose_int(vals: &[u64], kind: Kind) -> (IntChoice, usize) {
+    let n = vals.len();
+    let signed = kind.is_signed();
+    let const_ok = n as u64 <= MAX_CONST_COUNT;
+    let mut best = (IntChoice::Raw, raw::cost(n, kind));
+    let mut consider = |choice: IntChoice, cost: usize| {
+        if cost < best.1 {
+            best = (choice, cost);
+        }
+    };
+    let Some((min, max)) = for_::min_max(vals, signed) else {
+        return best;
+    };
+    let bits = for_::width(min, max);
+    if bits <= MAX_ENCODE_BITS && (bits > 0 || const_ok) {
+        consider(
+            IntChoice::For { min, bits },
+            for_::cost(n, min, bits, signed),
+        );
+    }
+    if n >= 4
+        && let Some((min_delta, dbits)) = delta::plan(vals)
+        && dbits <= MAX_ENCODE_BITS
+        && (dbits > 0 || const_ok)
+    {
+        let c = delta::cost(n, vals[0], min_delta, dbits, signed);
+        consider(
+            IntChoice::Delta {
+                min_delta,
+                bits: dbits,
+            },
+            c,
+        );
+    }
+    if n >= 8 && const_ok && rle::runs(&vals[..n.min(32)]).count() <= 16 {
+        consider(IntChoice::Rle, rle::cost(vals, signed));
+    }
+    if n >= 8
+        && let Some(d) = dict::distinct(vals)
+        && (d.len() > 1 || const_ok)
+    {
+        let c = dict::cost(n, &d, signed);
+        consider(IntChoice::Dict(d), c);
+    }
+    if n >= 8 && bits >= 2 {
+        let b = pfor::best_width(vals, min, bits, MAX_ENCODE_BITS);
+        if b > 0 || const_ok {
+            consider(IntChoice::Pfor { min, b }, pfor::cost(vals, min, b, signed));
+        }
+    }
+    best
+}
+
+/// Appends the smallest QPack encoding of `vals`: two's-complement bits (sign-extended for
+/// signed kinds) of a slice whose elements are `kind`.
+pub fn encode_ints(vals: &[u64], kind: Kind, out: &mut Vec<u8>) {
+    write_int(vals, kind, choose_int(vals, kind).0, out);
+}
+
+/// Appends `vals` (a `kind` slice) with the codec `choice` from [`choose_int`].
+pub fn write_int(vals: &[u64], kind: Kind, choice: IntChoice, out: &mut Vec<u8>) {
+    let wide = kind.widened();
+    match choice {
+        IntChoice::Raw => raw::encode(vals.iter().copied(), kind, out),
+        IntChoice::For { min, bits } => for_::encode_with(vals, wide, min, bits, out),
+        IntChoice::Delta { min_delta, bits } => {
+            delta::encode_with(vals, wide, min_delta, bits, out)
+        }
+        IntChoice::Rle => rle::encode(vals, wide, out),
+        IntChoice::Dict(d) => dict::encode_with(vals, wide, &d, out),
+        IntChoice::Pfor { min, b } => pfor::encode_with(vals, wide, min, b, out),
+    }
+}
+
+/// [`encode_ints`] for an `i64` slice.
+pub fn encode_i64s(vals: &[i64], out: &mut Vec<u8>) {
+    let bits: Vec<u64> = vals.iter().map(|&v| v as u64).collect();
+    encode_ints(&bits, Kind::I64, out);
+}
+
+/// [`encode_ints`] for a `u64` slice.
+pub fn encode_u64s(vals: &[u64], out: &mut Vec<u8>) {
+    encode_ints(vals, Kind::U64, out);
+}
+
+/// Appends bit-packed booleans (the only bool codec).
+pub fn encode_bools(vals: &[bool], out: &mut Vec<u8>) {
+    bools::encode(vals, out);
+}
+
+/// The float codec the picker chose.
+#[derive(Clone, Debug)]
+pub enum FloatChoice {
+    /// Raw IEEE-754 bits.
+    Raw,
+    /// Gorilla XOR.
+    Gorilla,
+    /// Chimp128 (`f64` only).
+    Chimp,
+    /// ALP with this plan.
+    Alp(alp::Plan),
+}
+
+fn alp_candidate<F: alp::AlpFloat>(vals: &[F]) -> Option<(FloatChoice, usize)> {
+    let plan = alp::plan(vals);
+    let c = plan.cost();
+    (vals.len() as u64 <= MAX_CONST_COUNT || plan.width() > 0)
+        .then_some((FloatChoice::Alp(plan), c))
+}
+
+/// Chooses the codec for an `f64` slice under `feats`, with its exact size.
+pub fn choose_f64(vals: &[f64], feats: Features) -> (FloatChoice, usize) {
+    let mut best = (FloatChoice::Raw, raw::cost(vals.len(), Kind::F64));
+    if !feats.contains(Features::FLOAT_XOR) || vals.is_empty() {
+        return best;
+    }
+    for (choice, c) in [
+        (FloatChoice::Gorilla, gorilla::cost_f64(vals)),
+        (FloatChoice::Chimp, chimp::cost(vals)),
+    ]
+    .into_iter()
+    .chain(alp_candidate(vals))
+    {
+        if c < best.1 {
+            best = (choice, c);
+        }
+    }
+    best
+}
+
+/// Chooses the codec for an `f32` slice under `feats`, with its exact size.
+pub fn choose_f32(vals: &[f32], feats: Features) -> (FloatChoice, usize) {
+    let mut best = (FloatChoice::Raw, raw::cost(vals.len(), Kind::F32));
+    if !feats.contains(Features::FLOAT_XOR) || vals.is_empty() {
+        return best;
+    }
+    for (choice, c) in [(FloatChoice::Gorilla, gorilla::cost_f32(vals))]
+        .into_iter()
+        .chain(alp_candidate(vals))
+    {
+        if c < best.1 {
+            best = (choice, c);
+        }
+    }
+    best
+}
+
+/// Appends the smallest encoding of `vals` allowed by `feats` (raw unless
+/// [`Features::FLOAT_XOR`]).
+pub fn encode_f64s(vals: &[f64], out: &mut Vec<u8>, feats: Features) {
+    write_f64(vals, choose_f64(vals, feats).0, out);
+}
+
+/// Appends `vals` with the codec `choice` from [`choose_f64`].
+pub fn write_f64(vals: &[f64], choice: FloatChoice, out: &mut Vec<u8>) {
+    match choice {
+        FloatChoice::Raw => raw::encode(vals.iter().map(|v| v.to_bits()), Kind::F64, out),
+        FloatChoice::Gorilla => gorilla::encode_f64(vals, out),
+        FloatChoice::Chimp => chimp::encode(vals, out),
+        FloatChoice::Alp(plan) => plan.encode(Kind::F64.byte(), out),
+    }
+}
+
+/// Appends the smallest encoding of `vals` allowed by `feats`.
+pub fn encode_f32s(vals: &[f32], out: &mut Vec<u8>, feats: Features) {
+    write_f32(vals, choose_f32(vals, feats).0, out);
+}
+
+/// Appends `vals` with the codec `choice` from [`choose_f32`].
+pub fn write_f32(vals: &[f32], choice: FloatChoice, out: &mut Vec<u8>) {
+    match choice {
+        FloatChoice::Raw => raw::encode(vals.iter().map(|v| v.to_bits() as u64), Kind::F32, out),
+        FloatChoice::Gorilla | FloatChoice::Chimp => gorilla::encode_f32(vals, out),
+        FloatChoice::Alp(plan) => plan.encode(Kind::F32.byte(), out),
+    }
+}

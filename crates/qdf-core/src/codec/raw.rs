@@ -1,0 +1,106 @@
+//! Raw little-endian numbers, tag `E4`: `kind`, `uvarint(n)`, then `n × width` bytes.
+//!
+//! Any integer kind (the native width of the slice, values truncated to it) or `F32`/`F64`
+//! (the IEEE-754 bits). The special kind Plane16 (`0x0D`) is not read by this library.
+//!
+//! ```text
+//! [1, -2] as i16:  E4 05 02 01 00 FE FF
+//! ```
+
+use super::cursor::Cursor;
+use super::{Kind, Packed};
+use crate::error::Result;
+use crate::wire::tags::QP_RAW;
+use crate::wire::varint::{uvarint_len, write_uvarint};
+
+/// Exact encoded size in bytes, tag included.
+pub fn cost(n: usize, kind: Kind) -> usize {
+    2 + uvarint_len(n as u64) + n.saturating_mul(kind.width())
+}
+
+/// Appends `vals` (integer bits, or float bits for float kinds) at `kind`'s width.
+pub fn encode(vals: impl ExactSizeIterator<Item = u64>, kind: Kind, out: &mut Vec<u8>) {
+    out.extend_from_slice(&[QP_RAW, kind.byte()]);
+    write_uvarint(out, vals.len() as u64);
+    let w = kind.width();
+    out.reserve(vals.len() * w);
+    for v in vals {
+        out.extend_from_slice(&v.to_le_bytes()[..w]);
+    }
+}
+
+/// Reads the body after the kind byte: integers come out sign- or zero-extended to 64
+/// bits, floats as floats. Errors: a count the remaining bytes cannot hold, the budget.
+pub fn decode(cur: &mut Cursor<'_>, kind: Kind, budget: &mut u64) -> Result<Packed> {
+    let w = kind.width();
+    let n = cur.count(8 * w as u64, "the raw count")?;
+    let at = cur.pos();
+    let body = cur.take(n * w, "the raw body")?;
+    cur.charge(budget, n, at)?;
+    Ok(match kind {
+        Kind::F64 => Packed::F64s(
+            body.chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+        Kind::F32 => Packed::F32s(
+            body.chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+        _ => {
+            // One loop per width so each is a plain load and extend the compiler unrolls.
+            macro_rules! ints {
+                ($u:ty, $i:ty) => {
+                    body.chunks_exact(size_of::<$u>())
+                        .map(|c| {
+                            let b = <$u>::from_le_bytes(c.try_into().unwrap());
+                            if kind.is_signed() {
+                                b as $i as i64 as u64
+                            } else {
+                                b as u64
+                            }
+                        })
+                        .collect()
+                };
+            }
+            let ints = match w {
+                1 => ints!(u8, i8),
+                2 => ints!(u16, i16),
+                4 => ints!(u32, i32),
+                _ => ints!(u64, i64),
+            };
+            Packed::Ints(kind, ints)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::decode_one;
+
+    #[test]
+    fn golden_every_kind() {
+        let mut out = Vec::new();
+        encode([1u64, -2i64 as u64].into_iter(), Kind::I16, &mut out);
+        assert_eq!(out, [0xE4, 0x05, 0x02, 0x01, 0x00, 0xFE, 0xFF]);
+        assert_eq!(cost(2, Kind::I16), out.len());
+        assert_eq!(
+            decode_one(&out).unwrap().ints().unwrap(),
+            &[1, -2i64 as u64]
+        );
+        let mut out = Vec::new();
+        encode([0xFFu64].into_iter(), Kind::U8, &mut out);
+        assert_eq!(decode_one(&out).unwrap().ints().unwrap(), &[0xFF]);
+        let mut out = Vec::new();
+        encode([(-0.0f64).to_bits()].into_iter(), Kind::F64, &mut out);
+        assert_eq!(out, [0xE4, 0x0B, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x80]);
+        match decode_one(&out).unwrap() {
+            Packed::F64s(f) => assert_eq!(f[0].to_bits(), (-0.0f64).to_bits()),
+            other => panic!("expected f64s, got {other:?}"),
+        }
+        assert!(decode_one(&[0xE4, 0x0D, 0x00]).is_err());
+        assert!(decode_one(&[0xE4, 0x03, 0x02, 1, 2, 3, 4, 5, 6, 7, 8]).is_err());
+    }
+}

@@ -1,0 +1,125 @@
+//! Dense tags in the deserializer: intern definitions and references
+//! (`docs/SPEC.md` §Dense dialect).
+//!
+//! Every string read goes through [`Deserializer::read_text`], which sends the Dense tags
+//! here and reports plain strings with [`DenseState::note_inline`], so the decoder's state
+//! follows the encoder's exactly. Entries defined in the current body borrow from the input
+//! (their bytes are contiguous there); entries from earlier frames of a session come out of
+//! the table, copied.
+
+use super::Deserializer;
+use super::read::{Reference, Text};
+use crate::dense::{DenseState, Kind};
+use crate::error::{Error, ErrorCode, Result};
+use crate::options::Options;
+use crate::wire::tags::{INTERN_BIN, INTERN_STR};
+
+/// Per-body decoder state: the Dense state (created on the first Dense tag, or lent by a
+/// session) and the input slices of the entries defined in this body.
+#[derive(Debug)]
+pub(crate) struct DecState<'de> {
+    dense: Option<Box<DenseState>>,
+    opts: Options,
+    /// `spans[i]` holds the bytes of id `first_id + i`, defined in this body.
+    spans: Vec<&'de [u8]>,
+    first_id: u32,
+}
+
+impl<'de> DecState<'de> {
+    /// State for one body: `dense` continues a session, `None` starts empty with the caps of
+    /// `opts`.
+    pub(crate) fn new(opts: &Options, dense: Option<Box<DenseState>>) -> Self {
+        let first_id = dense.as_ref().map_or(0, |d| d.entries());
+        DecState {
+            dense,
+            opts: *opts,
+            spans: Vec::new(),
+            first_id,
+        }
+    }
+
+    /// The Dense state, created on first use.
+    #[inline]
+    pub(crate) fn dense(&mut self) -> &mut DenseState {
+        let opts = &self.opts;
+        self.dense
+            .get_or_insert_with(|| Box::new(DenseState::new_decoder(opts)))
+    }
+
+    /// The Dense state if any was used, for shape lookups.
+    #[inline]
+    pub(crate) fn dense_ref(&self) -> Option<&DenseState> {
+        self.dense.as_deref()
+    }
+
+    /// Gives the Dense state back to a session.
+    pub(crate) fn into_dense(self) -> Option<Box<DenseState>> {
+        self.dense
+    }
+}
+
+fn utf8(b: &[u8], at: u64) -> Result<&str> {
+    std::str::from_utf8(b)
+        .map_err(|e| Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64))
+}
+
+impl<'de> Deserializer<'de> {
+    /// A plain string or byte string was read.
+    #[inline]
+    pub(crate) fn dense_inline(&mut self) {
+        if let Some(d) = self.state.dense.as_deref_mut() {
+            d.note_inline();
+        }
+    }
+
+    /// Reads the string or bytes that Dense tag `tag` (already consumed, one of E0, E1,
+    /// E2, E8, E9, EA) stands for, charging its length to the output budget.
+    pub(crate) fn read_dense_text(&mut self, tag: u8) -> Result<Text<'de, '_>> {
+        let at = self.read.offset();
+        if tag == INTERN_STR || tag == INTERN_BIN {
+            let len = self.read.uvarint()?;
+            self.read.check_count(len, 1)?;
+            let bytes = self.read.take(len as usize, "interned bytes")?;
+            self.charge(len)?;
+            let kind = if tag == INTERN_STR {
+                Kind::Str
+            } else {
+                Kind::Bin
+            };
+            let text = match kind {
+                Kind::Str => Text::Str(Reference::Borrowed(utf8(bytes, at)?)),
+                Kind::Bin => Text::Bytes(Reference::Borrowed(bytes)),
+            };
+            self.state
+                .dense()
+                .define(bytes, kind)
+                .map_err(|e| e.with_offset(at))?;
+            self.state.spans.push(bytes);
+            return Ok(text);
+        }
+        let rest = self.read.rest();
+        let (id, used) = self
+            .state
+            .dense()
+            .resolve(tag, rest)
+            .map_err(|e| e.with_offset(at))?;
+        self.read.take(used, "a Dense reference")?;
+        let (len, kind) = {
+            let (b, k) = self.state.dense().entry(id);
+            (b.len(), k)
+        };
+        self.charge(len as u64)?;
+        let local = id.checked_sub(self.state.first_id).map(|i| i as usize);
+        if let Some(&b) = local.and_then(|i| self.state.spans.get(i)) {
+            return Ok(match kind {
+                Kind::Str => Text::Str(Reference::Borrowed(utf8(b, at)?)),
+                Kind::Bin => Text::Bytes(Reference::Borrowed(b)),
+            });
+        }
+        let (bytes, kind) = self.state.dense().entry(id);
+        Ok(match kind {
+            Kind::Str => Text::Str(Reference::Copied(utf8(bytes, at)?)),
+            Kind::Bin => Text::Bytes(Reference::Copied(bytes)),
+        })
+    }
+}

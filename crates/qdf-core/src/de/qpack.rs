@@ -1,0 +1,113 @@
+//! Reading QPack values (`docs/SPEC.md` §QPack) where the data model expects a sequence: the
+//! body is decoded by [`codec::decode_body`](crate::codec::decode_body) and its elements are
+//! handed to the visitor one by one as plain numbers or booleans.
+//!
+//! Integers are visited as `u64` (unsigned kinds) or `i64` (signed kinds); serde's primitive
+//! visitors range-check narrower targets, so a value that does not fit is a `Data` error.
+//! Floats are visited as `f32`/`f64` by kind, bit-exact. The decoded elements are charged to
+//! the output budget, one unit per element, before anything is allocated.
+
+use serde::de::{self, DeserializeSeed, Visitor};
+
+use super::Deserializer;
+use crate::codec::{self, Packed};
+use crate::error::{Error, Result};
+
+impl<'de> Deserializer<'de> {
+    /// Visits the QPack value whose tag `tag` was just read, as a sequence.
+    pub(crate) fn visit_packed<V: Visitor<'de>>(
+        &mut self,
+        tag: u8,
+        visitor: V,
+    ) -> Result<V::Value> {
+        let base = self.read.offset();
+        let (packed, used) =
+            codec::decode_body(tag, self.read.rest(), base, &mut self.budget_left)?;
+        self.read.take(used, "a QPack body")?;
+        self.enter()?;
+        let n = packed.len();
+        let mut seq = PackedSeq { packed, next: 0 };
+        let v = visitor.visit_seq(&mut seq).map_err(|e| self.locate(e))?;
+        self.leave();
+        if seq.next != n {
+            return Err(Error::mismatch(
+                format!("{} elements", seq.next),
+                format!("a packed sequence of {n} elements"),
+            ));
+        }
+        Ok(v)
+    }
+}
+
+/// A decoded QPack body as a serde sequence.
+struct PackedSeq {
+    packed: Packed,
+    next: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for PackedSeq {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let i = self.next;
+        let elem = match &self.packed {
+            Packed::Bools(v) => v.get(i).map(|&b| Elem::Bool(b)),
+            Packed::Ints(k, v) if k.is_signed() => v.get(i).map(|&x| Elem::I64(x as i64)),
+            Packed::Ints(_, v) => v.get(i).map(|&x| Elem::U64(x)),
+            Packed::F32s(v) => v.get(i).map(|&f| Elem::F32(f)),
+            Packed::F64s(v) => v.get(i).map(|&f| Elem::F64(f)),
+        };
+        let Some(elem) = elem else {
+            return Ok(None);
+        };
+        self.next += 1;
+        seed.deserialize(elem).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.packed.len() - self.next)
+    }
+}
+
+/// One element of a packed sequence.
+#[derive(Copy, Clone, Debug)]
+enum Elem {
+    Bool(bool),
+    U64(u64),
+    I64(i64),
+    F32(f32),
+    F64(f64),
+}
+
+impl<'de> de::Deserializer<'de> for Elem {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self {
+            Elem::Bool(b) => visitor.visit_bool(b),
+            Elem::U64(v) => visitor.visit_u64(v),
+            Elem::I64(v) => visitor.visit_i64(v),
+            Elem::F32(v) => visitor.visit_f32(v),
+            Elem::F64(v) => visitor.visit_f64(v),
+        }
+    }
+
+    /// A bare value is `Some(value)`, as in the row form.
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}

@@ -1,0 +1,188 @@
+//! Struct shapes (tag `EC`) in the deserializer (`docs/SPEC.md` §Shapes): a declaration, a
+//! reuse, or a reuse with an escape, all presented to serde as a map of field name → value.
+
+use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
+use serde::de::{self, DeserializeSeed, Visitor};
+
+use super::Deserializer;
+use super::read::{Reference, Text};
+use crate::error::{Error, ErrorCode, Result};
+use crate::wire::ext::SHAPE_ESCAPE;
+use crate::wire::tags::{EXT, NIL};
+
+/// Where a [`ShapeAccess`] is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Fields of the shape (or of the declaration) in order.
+    Shape,
+    /// After `F2 0A`: (name, value) pairs until `C0`.
+    Escaped,
+    /// All entries read.
+    Done,
+}
+
+/// The entries of a shaped struct.
+pub(crate) struct ShapeAccess<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    /// The shape id, 0 for a declaration.
+    id: u32,
+    count: usize,
+    idx: usize,
+    phase: Phase,
+}
+
+/// A field name read from the input: borrowed, or copied out of the intern table.
+enum Name<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl<'de> Deserializer<'de> {
+    /// Visits the struct whose `EC` tag was just read, as a map.
+    ///
+    /// Errors: an unknown shape id (`UnknownStateId`), a declaration count larger than the
+    /// remaining input could hold, a name that is not a string, a shape table over this
+    /// side's caps (`SessionCap`), and a visitor that stops before the last entry.
+    pub(crate) fn visit_shape<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let at = self.read.offset();
+        let id = self.read.uvarint()?;
+        let count = if id == 0 {
+            let n = self.read.uvarint()?;
+            self.read.check_count(n, 2)?;
+            self.state.dense().begin_shape();
+            n as usize
+        } else {
+            u32::try_from(id)
+                .ok()
+                .and_then(|id| self.state.dense_ref()?.shapes().field_count(id))
+                .ok_or_else(|| Error::at(ErrorCode::UnknownStateId(id), at))?
+        };
+        // Every field's value takes at least one byte.
+        self.read.check_count(count as u64, 1)?;
+        self.charge(count as u64)?;
+        self.enter()?;
+        let mut access = ShapeAccess {
+            de: self,
+            id: id as u32,
+            count,
+            idx: 0,
+            phase: Phase::Shape,
+        };
+        let v = visitor.visit_map(&mut access)?;
+        if access.phase != Phase::Done {
+            return Err(Error::mismatch(
+                format!("{} fields", access.idx),
+                "a struct with more fields",
+            ));
+        }
+        self.leave();
+        Ok(v)
+    }
+
+    /// Reads a field name (a string through the Dense rules).
+    fn read_field_name(&mut self) -> Result<Name<'de>> {
+        let tag = self.next_tag()?;
+        match self.read_text(tag)? {
+            Some(Text::Str(Reference::Borrowed(s))) => Ok(Name::Borrowed(s)),
+            Some(Text::Str(Reference::Copied(s))) => Ok(Name::Owned(s.to_owned())),
+            _ => Err(self.unexpected(tag, "a field name")),
+        }
+    }
+
+    /// True (and consumed) if the next bytes are the shape escape `F2 0A`.
+    fn eat_shape_escape(&mut self) -> bool {
+        if self.read.rest().starts_with(&[EXT, SHAPE_ESCAPE]) {
+            let _ = self.read.take(2, "a shape escape");
+            return true;
+        }
+        false
+    }
+}
+
+impl<'de> ShapeAccess<'_, 'de> {
+    fn visit_name<K: DeserializeSeed<'de>>(&mut self, seed: K, record: bool) -> Result<K::Value> {
+        let name = self.de.read_field_name()?;
+        let s = match &name {
+            Name::Borrowed(s) => s,
+            Name::Owned(s) => s.as_str(),
+        };
+        if record {
+            self.de.state.dense().shape_name(s.as_bytes());
+        }
+        match name {
+            Name::Borrowed(s) => seed.deserialize(BorrowedStrDeserializer::<Error>::new(s)),
+            Name::Owned(s) => seed.deserialize(StrDeserializer::<Error>::new(&s)),
+        }
+    }
+
+    fn finish_shape(&mut self) -> Result<()> {
+        self.phase = Phase::Done;
+        if self.id == 0 {
+            let at = self.de.read.offset();
+            self.de
+                .state
+                .dense()
+                .end_shape()
+                .map_err(|e| e.with_offset(at))?;
+        }
+        Ok(())
+    }
+}
+
+impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        loop {
+            match self.phase {
+                Phase::Done => return Ok(None),
+                Phase::Escaped => {
+                    if self.de.read.peek() == Some(NIL) {
+                        let _ = self.de.next_tag();
+                        self.phase = Phase::Done;
+                        return Ok(None);
+                    }
+                    self.idx += 1;
+                    return self.visit_name(seed, false).map(Some);
+                }
+                Phase::Shape if self.idx == self.count => {
+                    self.finish_shape()?;
+                    return Ok(None);
+                }
+                Phase::Shape if self.id == 0 => {
+                    self.idx += 1;
+                    return self.visit_name(seed, true).map(Some);
+                }
+                Phase::Shape => {
+                    if self.de.eat_shape_escape() {
+                        self.phase = Phase::Escaped;
+                        continue;
+                    }
+                    let de: &Deserializer<'de> = self.de;
+                    let name = de
+                        .state
+                        .dense_ref()
+                        .and_then(|d| d.shapes().field_name(self.id, self.idx))
+                        .expect("idx < count of a defined shape");
+                    let name = std::str::from_utf8(name).expect("shape names are read as strings");
+                    self.idx += 1;
+                    return seed
+                        .deserialize(StrDeserializer::<Error>::new(name))
+                        .map(Some);
+                }
+            }
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        seed.deserialize(&mut *self.de)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        match self.phase {
+            Phase::Shape => Some(self.count - self.idx),
+            Phase::Escaped => None,
+            Phase::Done => Some(0),
+        }
+    }
+}

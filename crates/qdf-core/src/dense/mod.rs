@@ -1,0 +1,403 @@
+//! The Dense session state: intern table, predictors and shape table, driven identically by
+//! the encoder and the decoder so the two mirror by construction (Go notes §1.5).
+//!
+//! The encoder asks [`DenseState::encode_str`] how to write each string or byte string
+//! (value, map key, field name, variant name) and gets an [`Emission`]; the decoder reports
+//! what it read with [`DenseState::define`] (`E0`/`E2`), [`DenseState::resolve`]
+//! (`E1`/`E8`/`E9`/`EA`) and [`DenseState::note_inline`] (any plain string or bytes). Both
+//! paths make the same state updates in the same order:
+//!
+//! | read / written | state update |
+//! |---|---|
+//! | inline str/bin | `lastID` ← invalid |
+//! | `E0`/`E2` (define) | new id; ring push; pair(lastID → id); `lastID` ← id |
+//! | `E8` (repeat) | pair(lastID → lastID) |
+//! | `E1`/`E9`/`EA` | ring push; pair(lastID → id); `lastID` ← id |
+//!
+//! The encoder picks, for a value already in the table, the first rule that applies
+//! (Go notes §1.5): `E8` if it is `lastID`; `E1` if the id is below 128; `EA 00` if the pair
+//! table predicts it (feature `PAIR_PRED`); `E9 rank` if the ring holds it and the rank's
+//! varint is shorter than the id's (feature `MTF`); else `E1 id`. If the chosen reference
+//! would be longer than the inline form, it writes the value inline instead (possible only
+//! with `min_intern` below 3), so a reference never costs more than Speed.
+//!
+//! Caps are local. The encoder stops interning at its own caps (values go inline, existing
+//! ids stay usable); the decoder rejects a peer that exceeds its caps with
+//! [`ErrorCode::SessionCap`] ([`Category::Limit`](crate::Category::Limit)).
+//!
+//! An encoder wraps each message in [`DenseState::checkpoint`] … [`DenseState::commit`] or
+//! [`DenseState::rollback`]; the checkpoint records table lengths, copies the 512-byte ring
+//! and logs pair-table and shape-prediction writes, so it costs O(1) plus O(changes).
+
+mod cursor;
+mod intern;
+mod predict;
+mod shape;
+#[cfg(test)]
+mod tests;
+
+#[allow(unused_imports)] // used by ser/de
+pub(crate) use cursor::{EndStep, FieldStep, ShapeCursor, StructStart};
+pub(crate) use intern::Kind;
+#[allow(unused_imports)] // used by ser/shape.rs
+pub(crate) use shape::{NamesHash, ShapePredictor, ShapeTable};
+
+use intern::InternTable;
+use predict::{PredMark, Predictors};
+use shape::ShapeMark;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::options::{Features, Options};
+use crate::wire::tags;
+use crate::wire::varint::{read_uvarint, uvarint_len, write_uvarint};
+
+/// The wire maximum of intern entries per session: ids stay below 0xFFFF (Go notes §6).
+pub(crate) const MAX_WIRE_ENTRIES: u32 = 0xFFFF;
+
+/// The encoder never interns a value longer than `intern_byte_cap / MAX_ENTRY_SHARE`, so one
+/// large value cannot use up a long-lived session's byte budget (default: 64 KiB).
+const MAX_ENTRY_SHARE: u64 = 64;
+
+/// Bytes of shape names the encoder keeps in reserve before it opens a declaration, because
+/// a declaration's names are only known at its end (`docs/SPEC.md` §Session caps).
+const SHAPE_DECL_RESERVE: u64 = 64 << 10;
+
+/// How the encoder writes one string or byte string.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Emission {
+    /// A plain `fixstr`/`str*`/`bin*`, written by the caller.
+    Inline,
+    /// `E0`/`E2 uvarint(len) bytes`: a new entry.
+    Intern,
+    /// `E1 uvarint(id)`.
+    Ref(u32),
+    /// `E8`: the same id as the previous interned value.
+    Repeat,
+    /// `E9 uvarint(rank)`: the id pushed `rank` pushes ago.
+    Mtf(u8),
+    /// `EA 00`: the pair table's successor of the previous id.
+    Pair,
+}
+
+impl Emission {
+    /// Bytes this emission writes for a value of `len` bytes (`Inline`: tag and length only
+    /// are not known here, so it returns 0).
+    pub(crate) fn wire_len(self, len: usize) -> usize {
+        match self {
+            Emission::Inline => 0,
+            Emission::Intern => 1 + uvarint_len(len as u64) + len,
+            Emission::Ref(id) => 1 + uvarint_len(id as u64),
+            Emission::Repeat => 1,
+            Emission::Mtf(_) | Emission::Pair => 2,
+        }
+    }
+
+    /// Appends a non-inline emission; returns `false` for [`Emission::Inline`], which the
+    /// caller writes with the plain tags.
+    pub(crate) fn write(self, out: &mut Vec<u8>, bytes: &[u8], kind: Kind) -> bool {
+        match self {
+            Emission::Inline => return false,
+            Emission::Intern => {
+                out.push(match kind {
+                    Kind::Str => tags::INTERN_STR,
+                    Kind::Bin => tags::INTERN_BIN,
+                });
+                write_uvarint(out, bytes.len() as u64);
+                out.extend_from_slice(bytes);
+            }
+            Emission::Ref(id) => {
+                out.push(tags::STATE_REF);
+                write_uvarint(out, id as u64);
+            }
+            Emission::Repeat => out.push(tags::REPEAT),
+            Emission::Mtf(rank) => out.extend_from_slice(&[tags::MTF, rank]),
+            Emission::Pair => out.extend_from_slice(&[tags::PAIR, 0]),
+        }
+        true
+    }
+}
+
+/// Bytes of the plain (Speed) form of a string or byte string of `len` bytes.
+pub(crate) fn inline_len(len: usize, kind: Kind) -> usize {
+    let header = match (kind, len) {
+        (Kind::Str, 0..=31) => 1,
+        (_, 0..=0xFF) => 2,
+        (_, 0..=0xFFFF) => 3,
+        _ => 5,
+    };
+    header + len
+}
+
+/// Local limits and switches of one side.
+#[derive(Copy, Clone, Debug)]
+struct Config {
+    features: Features,
+    min_intern: usize,
+    entry_cap: u32,
+    byte_cap: u64,
+    shape_cap: u32,
+}
+
+/// What an encoder checkpoint must restore.
+#[derive(Clone, Debug)]
+struct Mark {
+    table_len: u32,
+    pred: PredMark,
+    shapes: ShapeMark,
+}
+
+/// The mirrored Dense state of one side of a session (or of one message).
+#[derive(Clone, Debug)]
+pub(crate) struct DenseState {
+    cfg: Config,
+    table: InternTable,
+    pred: Predictors,
+    shapes: ShapeTable,
+    shape_pred: ShapePredictor,
+    mark: Option<Mark>,
+}
+
+impl DenseState {
+    fn with(opts: &Options, indexed: bool) -> Self {
+        DenseState {
+            cfg: Config {
+                features: opts.feature_bits(),
+                min_intern: opts.intern_min_len() as usize,
+                entry_cap: opts.intern_entry_cap().min(MAX_WIRE_ENTRIES),
+                byte_cap: opts.intern_byte_cap(),
+                shape_cap: opts.shape_cap(),
+            },
+            table: InternTable::new(indexed),
+            pred: Predictors::new(),
+            shapes: ShapeTable::default(),
+            shape_pred: ShapePredictor::default(),
+            mark: None,
+        }
+    }
+
+    /// Encoder state: features, `min_intern` and caps from `opts`.
+    pub(crate) fn new_encoder(opts: &Options) -> Self {
+        DenseState::with(opts, true)
+    }
+
+    /// Decoder state: caps from `opts` (the features are the peer's business).
+    pub(crate) fn new_decoder(opts: &Options) -> Self {
+        DenseState::with(opts, false)
+    }
+
+    /// True if the encoder feature is on.
+    #[inline]
+    pub(crate) fn has(&self, f: Features) -> bool {
+        self.cfg.features.contains(f)
+    }
+
+    /// Intern entries defined so far.
+    #[inline]
+    pub(crate) fn entries(&self) -> u32 {
+        self.table.len()
+    }
+
+    // ---- encoder ------------------------------------------------------------------------
+
+    fn may_intern(&self, len: usize) -> bool {
+        let len = len as u64;
+        self.table.len() < self.cfg.entry_cap
+            && len <= self.cfg.byte_cap / MAX_ENTRY_SHARE
+            && self.table.byte_len() + len <= self.cfg.byte_cap
+    }
+
+    /// Decides how to write `bytes` and applies the state update of that emission.
+    pub(crate) fn encode_str(&mut self, bytes: &[u8], kind: Kind) -> Emission {
+        if bytes.len() >= self.cfg.min_intern {
+            if let Some(id) = self.table.find(bytes, kind) {
+                return self.encode_ref(id, inline_len(bytes.len(), kind));
+            }
+            if self.may_intern(bytes.len()) {
+                self.define_unchecked(bytes, kind);
+                return Emission::Intern;
+            }
+        }
+        self.pred.reset_last();
+        Emission::Inline
+    }
+
+    fn encode_ref(&mut self, id: u32, inline: usize) -> Emission {
+        let last = self.pred.last();
+        if last == Some(id) {
+            self.pred.repeat(id);
+            return Emission::Repeat;
+        }
+        let e = if id < 128 {
+            Emission::Ref(id)
+        } else if self.has(Features::PAIR_PRED)
+            && last.and_then(|l| self.pred.pair_after(l)) == Some(id)
+        {
+            Emission::Pair
+        } else if self.has(Features::MTF)
+            && let Some(rank) = self.pred.rank_of(id)
+            && uvarint_len(rank) < uvarint_len(id as u64)
+        {
+            Emission::Mtf(rank as u8)
+        } else {
+            Emission::Ref(id)
+        };
+        if e.wire_len(0) > inline {
+            self.pred.reset_last();
+            return Emission::Inline;
+        }
+        self.pred.touch(id);
+        e
+    }
+
+    /// Can the encoder open one more shape declaration within its caps?
+    pub(crate) fn may_declare_shape(&self) -> bool {
+        let shapes = self.shapes.len() as u64 + self.shapes.open_count() as u64;
+        shapes < self.cfg.shape_cap as u64
+            && self.shapes.charged() + SHAPE_DECL_RESERVE <= self.cfg.byte_cap
+    }
+
+    // ---- decoder ------------------------------------------------------------------------
+
+    fn define_unchecked(&mut self, bytes: &[u8], kind: Kind) -> u32 {
+        let id = self.table.push(bytes, kind);
+        self.pred.grow(self.table.len());
+        self.pred.touch(id);
+        id
+    }
+
+    /// `E0`/`E2` read: defines the next id. Errors with [`ErrorCode::SessionCap`] if the
+    /// peer exceeds this side's entry or byte cap.
+    pub(crate) fn define(&mut self, bytes: &[u8], kind: Kind) -> Result<u32> {
+        if self.table.len() >= self.cfg.entry_cap {
+            return Err(Error::new(ErrorCode::SessionCap("intern table entries")));
+        }
+        if self.table.byte_len() + bytes.len() as u64 > self.cfg.byte_cap {
+            return Err(Error::new(ErrorCode::SessionCap("intern table bytes")));
+        }
+        Ok(self.define_unchecked(bytes, kind))
+    }
+
+    /// A plain string or bytes was read or written: `lastID` becomes invalid.
+    #[inline]
+    pub(crate) fn note_inline(&mut self) {
+        self.pred.reset_last();
+    }
+
+    /// Reads the payload of reference tag `tag` (`E1`, `E8`, `E9` or `EA`) from the front of
+    /// `buf`, applies the state update, and returns the id and the payload bytes used.
+    ///
+    /// Errors: [`ErrorCode::UnknownStateId`] for an id, rank or prediction the state does
+    /// not hold (ranks ≥ 128 included), [`ErrorCode::BadCodec`] for a pair rank other than
+    /// 0, varint errors, and [`ErrorCode::BadTag`] for any other tag.
+    pub(crate) fn resolve(&mut self, tag: u8, buf: &[u8]) -> Result<(u32, usize)> {
+        match tag {
+            tags::STATE_REF => {
+                let (id, used) = read_uvarint(buf)?;
+                if id >= self.table.len() as u64 {
+                    return Err(Error::new(ErrorCode::UnknownStateId(id)));
+                }
+                self.pred.touch(id as u32);
+                Ok((id as u32, used))
+            }
+            tags::REPEAT => {
+                let id = self.last_or_err()?;
+                self.pred.repeat(id);
+                Ok((id, 0))
+            }
+            tags::MTF => {
+                let (rank, used) = read_uvarint(buf)?;
+                let id = self
+                    .pred
+                    .ring_at(rank)
+                    .ok_or(Error::new(ErrorCode::UnknownStateId(rank)))?;
+                self.pred.touch(id);
+                Ok((id, used))
+            }
+            tags::PAIR => {
+                let (rank, used) = read_uvarint(buf)?;
+                if rank != 0 {
+                    return Err(Error::new(ErrorCode::BadCodec("pair rank must be 0")));
+                }
+                let last = self.last_or_err()?;
+                let id = self
+                    .pred
+                    .pair_after(last)
+                    .ok_or(Error::new(ErrorCode::UnknownStateId(last as u64)))?;
+                self.pred.touch(id);
+                Ok((id, used))
+            }
+            found => Err(Error::new(ErrorCode::BadTag {
+                found,
+                expected: "a Dense reference (E1, E8, E9, EA)",
+            })),
+        }
+    }
+
+    fn last_or_err(&self) -> Result<u32> {
+        // No valid lastID: the id the peer meant is unknown; u64::MAX stands for "none".
+        self.pred
+            .last()
+            .ok_or(Error::new(ErrorCode::UnknownStateId(u64::MAX)))
+    }
+
+    /// The bytes and kind of entry `id` (ids from [`define`](Self::define) or
+    /// [`resolve`](Self::resolve) are always present).
+    #[inline]
+    pub(crate) fn entry(&self, id: u32) -> (&[u8], Kind) {
+        self.table.get(id).expect("resolved ids are defined")
+    }
+
+    // ---- shapes (both sides) --------------------------------------------------------------
+
+    /// The shape table.
+    #[inline]
+    pub(crate) fn shapes(&self) -> &ShapeTable {
+        &self.shapes
+    }
+
+    /// Opens a shape declaration (`EC 00 N` written or read).
+    pub(crate) fn begin_shape(&mut self) {
+        self.shapes.begin_decl();
+    }
+
+    /// The next field name of the innermost open declaration.
+    pub(crate) fn shape_name(&mut self, name: &[u8]) {
+        self.shapes.decl_name(name);
+    }
+
+    /// Completes the innermost declaration; see [`ShapeTable::end_decl`] for the caps.
+    pub(crate) fn end_shape(&mut self) -> Result<u32> {
+        self.shapes.end_decl(self.cfg.shape_cap, self.cfg.byte_cap)
+    }
+
+    // ---- encoder checkpoints ------------------------------------------------------------
+
+    /// Records the state before an encoder message. Nested checkpoints are not supported.
+    pub(crate) fn checkpoint(&mut self) {
+        let pred = self.pred.mark();
+        self.shape_pred.mark();
+        self.mark = Some(Mark {
+            table_len: self.table.len(),
+            pred,
+            shapes: self.shapes.mark(),
+        });
+    }
+
+    /// Keeps every change since [`checkpoint`](Self::checkpoint).
+    pub(crate) fn commit(&mut self) {
+        self.mark = None;
+        self.pred.commit();
+        self.shape_pred.commit();
+    }
+
+    /// Restores the state of the last [`checkpoint`](Self::checkpoint) exactly.
+    pub(crate) fn rollback(&mut self) {
+        let Some(mark) = self.mark.take() else {
+            return;
+        };
+        self.table.truncate(mark.table_len);
+        self.pred.rollback(&mark.pred, mark.table_len);
+        self.shapes.rollback(&mark.shapes);
+        self.shape_pred.rollback(self.shapes.len());
+    }
+}

@@ -1,0 +1,387 @@
+//! The shape table: field-name lists of structs (tag `EC`), ids from 1 (Go notes §1.3).
+//!
+//! One id space holds struct shapes (and, later, map key-set shapes). A declaration
+//! interleaves names and values (`EC 00 N`, then N × (name, value), `docs/SPEC.md` §Shapes),
+//! so names arrive one at a time and declarations nest (a field's value may declare another
+//! shape). Open declarations live on a LIFO stack; a shape gets its id when its declaration
+//! completes, on both sides, so an inner shape gets the smaller id.
+//!
+//! Memory: every stored name is charged `len + 4` bytes against the shape byte cap (the
+//! intern byte cap), and the number of shapes against the shape cap. The decoder rejects a
+//! declaration that would exceed either with [`ErrorCode::SessionCap`].
+
+use std::hash::BuildHasher;
+
+use hashbrown::{DefaultHashBuilder, HashMap, HashSet};
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// Bytes charged per stored field name on top of its length (its offset entry).
+pub(crate) const NAME_OVERHEAD: u64 = 4;
+
+/// Shape id → field names, plus the stack of declarations in progress.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ShapeTable {
+    names: Vec<u8>,
+    /// `name_ends[k]` is the offset one past stored name `k` in `names`.
+    name_ends: Vec<usize>,
+    /// `shape_ends[id - 1]` is one past the last name index of shape `id`.
+    shape_ends: Vec<usize>,
+    charged: u64,
+    /// Names of open declarations, innermost last, and where each declaration starts.
+    pending: Vec<u8>,
+    pending_ends: Vec<usize>,
+    open: Vec<usize>,
+}
+
+/// The shape table's sizes at an encoder checkpoint.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct ShapeMark {
+    shapes: usize,
+    names: usize,
+    bytes: usize,
+    charged: u64,
+}
+
+impl ShapeTable {
+    /// Number of shapes defined (the last id).
+    #[inline]
+    pub(crate) fn len(&self) -> u32 {
+        self.shape_ends.len() as u32
+    }
+
+    /// Bytes charged against the cap so far.
+    #[inline]
+    pub(crate) fn charged(&self) -> u64 {
+        self.charged
+    }
+
+    /// Declarations begun but not completed.
+    #[inline]
+    pub(crate) fn open_count(&self) -> usize {
+        self.open.len()
+    }
+
+    fn name_range(&self, id: u32) -> Option<std::ops::Range<usize>> {
+        let i = (id as usize).checked_sub(1)?;
+        let end = *self.shape_ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.shape_ends[i - 1] };
+        Some(start..end)
+    }
+
+    /// Number of fields of shape `id`, `None` if undefined (id 0 is never a shape).
+    #[inline]
+    pub(crate) fn field_count(&self, id: u32) -> Option<usize> {
+        self.name_range(id).map(|r| r.len())
+    }
+
+    /// Field name `i` of shape `id`.
+    #[inline]
+    pub(crate) fn field_name(&self, id: u32, i: usize) -> Option<&[u8]> {
+        let r = self.name_range(id)?;
+        if i >= r.len() {
+            return None;
+        }
+        let k = r.start + i;
+        let start = if k == 0 { 0 } else { self.name_ends[k - 1] };
+        Some(&self.names[start..self.name_ends[k]])
+    }
+
+    /// Opens a declaration (after `EC 00 N`).
+    pub(crate) fn begin_decl(&mut self) {
+        self.open.push(self.pending_ends.len());
+    }
+
+    /// Adds the next field name of the innermost open declaration.
+    pub(crate) fn decl_name(&mut self, name: &[u8]) {
+        self.pending.extend_from_slice(name);
+        self.pending_ends.push(self.pending.len());
+    }
+
+    /// Completes the innermost declaration and defines its shape, returning the new id.
+    /// `shape_cap` and `byte_cap` are this side's caps; over them the shape is refused with
+    /// [`ErrorCode::SessionCap`] and the declaration is dropped.
+    pub(crate) fn end_decl(&mut self, shape_cap: u32, byte_cap: u64) -> Result<u32> {
+        let first = self.open.pop().expect("end_decl without begin_decl");
+        let base = if first == 0 {
+            0
+        } else {
+            self.pending_ends[first - 1]
+        };
+        let count = self.pending_ends.len() - first;
+        let bytes = self.pending.len() - base;
+        let cost = bytes as u64 + NAME_OVERHEAD * count as u64;
+        let result = if self.len() >= shape_cap.min(u32::MAX - 1) {
+            Err(Error::new(ErrorCode::SessionCap("shape table entries")))
+        } else if self.charged.saturating_add(cost) > byte_cap {
+            Err(Error::new(ErrorCode::SessionCap("shape table bytes")))
+        } else {
+            let names_base = self.names.len();
+            self.names.extend_from_slice(&self.pending[base..]);
+            for &end in &self.pending_ends[first..] {
+                self.name_ends.push(names_base + end - base);
+            }
+            self.shape_ends.push(self.name_ends.len());
+            self.charged += cost;
+            Ok(self.len())
+        };
+        self.pending.truncate(base);
+        self.pending_ends.truncate(first);
+        result
+    }
+
+    /// Records the sizes for an encoder checkpoint (no declaration may be open).
+    pub(crate) fn mark(&self) -> ShapeMark {
+        ShapeMark {
+            shapes: self.shape_ends.len(),
+            names: self.name_ends.len(),
+            bytes: self.names.len(),
+            charged: self.charged,
+        }
+    }
+
+    /// Restores the sizes of `mark` and drops open declarations.
+    pub(crate) fn rollback(&mut self, mark: &ShapeMark) {
+        self.shape_ends.truncate(mark.shapes);
+        self.name_ends.truncate(mark.names);
+        self.names.truncate(mark.bytes);
+        self.charged = mark.charged;
+        self.pending.clear();
+        self.pending_ends.clear();
+        self.open.clear();
+    }
+
+    /// Everything a peer could observe, for state comparisons in tests.
+    #[cfg(test)]
+    pub(crate) fn observable(&self) -> (Vec<u8>, Vec<usize>, Vec<usize>, u64) {
+        (
+            self.names.clone(),
+            self.name_ends.clone(),
+            self.shape_ends.clone(),
+            self.charged,
+        )
+    }
+}
+
+/// Encoder-only shape predictions: which shape to try for a struct, and which shape holds a
+/// given list of names. Predictions are speculative (the serializer checks every name), so
+/// the names index is keyed by a 64-bit hash: a collision costs an escape, never a wrong
+/// value.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ShapePredictor {
+    /// `(struct name, field count, None)` → the shape to try first;
+    /// `(struct name, field count, Some(first field))` → a shape starting with that field.
+    by_struct: HashMap<PredKey, u32>,
+    /// Hash of a name list → a shape with those names.
+    by_names: HashMap<u64, u32>,
+    /// Name lists (hashes) seen in one escape: a second escape to the same list declares it.
+    escaped_once: HashSet<u64>,
+    /// `escaped_once` insertions while a checkpoint is open.
+    undo_escaped: Vec<u64>,
+    hasher: DefaultHashBuilder,
+    /// Undo log of `by_struct` writes while a checkpoint is open.
+    undo: Vec<(PredKey, Option<u32>)>,
+    logging: bool,
+}
+
+type PredKey = (&'static str, usize, Option<&'static str>);
+
+/// The running hash of a list of field names, fed one name at a time.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct NamesHash(u64);
+
+impl ShapePredictor {
+    /// The shape to try for struct `name` with `len` fields.
+    #[inline]
+    pub(crate) fn predict(&self, name: &'static str, len: usize) -> Option<u32> {
+        self.by_struct.get(&(name, len, None)).copied()
+    }
+
+    /// A shape of struct `name` with `len` fields whose first field is `first`.
+    #[inline]
+    pub(crate) fn predict_first(
+        &self,
+        name: &'static str,
+        len: usize,
+        first: &'static str,
+    ) -> Option<u32> {
+        self.by_struct.get(&(name, len, Some(first))).copied()
+    }
+
+    /// Feeds the next field name into `h`.
+    #[inline]
+    pub(crate) fn feed(&self, h: NamesHash, field: &[u8]) -> NamesHash {
+        NamesHash(self.hasher.hash_one((h.0, field)))
+    }
+
+    fn set(&mut self, key: PredKey, id: Option<u32>) {
+        let old = match id {
+            Some(id) => self.by_struct.insert(key, id),
+            None => self.by_struct.remove(&key),
+        };
+        if self.logging && old != id {
+            self.undo.push((key, old));
+        }
+    }
+
+    /// A declaration of struct `name` with `len` fields, the first one `first`, defined
+    /// shape `id` with names `h`.
+    pub(crate) fn declared(
+        &mut self,
+        name: &'static str,
+        len: usize,
+        first: Option<&'static str>,
+        h: NamesHash,
+        id: u32,
+    ) {
+        self.by_names.entry(h.0).or_insert(id);
+        self.set((name, len, None), Some(id));
+        if first.is_some() {
+            self.set((name, len, first), Some(id));
+        }
+    }
+
+    /// A record of struct `name` used shape `id` with no escape.
+    #[inline]
+    pub(crate) fn used(&mut self, name: &'static str, len: usize, id: u32) {
+        if self.predict(name, len) != Some(id) {
+            self.set((name, len, None), Some(id));
+        }
+    }
+
+    /// A record of struct `name` escaped from its predicted shape; its names hash to `h`.
+    /// The next record of `name` tries the shape with those names if there is one. A list
+    /// with no shape is declared by the next record only once it has escaped twice, so a
+    /// rare deviation does not make the common list be declared again.
+    pub(crate) fn escaped(&mut self, name: &'static str, len: usize, h: NamesHash) {
+        if let Some(&id) = self.by_names.get(&h.0) {
+            self.set((name, len, None), Some(id));
+        } else if !self.escaped_once.insert(h.0) {
+            self.set((name, len, None), None);
+        } else if self.logging {
+            self.undo_escaped.push(h.0);
+        }
+    }
+
+    /// Starts logging for a checkpoint.
+    pub(crate) fn mark(&mut self) {
+        self.undo.clear();
+        self.undo_escaped.clear();
+        self.logging = true;
+    }
+
+    /// Ends the checkpoint, keeping the changes.
+    pub(crate) fn commit(&mut self) {
+        self.undo.clear();
+        self.undo_escaped.clear();
+        self.logging = false;
+    }
+
+    /// Restores the predictions of the checkpoint; `shapes` is the shape count at the mark.
+    pub(crate) fn rollback(&mut self, shapes: u32) {
+        self.logging = false;
+        while let Some((key, old)) = self.undo.pop() {
+            match old {
+                Some(id) => self.by_struct.insert(key, id),
+                None => self.by_struct.remove(&key),
+            };
+        }
+        self.by_names.retain(|_, id| *id <= shapes);
+        for h in self.undo_escaped.drain(..) {
+            self.escaped_once.remove(&h);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn declare(t: &mut ShapeTable, names: &[&str]) -> Result<u32> {
+        t.begin_decl();
+        for n in names {
+            t.decl_name(n.as_bytes());
+        }
+        t.end_decl(10, 1000)
+    }
+
+    #[test]
+    fn nested_declarations_get_ids_on_completion() {
+        let mut t = ShapeTable::default();
+        t.begin_decl();
+        t.decl_name(b"outer_a");
+        assert_eq!(declare(&mut t, &["x", "y"]).unwrap(), 1);
+        t.decl_name(b"outer_b");
+        assert_eq!(t.end_decl(10, 1000).unwrap(), 2);
+        assert_eq!(t.field_count(1), Some(2));
+        assert_eq!(t.field_name(1, 1), Some(&b"y"[..]));
+        assert_eq!(t.field_name(2, 0), Some(&b"outer_a"[..]));
+        assert_eq!(t.field_name(2, 1), Some(&b"outer_b"[..]));
+        assert_eq!(t.field_name(2, 2), None);
+        assert_eq!(t.field_count(0), None);
+        assert_eq!(t.field_count(3), None);
+        assert_eq!(t.charged(), 2 + 14 + 4 * 4);
+        assert_eq!(declare(&mut t, &[]).unwrap(), 3);
+        assert_eq!(t.field_count(3), Some(0));
+    }
+
+    #[test]
+    fn caps_refuse_and_drop_the_declaration() {
+        let mut t = ShapeTable::default();
+        t.begin_decl();
+        t.decl_name(b"abc");
+        assert_eq!(
+            t.end_decl(0, 1000).unwrap_err().code(),
+            &ErrorCode::SessionCap("shape table entries")
+        );
+        t.begin_decl();
+        t.decl_name(b"abc");
+        assert_eq!(
+            t.end_decl(5, 6).unwrap_err().code(),
+            &ErrorCode::SessionCap("shape table bytes")
+        );
+        assert_eq!(t.len(), 0);
+        assert_eq!(t.open_count(), 0);
+        assert_eq!(t.end_decl_ok_after_caps(), 1);
+    }
+
+    impl ShapeTable {
+        fn end_decl_ok_after_caps(&mut self) -> u32 {
+            self.begin_decl();
+            self.decl_name(b"abc");
+            self.end_decl(5, 7).unwrap()
+        }
+    }
+
+    #[test]
+    fn predictor_follows_escapes_and_rolls_back() {
+        let mut p = ShapePredictor::default();
+        let ha = ["a", "b"]
+            .iter()
+            .fold(NamesHash::default(), |h, n| p.feed(h, n.as_bytes()));
+        let hb = ["a", "c"]
+            .iter()
+            .fold(NamesHash::default(), |h, n| p.feed(h, n.as_bytes()));
+        assert_ne!(ha, hb);
+        p.declared("S", 2, Some("a"), ha, 1);
+        assert_eq!(p.predict("S", 2), Some(1));
+        p.mark();
+        p.escaped("S", 2, hb);
+        assert_eq!(p.predict("S", 2), Some(1), "first escape to unknown names");
+        p.escaped("S", 2, hb);
+        assert_eq!(p.predict("S", 2), None, "second escape: declare next time");
+        p.declared("S", 2, Some("a"), hb, 2);
+        p.escaped("S", 2, ha);
+        assert_eq!(p.predict("S", 2), Some(1));
+        p.rollback(1);
+        assert_eq!(p.predict("S", 2), Some(1));
+        p.escaped("S", 2, hb);
+        assert_eq!(
+            p.predict("S", 2),
+            Some(1),
+            "shape 2 and the first escape rolled back"
+        );
+        p.escaped("S", 2, hb);
+        assert_eq!(p.predict("S", 2), None);
+    }
+}

@@ -1,0 +1,302 @@
+//! Sans-IO stream framing: the 5-byte header once per direction, then `uvarint(len) ‖ body`
+//! per frame (Go wire notes §4).
+//!
+//! ```text
+//! stream := header frame*
+//! header := 'Q' 'D' 'F' 0x01 flags      (flags must not set ENTROPY 0x04 or COL_INDEX 0x08)
+//! frame  := uvarint(len) body[len]      (len minimal, len <= the configured maximum)
+//! ```
+//!
+//! The functions here only look at bytes: [`next_frame`] says how many more bytes a frame
+//! needs or where its body lies, [`check_end`] says whether input may end here. They never
+//! allocate, so a peer announcing a huge frame costs nothing until its bytes arrive, and a
+//! length above the maximum is rejected as soon as its varint is complete.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::wire::header::{FLAG_COL_INDEX, FLAG_ENTROPY, HEADER_LEN, header, read_header};
+use crate::wire::varint::{read_uvarint, uvarint_len};
+
+/// Header flags a stream may not carry: ColumnIndex and the entropy pass are whole-message
+/// features and are always off in streams (Go wire notes §4).
+pub(crate) const STREAM_FORBIDDEN_FLAGS: u8 = FLAG_ENTROPY | FLAG_COL_INDEX;
+
+/// What the front of a buffer holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// At least `needed` more bytes must arrive. Never more than the bytes still missing, so
+    /// a reader may read exactly `needed` bytes without reading past the frame.
+    Incomplete { needed: usize },
+    /// A whole frame: the header's flags if this frame carries the stream header, the body
+    /// range, and `end` (the bytes the frame occupies from the front of the buffer).
+    Complete {
+        flags: Option<u8>,
+        body_start: usize,
+        end: usize,
+    },
+}
+
+/// Reads a stream header at the front of `buf` and checks the flags a stream may use.
+///
+/// Errors: those of [`read_header`], and [`ErrorCode::BadFlags`] at offset 4 for
+/// [`STREAM_FORBIDDEN_FLAGS`].
+pub(crate) fn read_stream_header(buf: &[u8]) -> Result<u8> {
+    let flags = read_header(buf)?;
+    if flags & STREAM_FORBIDDEN_FLAGS != 0 {
+        return Err(Error::at(ErrorCode::BadFlags(flags), 4));
+    }
+    Ok(flags)
+}
+
+/// Parses the next frame at the front of `buf`; `header_seen` says whether the stream header
+/// was already consumed (else it must come first). Offsets in errors are relative to `buf`.
+///
+/// Errors: header errors, [`ErrorCode::NonMinimal`] / [`ErrorCode::VarintOverflow`] for the
+/// length, [`ErrorCode::FrameTooLarge`] for a length above `max_len` (checked as soon as the
+/// varint is complete, before any body byte is needed).
+pub(crate) fn next_frame(buf: &[u8], header_seen: bool, max_len: usize) -> Result<Next> {
+    let (flags, at) = if header_seen {
+        (None, 0)
+    } else {
+        if buf.len() < HEADER_LEN {
+            // Validate the prefix that is there, so garbage fails before it is waited on.
+            match read_stream_header(buf) {
+                Err(e) if e.is_eof() => {}
+                Err(e) => return Err(e),
+                Ok(_) => {}
+            }
+            return Ok(Next::Incomplete {
+                needed: HEADER_LEN - buf.len(),
+            });
+        }
+        (Some(read_stream_header(buf)?), HEADER_LEN)
+    };
+    let (len, prefix) = match read_uvarint(&buf[at..]) {
+        Ok(v) => v,
+        Err(e) if e.is_eof() => return Ok(Next::Incomplete { needed: 1 }),
+        Err(e) => return Err(e.with_offset(at as u64)),
+    };
+    let body_start = at + prefix;
+    // The sum only overflows for lengths near u64::MAX with an unbounded maximum.
+    let end = match body_start.checked_add(len as usize) {
+        Some(end) if len <= max_len as u64 => end,
+        _ => {
+            let max = max_len as u64;
+            return Err(Error::at(ErrorCode::FrameTooLarge { len, max }, at as u64));
+        }
+    };
+    if buf.len() < end {
+        return Ok(Next::Incomplete {
+            needed: end - buf.len(),
+        });
+    }
+    Ok(Next::Complete {
+        flags,
+        body_start,
+        end,
+    })
+}
+
+/// Checks that input may end with `rest` unread: nothing left, or (before the first frame) a
+/// lone complete header. Errors with [`ErrorCode::UnexpectedEof`] at `rest.len()` otherwise,
+/// or with the header's own error if `rest` is not a header prefix.
+pub(crate) fn check_end(rest: &[u8], header_seen: bool) -> Result<()> {
+    if rest.is_empty() {
+        return Ok(());
+    }
+    if !header_seen {
+        read_stream_header(rest).map_err(|e| e.with_offset(rest.len() as u64))?;
+        if rest.len() == HEADER_LEN {
+            return Ok(());
+        }
+    }
+    Err(Error::at(
+        ErrorCode::UnexpectedEof {
+            expected: "the rest of a frame",
+        },
+        rest.len() as u64,
+    ))
+}
+
+/// Appends the stream header for `flags` (forbidden flags cleared).
+pub(crate) fn write_stream_header(out: &mut Vec<u8>, flags: u8) {
+    out.extend_from_slice(&header(flags & !STREAM_FORBIDDEN_FLAGS));
+}
+
+/// Writes `uvarint(body_len)` in front of a body already appended to `out` at
+/// `slot..slot + reserved + body_len`, where `reserved` bytes were left for the prefix.
+/// Moves the body when the prefix needs more or fewer bytes than were reserved.
+pub(crate) fn patch_len_prefix(out: &mut Vec<u8>, slot: usize, reserved: usize) {
+    let body_start = slot + reserved;
+    let body_len = out.len() - body_start;
+    let need = uvarint_len(body_len as u64);
+    if need > reserved {
+        let grow = need - reserved;
+        out.resize(out.len() + grow, 0);
+        out.copy_within(body_start..body_start + body_len, body_start + grow);
+    } else if need < reserved {
+        out.copy_within(body_start..body_start + body_len, slot + need);
+        out.truncate(slot + need + body_len);
+    }
+    // The prefix is minimal by construction: `need` is exactly `uvarint_len(body_len)`.
+    let mut v = body_len as u64;
+    for b in &mut out[slot..slot + need] {
+        *b = (v as u8 & 0x7F) | if v >= 0x80 { 0x80 } else { 0 };
+        v >>= 7;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Category;
+    use crate::wire::header::{FLAG_DENSE, FLAG_QPACK};
+    use crate::wire::varint::write_uvarint;
+
+    /// Header, a 3-byte frame, a 200-byte frame (2-byte prefix), an empty frame.
+    fn stream() -> (Vec<u8>, Vec<usize>) {
+        let mut out = Vec::new();
+        write_stream_header(&mut out, FLAG_DENSE);
+        let mut ends = Vec::new();
+        for body in [&b"abc"[..], &[7u8; 200][..], &[][..]] {
+            let slot = out.len();
+            out.push(0);
+            out.extend_from_slice(body);
+            patch_len_prefix(&mut out, slot, 1);
+            ends.push(out.len());
+        }
+        (out, ends)
+    }
+
+    #[test]
+    fn golden_stream_bytes() {
+        let (s, ends) = stream();
+        assert_eq!(&s[..10], b"QDF\x01\x01\x03abc\xC8");
+        assert_eq!(s[10], 0x01);
+        assert_eq!(ends, [9, 211, 212]);
+        assert_eq!(s[211], 0x00);
+    }
+
+    #[test]
+    fn reading_exactly_needed_lands_on_every_frame_end() {
+        let (s, ends) = stream();
+        let (mut pos, mut header_seen) = (0, false);
+        for &end in &ends {
+            let mut have = pos;
+            loop {
+                match next_frame(&s[pos..have], header_seen, 1 << 20).unwrap() {
+                    Next::Incomplete { needed } => {
+                        assert!(needed >= 1);
+                        have += needed;
+                        assert!(have <= end, "needed overshoots the frame");
+                    }
+                    Next::Complete { flags, end: e, .. } => {
+                        assert_eq!(pos + e, end);
+                        assert_eq!(flags.is_some(), !header_seen);
+                        header_seen = true;
+                        break;
+                    }
+                }
+            }
+            pos = end;
+        }
+    }
+
+    #[test]
+    fn every_split_point_is_incomplete_or_the_same_frame() {
+        let (s, ends) = stream();
+        for k in 0..=s.len() {
+            match next_frame(&s[..k], false, 1 << 20).unwrap() {
+                Next::Incomplete { needed } => {
+                    assert!(k < ends[0]);
+                    assert!(k + needed <= ends[0]);
+                }
+                Next::Complete {
+                    flags,
+                    body_start,
+                    end,
+                } => {
+                    assert!(k >= ends[0]);
+                    assert_eq!((flags, body_start, end), (Some(FLAG_DENSE), 6, 9));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn end_of_input_is_clean_only_between_frames() {
+        let (s, ends) = stream();
+        assert!(check_end(&[], false).is_ok());
+        assert!(check_end(&s[..HEADER_LEN], false).is_ok());
+        for k in 1..ends[0] {
+            if k == HEADER_LEN {
+                continue;
+            }
+            let e = check_end(&s[..k], false).unwrap_err();
+            assert_eq!(e.classify(), Category::Eof, "k = {k}");
+            assert_eq!(e.offset(), Some(k as u64));
+        }
+        for k in ends[0] + 1..ends[1] {
+            let e = check_end(&s[ends[0]..k], true).unwrap_err();
+            assert!(e.is_eof(), "k = {k}");
+        }
+        assert_eq!(
+            check_end(b"QDX", false).unwrap_err().code(),
+            &ErrorCode::BadMagic
+        );
+    }
+
+    #[test]
+    fn non_minimal_and_overflowing_lengths_are_syntax_errors() {
+        let e = next_frame(b"QDF\x01\x00\x80\x00", false, 100).unwrap_err();
+        assert_eq!(e.code(), &ErrorCode::NonMinimal("a uvarint"));
+        assert_eq!((e.classify(), e.offset()), (Category::Syntax, Some(5)));
+        let e = next_frame(&[0xFF; 10], true, 100).unwrap_err();
+        assert_eq!(e.code(), &ErrorCode::VarintOverflow);
+    }
+
+    #[test]
+    fn over_max_is_rejected_before_any_body_byte() {
+        let mut buf = Vec::new();
+        write_uvarint(&mut buf, 101);
+        assert_eq!(
+            next_frame(&buf, true, 101).unwrap(),
+            Next::Incomplete { needed: 101 }
+        );
+        let e = next_frame(&buf, true, 100).unwrap_err();
+        assert_eq!(e.code(), &ErrorCode::FrameTooLarge { len: 101, max: 100 });
+        assert_eq!(e.classify(), Category::Limit);
+        let mut huge = Vec::new();
+        write_uvarint(&mut huge, u64::MAX);
+        assert_eq!(
+            next_frame(&huge, true, usize::MAX).unwrap_err().classify(),
+            Category::Limit
+        );
+    }
+
+    #[test]
+    fn whole_message_flags_are_refused_in_streams() {
+        for f in [FLAG_ENTROPY, FLAG_COL_INDEX, FLAG_DENSE | FLAG_COL_INDEX] {
+            let e = next_frame(&header(f), false, 100).unwrap_err();
+            assert_eq!((e.code(), e.offset()), (&ErrorCode::BadFlags(f), Some(4)));
+        }
+        assert!(next_frame(&header(FLAG_DENSE | FLAG_QPACK), false, 100).is_ok());
+        assert_eq!(
+            next_frame(b"QD!", false, 100).unwrap_err().code(),
+            &ErrorCode::BadMagic
+        );
+    }
+
+    #[test]
+    fn prefix_patching_moves_the_body_both_ways() {
+        for (reserved, len) in [(1usize, 0usize), (1, 127), (1, 128), (3, 5), (2, 20_000)] {
+            let mut out = vec![9u8];
+            out.resize(1 + reserved, 0);
+            out.extend((0..len).map(|i| i as u8));
+            patch_len_prefix(&mut out, 1, reserved);
+            let mut want = vec![9u8];
+            write_uvarint(&mut want, len as u64);
+            want.extend((0..len).map(|i| i as u8));
+            assert_eq!(out, want, "reserved {reserved} len {len}");
+        }
+    }
+}

@@ -1,0 +1,381 @@
+//! Packing of sequences of one primitive type (Balanced, [`Features::QPACK`]): a sequence,
+//! tuple or array whose elements are all integers, all `f32`, all `f64` or all `bool` is
+//! written as one QPack value (`docs/SPEC.md` §QPack) instead of an array, when it has at
+//! least [`MIN_PACK`] elements and the packed form is strictly smaller.
+//!
+//! The sequence collector offers each element to a [`Probe`] serializer that accepts only
+//! primitives. Elements are buffered (nothing is written after the array header) while they
+//! fit one class; when one does not, the buffer is written as plain elements after the header
+//! and the sequence continues plain, so nothing already written changes. At the end the
+//! header is either kept (plain) or cut off and replaced by the packed value.
+//!
+//! The element kind on the wire depends only on the values, never on the Rust type: unsigned
+//! when no value is negative, else signed, at the narrowest width that holds every value. So a
+//! `Vec<i32>` and the `Value` decoded from it encode to the same bytes.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde::ser::{self, Impossible};
+
+use super::Serializer;
+use super::write::{Header, header_bytes};
+use crate::codec::{self, Kind, pick};
+use crate::error::Result;
+use crate::options::Features;
+use crate::wire::ext::magic;
+
+/// Sequences shorter than this stay plain arrays.
+pub(crate) const MIN_PACK: usize = 8;
+
+/// One element as the probe saw it.
+#[derive(Copy, Clone, Debug)]
+enum Prim {
+    Bool(bool),
+    /// Two's-complement bits, and whether the value is negative.
+    Int(u64, bool),
+    F32(f32),
+    F64(f64),
+}
+
+/// The class a buffer holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Class {
+    Bool,
+    Int,
+    F32,
+    F64,
+}
+
+/// The buffered elements of a sequence that may still be packed.
+#[derive(Debug, Default)]
+pub(crate) struct PackBuf {
+    class: Option<Class>,
+    /// Bits of every element (bools as 0/1, floats as IEEE-754 bits).
+    vals: Vec<u64>,
+    /// Some integer is negative.
+    neg: bool,
+    /// Some integer is above `i64::MAX` (so it cannot share a signed kind with a negative).
+    big: bool,
+}
+
+impl PackBuf {
+    /// Buffers `value` if it is a primitive of the buffer's class; `false` if it is not (the
+    /// caller then writes the buffer plain with [`PackBuf::write_plain`] and continues plain).
+    pub(crate) fn offer<T: ?Sized + Serialize>(&mut self, value: &T) -> bool {
+        let Ok(p) = value.serialize(Probe) else {
+            return false;
+        };
+        let (class, bits) = match p {
+            Prim::Bool(b) => (Class::Bool, b as u64),
+            Prim::Int(v, neg) => {
+                let big = !neg && v > i64::MAX as u64;
+                if (neg && self.big) || (big && self.neg) {
+                    return false;
+                }
+                self.neg |= neg;
+                self.big |= big;
+                (Class::Int, v)
+            }
+            Prim::F32(f) => (Class::F32, f.to_bits() as u64),
+            Prim::F64(f) => (Class::F64, f.to_bits()),
+        };
+        if *self.class.get_or_insert(class) != class {
+            return false;
+        }
+        self.vals.push(bits);
+        true
+    }
+
+    /// Writes the buffered elements as plain values, in their Speed forms.
+    pub(crate) fn write_plain(self, ser: &mut Serializer) {
+        for &v in &self.vals {
+            match self.class {
+                Some(Class::Bool) => ser.out.push(if v == 1 { 0xC2 } else { 0xC1 }),
+                Some(Class::Int) if self.neg => ser.write_i64(v as i64),
+                Some(Class::Int) => ser.write_u64(v),
+                Some(Class::F32) => {
+                    ser.out.push(crate::wire::tags::F32);
+                    ser.out.extend_from_slice(&(v as u32).to_le_bytes());
+                }
+                Some(Class::F64) | None => {
+                    ser.out.push(crate::wire::tags::F64);
+                    ser.out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+    }
+
+    /// Ends the sequence whose header starts at `start`: replaces the header by the packed
+    /// value and returns `true` when that is strictly smaller than the plain array, else
+    /// writes the elements plain and returns `false`.
+    pub(crate) fn finish(self, ser: &mut Serializer, start: usize) -> Result<bool> {
+        let n = self.vals.len();
+        let (Some(class), true) = (self.class, n >= MIN_PACK) else {
+            self.write_plain(ser);
+            return Ok(false);
+        };
+        let plain = header_bytes(Header::Array, n)?.as_slice().len() + self.plain_len();
+        let feats = ser.opts.feature_bits();
+        let mut packed = Vec::new();
+        match class {
+            Class::Bool => {
+                if codec::bools::cost(n) < plain {
+                    let b: Vec<bool> = self.vals.iter().map(|&v| v == 1).collect();
+                    codec::encode_bools(&b, &mut packed);
+                }
+            }
+            Class::Int => {
+                let kind = self.int_kind();
+                let (choice, cost) = pick::choose_int(&self.vals, kind);
+                if cost < plain {
+                    pick::write_int(&self.vals, kind, choice, &mut packed);
+                }
+            }
+            Class::F32 => {
+                let f: Vec<f32> = self
+                    .vals
+                    .iter()
+                    .map(|&v| f32::from_bits(v as u32))
+                    .collect();
+                let (choice, cost) = pick::choose_f32(&f, feats);
+                if cost < plain {
+                    pick::write_f32(&f, choice, &mut packed);
+                }
+            }
+            Class::F64 => {
+                let f: Vec<f64> = self.vals.iter().map(|&v| f64::from_bits(v)).collect();
+                let (choice, cost) = pick::choose_f64(&f, feats);
+                if cost < plain {
+                    pick::write_f64(&f, choice, &mut packed);
+                }
+            }
+        }
+        if packed.is_empty() {
+            self.write_plain(ser);
+            return Ok(false);
+        }
+        ser.out.truncate(start);
+        ser.out.extend_from_slice(&packed);
+        Ok(true)
+    }
+
+    /// The narrowest kind holding every buffered integer: signed if any is negative.
+    fn int_kind(&self) -> Kind {
+        let fits = |lo: i64, hi: u64| {
+            self.vals.iter().all(|&v| {
+                if self.neg {
+                    (v as i64) >= lo && (v as i64) <= hi as i64
+                } else {
+                    v <= hi
+                }
+            })
+        };
+        let kinds: [(Kind, i64, u64); 3] = if self.neg {
+            [
+                (Kind::I8, i8::MIN as i64, i8::MAX as u64),
+                (Kind::I16, i16::MIN as i64, i16::MAX as u64),
+                (Kind::I32, i32::MIN as i64, i32::MAX as u64),
+            ]
+        } else {
+            [
+                (Kind::U8, 0, u8::MAX as u64),
+                (Kind::U16, 0, u16::MAX as u64),
+                (Kind::U32, 0, u32::MAX as u64),
+            ]
+        };
+        let wide = if self.neg { Kind::I64 } else { Kind::U64 };
+        kinds
+            .iter()
+            .find(|&&(_, lo, hi)| fits(lo, hi))
+            .map_or(wide, |&(k, _, _)| k)
+    }
+
+    /// Bytes of the elements in their Speed forms (`docs/SPEC.md` §Integers).
+    fn plain_len(&self) -> usize {
+        let int_len = |v: u64| -> usize {
+            if self.neg && (v as i64) < 0 {
+                let i = v as i64;
+                match i {
+                    -8..=-1 => 1,
+                    _ if i >= i8::MIN as i64 => 2,
+                    _ if i >= i16::MIN as i64 => 3,
+                    _ if i >= i32::MIN as i64 => 5,
+                    _ => 9,
+                }
+            } else {
+                match v {
+                    0..=0x7F => 1,
+                    0x80..=0xFF => 2,
+                    0x100..=0xFFFF => 3,
+                    _ if v <= u32::MAX as u64 => 5,
+                    _ => 9,
+                }
+            }
+        };
+        match self.class {
+            Some(Class::Bool) => self.vals.len(),
+            Some(Class::Int) => self.vals.iter().map(|&v| int_len(v)).sum(),
+            Some(Class::F32) => 5 * self.vals.len(),
+            Some(Class::F64) | None => 9 * self.vals.len(),
+        }
+    }
+}
+
+/// True if `ser` packs sequences.
+pub(crate) fn packs(ser: &Serializer) -> bool {
+    ser.opts.has(Features::QPACK)
+}
+
+/// The probe's refusal: the element is not a primitive.
+#[derive(Debug)]
+pub(crate) struct NotPrim;
+
+impl fmt::Display for NotPrim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not a packable primitive")
+    }
+}
+
+impl std::error::Error for NotPrim {}
+
+impl ser::Error for NotPrim {
+    fn custom<T: fmt::Display>(_msg: T) -> Self {
+        NotPrim
+    }
+}
+
+/// A serializer that accepts one primitive and refuses everything else.
+struct Probe;
+
+type No = Impossible<Prim, NotPrim>;
+
+macro_rules! refuse {
+    ($($m:ident($($a:ty),*))*) => {$(
+        fn $m(self, $(_: $a),*) -> std::result::Result<Prim, NotPrim> {
+            Err(NotPrim)
+        }
+    )*};
+}
+
+impl ser::Serializer for Probe {
+    type Ok = Prim;
+    type Error = NotPrim;
+    type SerializeSeq = No;
+    type SerializeTuple = No;
+    type SerializeTupleStruct = No;
+    type SerializeTupleVariant = No;
+    type SerializeMap = No;
+    type SerializeStruct = No;
+    type SerializeStructVariant = No;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+    fn serialize_bool(self, v: bool) -> std::result::Result<Prim, NotPrim> {
+        Ok(Prim::Bool(v))
+    }
+    fn serialize_i8(self, v: i8) -> std::result::Result<Prim, NotPrim> {
+        self.serialize_i64(v as i64)
+    }
+    fn serialize_i16(self, v: i16) -> std::result::Result<Prim, NotPrim> {
+        self.serialize_i64(v as i64)
+    }
+    fn serialize_i32(self, v: i32) -> std::result::Result<Prim, NotPrim> {
+        self.serialize_i64(v as i64)
+    }
+    fn serialize_i64(self, v: i64) -> std::result::Result<Prim, NotPrim> {
+        Ok(Prim::Int(v as u64, v < 0))
+    }
+    fn serialize_i128(self, v: i128) -> std::result::Result<Prim, NotPrim> {
+        match (u64::try_from(v), i64::try_from(v)) {
+            (Ok(u), _) => Ok(Prim::Int(u, false)),
+            (_, Ok(i)) => Ok(Prim::Int(i as u64, true)),
+            _ => Err(NotPrim),
+        }
+    }
+    fn serialize_u8(self, v: u8) -> std::result::Result<Prim, NotPrim> {
+        self.serialize_u64(v as u64)
+    }
+    fn serialize_u16(self, v: u16) -> std::result::Result<Prim, NotPrim> {
+        self.serialize_u64(v as u64)
+    }
+    fn serialize_u32(self, v: u32) -> std::result::Result<Prim, NotPrim> {
+        self.serialize_u64(v as u64)
+    }
+    fn serialize_u64(self, v: u64) -> std::result::Result<Prim, NotPrim> {
+        Ok(Prim::Int(v, false))
+    }
+    fn serialize_u128(self, v: u128) -> std::result::Result<Prim, NotPrim> {
+        u64::try_from(v)
+            .map(|u| Prim::Int(u, false))
+            .map_err(|_| NotPrim)
+    }
+    fn serialize_f32(self, v: f32) -> std::result::Result<Prim, NotPrim> {
+        Ok(Prim::F32(v))
+    }
+    fn serialize_f64(self, v: f64) -> std::result::Result<Prim, NotPrim> {
+        Ok(Prim::F64(v))
+    }
+    /// Transparent like the real serializer, except `Value`'s private carrier names.
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> std::result::Result<Prim, NotPrim> {
+        if magic::variant_kind(name).is_some() {
+            return Err(NotPrim);
+        }
+        value.serialize(self)
+    }
+    refuse! {
+        serialize_char(char) serialize_str(&str) serialize_bytes(&[u8]) serialize_none()
+        serialize_unit() serialize_unit_struct(&'static str)
+        serialize_unit_variant(&'static str, u32, &'static str)
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> std::result::Result<Prim, NotPrim> {
+        Err(NotPrim)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> std::result::Result<Prim, NotPrim> {
+        Err(NotPrim)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> std::result::Result<No, NotPrim> {
+        Err(NotPrim)
+    }
+    fn serialize_tuple(self, _: usize) -> std::result::Result<No, NotPrim> {
+        Err(NotPrim)
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> std::result::Result<No, NotPrim> {
+        Err(NotPrim)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> std::result::Result<No, NotPrim> {
+        Err(NotPrim)
+    }
+    fn serialize_map(self, _: Option<usize>) -> std::result::Result<No, NotPrim> {
+        Err(NotPrim)
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> std::result::Result<No, NotPrim> {
+        Err(NotPrim)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> std::result::Result<No, NotPrim> {
+        Err(NotPrim)
+    }
+}

@@ -1,0 +1,133 @@
+use super::*;
+use crate::wire::header::HEADER_LEN;
+use serde::ser::{Error as _, Serializer};
+
+/// A value whose `Serialize` always fails.
+struct Unserializable;
+
+impl Serialize for Unserializable {
+    fn serialize<S: Serializer>(&self, _: S) -> std::result::Result<S::Ok, S::Error> {
+        Err(S::Error::custom("refused"))
+    }
+}
+
+#[test]
+fn encode_errors_leave_buffer_and_session_unchanged() {
+    let mut enc = EncoderSession::new(Options::speed()).with_max_frame_len(16);
+    let mut out = vec![0xAA];
+    assert_eq!(
+        enc.encode_frame(&Unserializable, &mut out)
+            .unwrap_err()
+            .classify(),
+        Category::Data
+    );
+    let e = enc.encode_frame(&"x".repeat(40), &mut out).unwrap_err();
+    assert_eq!(e.classify(), Category::Limit);
+    assert!(matches!(e.code(), ErrorCode::FrameTooLarge { max: 16, .. }));
+    assert_eq!(out, [0xAA]);
+    // The header is still owed: the next good frame starts the stream.
+    enc.encode_frame(&7u8, &mut out).unwrap();
+    assert_eq!(&out[1..1 + HEADER_LEN], b"QDF\x01\x00");
+    let mut dec = DecoderSession::new(Options::speed());
+    assert_eq!(
+        dec.decode_frame::<u8>(&out[1..]).unwrap(),
+        Some((7, out.len() - 1))
+    );
+}
+
+#[test]
+fn streams_never_carry_whole_message_features() {
+    let enc = EncoderSession::new(Options::compression().features(Features(0x1FF)));
+    assert!(!enc.options().has(Features::ENTROPY));
+    assert!(!enc.options().has(Features::COLUMN_INDEX));
+    assert!(enc.options().has(Features::DENSE));
+}
+
+fn two_frames(opts: Options, second_is_bad: bool) -> (Vec<u8>, usize) {
+    let mut enc = EncoderSession::new(opts);
+    let mut out = Vec::new();
+    enc.encode_frame(&1u32, &mut out).unwrap();
+    let first = out.len();
+    if second_is_bad {
+        enc.encode_frame(&"not a number", &mut out).unwrap();
+    }
+    enc.encode_frame(&3u32, &mut out).unwrap();
+    (out, first)
+}
+
+#[test]
+fn body_error_in_a_stateless_stream_skips_the_frame() {
+    let (wire, first) = two_frames(Options::speed(), true);
+    let mut dec = DecoderSession::new(Options::speed());
+    let (v, n) = dec.decode_frame::<u32>(&wire).unwrap().unwrap();
+    assert_eq!((v, n), (1, first));
+    let FrameStatus::Complete { len } = dec.frame_status(&wire[n..]).unwrap() else {
+        panic!("second frame is complete");
+    };
+    let e = dec.decode_frame::<u32>(&wire[n..]).unwrap_err();
+    assert_eq!(e.classify(), Category::Data);
+    assert_eq!(dec.broken(), None);
+    let (v, _) = dec.decode_frame::<u32>(&wire[n + len..]).unwrap().unwrap();
+    assert_eq!(v, 3);
+}
+
+#[test]
+fn body_error_in_a_dense_stream_breaks_the_session() {
+    // A stream that announces the Dense dialect: its bodies may carry state updates.
+    let (mut wire, first) = two_frames(Options::speed(), true);
+    wire[4] = crate::wire::header::FLAG_DENSE;
+    let mut dec = DecoderSession::new(Options::balanced());
+    dec.decode_frame::<u32>(&wire).unwrap().unwrap();
+    let e = dec.decode_frame::<u32>(&wire[first..]).unwrap_err();
+    assert_eq!(e.classify(), Category::Data);
+    assert_eq!(dec.broken(), Some(Category::Data));
+    let later = dec.decode_frame::<u32>(&wire[first..]).unwrap_err();
+    assert_eq!(later.code(), &ErrorCode::Broken(Category::Data));
+    assert_eq!(later.classify(), Category::Broken);
+    assert!(dec.frame_status(&[]).is_err());
+    assert!(dec.check_end(&[]).is_err());
+}
+
+#[test]
+fn framing_errors_break_even_stateless_sessions() {
+    let mut dec = DecoderSession::new(Options::speed()).with_max_frame_len(4);
+    let mut wire = b"QDF\x01\x00".to_vec();
+    wire.push(5);
+    assert_eq!(
+        dec.frame_status(&wire).unwrap_err().classify(),
+        Category::Limit
+    );
+    assert_eq!(
+        dec.frame_status(&wire[..HEADER_LEN]).unwrap_err().code(),
+        &ErrorCode::Broken(Category::Limit)
+    );
+}
+
+#[test]
+fn messages_carry_the_header_once() {
+    let mut enc = EncoderSession::new(Options::speed());
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    enc.encode_message(&"first", &mut a).unwrap();
+    enc.encode_message(&"second", &mut b).unwrap();
+    assert_eq!(&a[..HEADER_LEN], b"QDF\x01\x00");
+    assert_ne!(&b[..3], b"QDF");
+    let mut dec = DecoderSession::new(Options::speed());
+    assert_eq!(dec.decode_message::<String>(&a).unwrap(), "first");
+    assert_eq!(dec.decode_message::<String>(&b).unwrap(), "second");
+    let mut fresh = DecoderSession::new(Options::speed());
+    assert_eq!(
+        fresh.decode_message::<String>(&b).unwrap_err().classify(),
+        Category::Syntax
+    );
+}
+
+#[test]
+fn oversize_messages_break_the_decoder() {
+    let mut enc = EncoderSession::new(Options::speed());
+    let mut m = Vec::new();
+    enc.encode_message(&"0123456789", &mut m).unwrap();
+    let mut dec = DecoderSession::new(Options::speed()).with_max_frame_len(3);
+    let e = dec.decode_message::<String>(&m).unwrap_err();
+    assert!(matches!(e.code(), ErrorCode::FrameTooLarge { max: 3, .. }));
+    assert_eq!(dec.broken(), Some(Category::Limit));
+}

@@ -1,0 +1,119 @@
+//! [`Builder`]: every [`QdfCodec`] setting, in the style of `LengthDelimitedCodec::builder()`.
+
+use qdf_core::{DEFAULT_MAX_FRAME_LEN, DecoderSession, EncoderSession, Options};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::codec::{Framed, FramedRead, FramedWrite};
+
+use crate::QdfCodec;
+
+/// Configures and creates a [`QdfCodec`] or a transport framed with one.
+///
+/// ```
+/// use qdf_stream::QdfCodec;
+/// use qdf_core::Options;
+///
+/// let codec: QdfCodec<String> = QdfCodec::builder()
+///     .options(Options::balanced())
+///     .max_frame_length(1 << 20)
+///     .max_intern_entries(10_000)
+///     .new_codec();
+/// assert_eq!(codec.max_frame_length(), 1 << 20);
+/// ```
+#[derive(Copy, Clone, Debug)]
+pub struct Builder {
+    opts: Options,
+    max_frame_length: usize,
+    backpressure_boundary: Option<usize>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    /// Balanced options, 8 MiB frames, tokio-util's default backpressure boundary (8 KiB).
+    pub fn new() -> Self {
+        Builder {
+            opts: Options::balanced(),
+            max_frame_length: DEFAULT_MAX_FRAME_LEN,
+            backpressure_boundary: None,
+        }
+    }
+
+    /// The tier and decode limits (default [`Options::balanced`]). The ColumnIndex and
+    /// entropy features are always off in streams.
+    pub fn options(&mut self, opts: Options) -> &mut Self {
+        self.opts = opts;
+        self
+    }
+
+    /// The largest frame body, in bytes, written or accepted (default 8 MiB). A larger
+    /// outgoing value fails with `FrameTooLarge` before any byte is written; a larger incoming
+    /// length prefix fails as soon as it arrives.
+    pub fn max_frame_length(&mut self, len: usize) -> &mut Self {
+        self.max_frame_length = len;
+        self
+    }
+
+    /// Session cap on intern table entries (default 65 535). The encoder sends values inline
+    /// once its table is full; the decoder refuses a peer that exceeds its own cap (`Limit`).
+    pub fn max_intern_entries(&mut self, n: u32) -> &mut Self {
+        self.opts = self.opts.max_intern_entries(n);
+        self
+    }
+
+    /// Session cap on the bytes held by the intern table (default 4 MiB): with the shape cap,
+    /// this bounds the memory a connection's sessions hold.
+    pub fn max_intern_bytes(&mut self, n: u64) -> &mut Self {
+        self.opts = self.opts.max_intern_bytes(n);
+        self
+    }
+
+    /// Session cap on shapes (default 4 096).
+    pub fn max_shapes(&mut self, n: u32) -> &mut Self {
+        self.opts = self.opts.max_shapes(n);
+        self
+    }
+
+    /// Backpressure hint for [`new_write`](Self::new_write) / [`new_framed`](Self::new_framed):
+    /// once this many bytes are buffered, `poll_ready` flushes before accepting another
+    /// message, so a writer holds at most this boundary plus one frame (tokio-util's default
+    /// is 8 KiB). Larger values batch more small frames per write.
+    pub fn backpressure_boundary(&mut self, bytes: usize) -> &mut Self {
+        self.backpressure_boundary = Some(bytes);
+        self
+    }
+
+    /// A codec with these settings.
+    pub fn new_codec<D>(&self) -> QdfCodec<D> {
+        QdfCodec::from_sessions(
+            EncoderSession::new(self.opts).with_max_frame_len(self.max_frame_length),
+            DecoderSession::new(self.opts).with_max_frame_len(self.max_frame_length),
+        )
+    }
+
+    /// `io` read as a stream of `D`.
+    pub fn new_read<T: AsyncRead, D>(&self, io: T) -> FramedRead<T, QdfCodec<D>> {
+        FramedRead::new(io, self.new_codec())
+    }
+
+    /// `io` written as a sink of any `Serialize` value (`D` is unused by a writer; `()` will do).
+    pub fn new_write<T: AsyncWrite, D>(&self, io: T) -> FramedWrite<T, QdfCodec<D>> {
+        let mut w = FramedWrite::new(io, self.new_codec());
+        if let Some(b) = self.backpressure_boundary {
+            w.set_backpressure_boundary(b);
+        }
+        w
+    }
+
+    /// `io` as both a stream of `D` and a sink of `Serialize` values.
+    pub fn new_framed<T: AsyncRead + AsyncWrite, D>(&self, io: T) -> Framed<T, QdfCodec<D>> {
+        let mut f = Framed::new(io, self.new_codec());
+        if let Some(b) = self.backpressure_boundary {
+            f.set_backpressure_boundary(b);
+        }
+        f
+    }
+}

@@ -1,0 +1,164 @@
+//! [`QdfCodec`]: the `Decoder`/`Encoder` pair, one qdf session per direction.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use bytes::{Buf, BytesMut};
+use qdf_core::{DecoderSession, EncoderSession, FrameStatus, Options};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio_util::codec::{Decoder, Encoder};
+use tracing::debug;
+
+use crate::{Builder, QdfCodecError};
+
+/// Bytes reserved at once for a frame whose bytes are still arriving, before the frame has
+/// shown that it is larger (then the reservation grows with what arrived, see
+/// [`QdfCodec`]'s memory notes).
+const MIN_RESERVE: usize = 8 * 1024;
+
+/// A `tokio_util` codec that sends any `T: Serialize` and receives `D: DeserializeOwned` as
+/// qdf frames: the stream header once per direction, then `uvarint(len) ‖ body` per value.
+///
+/// Each direction owns its session (an [`EncoderSession`] for `encode`, a
+/// [`DecoderSession`] for `decode`), so after `tokio::io::split` a `FramedRead` and a
+/// `FramedWrite` each holding a `QdfCodec` work independently. See the [crate docs](crate)
+/// for a tutorial.
+///
+/// # Memory
+///
+/// `decode` reserves read-buffer space only for bytes the current frame is known to miss,
+/// and never more than the bytes of that frame already received (or 8 KiB): a peer that
+/// announces a frame of the maximum length and stalls costs about twice what it sent.
+/// A length above `max_frame_length` is refused as soon as its prefix arrives.
+///
+/// # Errors
+///
+/// Encode errors (a value that cannot be serialized, a body above the maximum frame length)
+/// write nothing to the buffer and leave the session as it was: the connection stays usable.
+/// Decode errors follow [`qdf_core::session`]'s failure rules: framing errors and body errors
+/// in a Dense stream break the decoder (every later `decode` fails with
+/// [`qdf_core::ErrorCode::Broken`]); a body error in a stateless (`fast()`) stream skips that
+/// frame. The decoder never returns a value after an error that could have corrupted it.
+pub struct QdfCodec<D> {
+    enc: EncoderSession,
+    dec: DecoderSession,
+    /// Reused encode buffer: a frame is built here, then copied whole into the write buffer.
+    scratch: Vec<u8>,
+    _item: PhantomData<fn() -> D>,
+}
+
+impl<D> QdfCodec<D> {
+    /// A codec with the Balanced tier (the Dense dialect: strings, keys and shapes are sent
+    /// once per connection) and the default limits: 8 MiB frames, default session caps.
+    pub fn dense() -> Self {
+        Builder::new().new_codec()
+    }
+
+    /// A codec with the Speed tier: plain tags, no session state, cheapest to encode.
+    pub fn fast() -> Self {
+        Builder::new().options(Options::speed()).new_codec()
+    }
+
+    pub(crate) fn from_sessions(enc: EncoderSession, dec: DecoderSession) -> Self {
+        QdfCodec {
+            enc,
+            dec,
+            scratch: Vec::new(),
+            _item: PhantomData,
+        }
+    }
+
+    /// The largest frame body this codec writes or accepts, in bytes.
+    pub fn max_frame_length(&self) -> usize {
+        self.dec.max_frame_len()
+    }
+
+    /// The encoding session (its options and limits).
+    pub fn encoder_session(&self) -> &EncoderSession {
+        &self.enc
+    }
+
+    /// The decoding session (whether it is broken, its options and limits).
+    pub fn decoder_session(&self) -> &DecoderSession {
+        &self.dec
+    }
+}
+
+impl QdfCodec<()> {
+    /// A builder for every setting, in the style of `LengthDelimitedCodec::builder()`; its
+    /// `new_*` methods choose the decoded type.
+    pub fn builder() -> Builder {
+        Builder::new()
+    }
+}
+
+impl<D> fmt::Debug for QdfCodec<D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QdfCodec")
+            .field("enc", &self.enc)
+            .field("dec", &self.dec)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<D> Default for QdfCodec<D> {
+    /// [`QdfCodec::dense`].
+    fn default() -> Self {
+        Self::dense()
+    }
+}
+
+impl<D: DeserializeOwned> Decoder for QdfCodec<D> {
+    type Item = D;
+    type Error = QdfCodecError;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<D>, QdfCodecError> {
+        let len = match self.dec.frame_status(src)? {
+            FrameStatus::Complete { len } => len,
+            FrameStatus::Incomplete { needed } => {
+                // Known-missing bytes only, grown in proportion to what arrived.
+                src.reserve(needed.min(src.len().max(MIN_RESERVE)));
+                return Ok(None);
+            }
+        };
+        let decoded = self.dec.decode_frame::<D>(&src[..len]);
+        // Consumed whether or not the body decoded: on an error the session either stays
+        // usable with this frame skipped, or refuses everything that follows.
+        src.advance(len);
+        match decoded {
+            Ok(v) => {
+                debug!(frame_len = len, buffered = src.len(), "qdf frame decoded");
+                Ok(v.map(|(v, _)| v))
+            }
+            Err(e) => {
+                debug!(frame_len = len, error = %e, broken = ?self.dec.broken(), "qdf frame failed");
+                Err(e.into())
+            }
+        }
+    }
+
+    fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<D>, QdfCodecError> {
+        if let Some(v) = self.decode(src)? {
+            return Ok(Some(v));
+        }
+        self.dec.check_end(src)?;
+        Ok(None)
+    }
+}
+
+impl<D, T: Serialize> Encoder<T> for QdfCodec<D> {
+    type Error = QdfCodecError;
+
+    fn encode(&mut self, item: T, dst: &mut BytesMut) -> Result<(), QdfCodecError> {
+        self.scratch.clear();
+        self.enc.encode_frame(&item, &mut self.scratch)?;
+        dst.extend_from_slice(&self.scratch);
+        debug!(
+            frame_len = self.scratch.len(),
+            buffered = dst.len(),
+            "qdf frame encoded"
+        );
+        Ok(())
+    }
+}
