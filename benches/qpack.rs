@@ -141,5 +141,33 @@ fn bench_floats(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_ints, bench_floats);
+/// End to end through serde: a `Vec<i64>` of jittered timestamps, packed (Balanced) versus
+/// plain (Speed), encode and decode into `Vec<i64>`.
+fn bench_serde(c: &mut Criterion) {
+    let n = 65_536usize;
+    let r = rand_u64s(n, 11);
+    let ts: Vec<i64> = r
+        .iter()
+        .enumerate()
+        .map(|(i, v)| 1_700_000_000_000 + 20 * i as i64 + (v & 15) as i64)
+        .collect();
+    for (tier, opts) in [
+        ("balanced", qdf_core::Options::balanced()),
+        ("speed", qdf_core::Options::speed()),
+    ] {
+        let bytes = qdf_core::to_vec_with(&ts, opts).unwrap();
+        let mut g = c.benchmark_group(format!("qpack/serde_vec_i64/{n}/{tier}"));
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(
+            BenchmarkId::new("encode", format!("{} B", bytes.len())),
+            |b| b.iter(|| qdf_core::to_vec_with(black_box(&ts), opts).unwrap()),
+        );
+        g.bench_function("decode", |b| {
+            b.iter(|| qdf_core::from_slice::<Vec<i64>>(black_box(&bytes)).unwrap())
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench_ints, bench_floats, bench_serde);
 criterion_main!(benches);

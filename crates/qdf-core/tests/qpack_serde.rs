@@ -256,6 +256,19 @@ fn damaged_packed_bodies() {
     let e = qdf_core::from_slice_with::<Vec<u8>>(&long, Options::default().max_output(100))
         .unwrap_err();
     assert!(matches!(e.code(), ErrorCode::OutputBudget(_)));
+    // Two million zeros pack into a few bytes: more elements than the default budget of a
+    // tiny message allows, so decoding them needs a larger budget.
+    let zeros = bal(&vec![0u8; 2_000_000]);
+    assert!(zeros.len() < 16);
+    let e = qdf_core::from_slice::<Vec<u8>>(&zeros).unwrap_err();
+    assert_eq!(e.classify(), Category::Limit);
+    let opts = Options::default().max_output(4_000_000);
+    assert_eq!(
+        qdf_core::from_slice_with::<Vec<u8>>(&zeros, opts)
+            .unwrap()
+            .len(),
+        2_000_000
+    );
     // Trailing bytes after a packed body.
     let mut trail = bal(&[1u8; 9]);
     trail.push(0);

@@ -228,6 +228,7 @@ pub fn encode_f32s(vals: &[f32], out: &mut Vec<u8>, feats: Features) {
 pub fn write_f32(vals: &[f32], choice: FloatChoice, out: &mut Vec<u8>) {
     match choice {
         FloatChoice::Raw => raw::encode(vals.iter().map(|v| v.to_bits() as u64), Kind::F32, out),
+        // `choose_f32` never offers Chimp128 (it is `f64` only).
         FloatChoice::Gorilla | FloatChoice::Chimp => gorilla::encode_f32(vals, out),
         FloatChoice::Alp(plan) => plan.encode(Kind::F32.byte(), out),
     }

@@ -24,6 +24,7 @@ use crate::codec::{self, Kind, pick};
 use crate::error::Result;
 use crate::options::Features;
 use crate::wire::ext::magic;
+use crate::wire::tags;
 
 /// Sequences shorter than this stay plain arrays.
 pub(crate) const MIN_PACK: usize = 8;
@@ -91,15 +92,15 @@ impl PackBuf {
     pub(crate) fn write_plain(self, ser: &mut Serializer) {
         for &v in &self.vals {
             match self.class {
-                Some(Class::Bool) => ser.out.push(if v == 1 { 0xC2 } else { 0xC1 }),
+                Some(Class::Bool) => ser.out.push(if v == 1 { tags::TRUE } else { tags::FALSE }),
                 Some(Class::Int) if self.neg => ser.write_i64(v as i64),
                 Some(Class::Int) => ser.write_u64(v),
                 Some(Class::F32) => {
-                    ser.out.push(crate::wire::tags::F32);
+                    ser.out.push(tags::F32);
                     ser.out.extend_from_slice(&(v as u32).to_le_bytes());
                 }
                 Some(Class::F64) | None => {
-                    ser.out.push(crate::wire::tags::F64);
+                    ser.out.push(tags::F64);
                     ser.out.extend_from_slice(&v.to_le_bytes());
                 }
             }
