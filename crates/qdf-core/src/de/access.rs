@@ -5,7 +5,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use super::Deserializer;
 use crate::error::{Error, Result};
 use crate::wire::ext::{self, magic};
-use crate::wire::tags::TIMESTAMP;
+use crate::wire::tags::{BIN8, BIN16, BIN32, TIMESTAMP};
 
 /// Internal enum kind: a 1-entry map `{name: payload}` (what serde's buffered `Content` and
 /// other formats' values produce), accepted for any variant kind.
@@ -143,6 +143,12 @@ impl<'de> de::Deserializer<'de> for VariantName<'_, 'de> {
             return visitor.visit_borrowed_str("");
         }
         let tag = self.de.next_tag()?;
+        // A name is a string (SPEC §9): an inline byte string is refused, else a `Value`
+        // would re-encode it as a string, a second encoding of the same value. (A Dense
+        // bytes entry is accepted when UTF-8, SPEC §14.)
+        if matches!(tag, BIN8 | BIN16 | BIN32) {
+            return Err(self.de.unexpected(tag, "a variant name"));
+        }
         match self.de.read_text(tag)? {
             Some(t) => super::serde_impl::visit_text(t, visitor),
             None => Err(self.de.unexpected(tag, "a variant name")),
