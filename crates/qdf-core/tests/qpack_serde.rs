@@ -262,7 +262,7 @@ fn damaged_packed_bodies() {
     assert!(zeros.len() < 16);
     let e = qdf_core::from_slice::<Vec<u8>>(&zeros).unwrap_err();
     assert_eq!(e.classify(), Category::Limit);
-    let opts = Options::default().max_output(4_000_000);
+    let opts = Options::default().max_output(16_000_000); // 8 budget bytes per packed element
     assert_eq!(
         qdf_core::from_slice_with::<Vec<u8>>(&zeros, opts)
             .unwrap()

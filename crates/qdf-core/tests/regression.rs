@@ -78,3 +78,28 @@ fn struct_with_wrong_announced_len_encodes_in_every_tier() {
         );
     }
 }
+
+/// A 70 KB message used to decode into 2^24 packed elements (1 GB as `Value`): a zero-width
+/// FOR body of n = 2^24 u64 costs 8 input bytes, and a 70 000-byte padding `bin` raised the
+/// default budget (256 × input) above n. Packed elements are now charged 8 budget units each,
+/// so the same bytes are refused with a Limit error before anything is allocated.
+#[test]
+fn zero_width_packed_body_cannot_amplify_past_the_budget() {
+    let mut msg = b"QDF\x01\x01".to_vec();
+    msg.push(0xA2); // fixarr, 2 elements
+    msg.extend([0xE5, 0x03, 0x00, 0x00, 0x80, 0x80, 0x80, 0x08]); // FOR u64, width 0, n = 2^24
+    msg.push(0xD2); // bin32
+    msg.extend(70_000u32.to_le_bytes());
+    msg.extend(std::iter::repeat_n(0u8, 70_000));
+    let e = qdf_core::from_slice::<qdf_core::Value>(&msg).unwrap_err();
+    assert_eq!(e.classify(), qdf_core::Category::Limit, "{e}");
+    let e = qdf_core::from_slice::<serde::de::IgnoredAny>(&msg).unwrap_err();
+    assert_eq!(e.classify(), qdf_core::Category::Limit, "{e}");
+    // With a budget that covers 8 bytes per element the same body decodes exactly.
+    let opts = qdf_core::Options::default().max_output((8 << 24) + 100_000);
+    let (zeros, pad): (Vec<u64>, serde_bytes::ByteBuf) =
+        qdf_core::from_slice_with(&msg, opts).unwrap();
+    assert_eq!(zeros.len(), 1 << 24);
+    assert!(zeros.iter().all(|&z| z == 0));
+    assert_eq!(pad.len(), 70_000);
+}

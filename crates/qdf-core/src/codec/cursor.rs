@@ -9,6 +9,10 @@ use crate::wire::varint::{read_uvarint, unzigzag};
 /// (wire notes §6, "constant-codec counts ≤ 2^24").
 pub const MAX_CONST_COUNT: u64 = 1 << 24;
 
+/// Output-budget bytes charged per decoded QPack element: the width of a 64-bit element, the
+/// widest kind (narrower kinds are charged the same, conservatively).
+pub const ELEMENT_CHARGE: u64 = 8;
+
 /// A position in `buf`; reads advance it. Error offsets are `base + position`.
 #[derive(Clone, Debug)]
 pub struct Cursor<'a> {
@@ -125,10 +129,12 @@ impl<'a> Cursor<'a> {
         usize::try_from(n).map_err(|_| ErrorCode::BadCodec("count does not fit in memory"))
     }
 
-    /// Charges `n` decoded elements against `budget` (the unit the deserializer charges for
-    /// the elements of any container), before allocating; errors point at position `at`.
+    /// Charges `n` decoded elements against `budget` at [`ELEMENT_CHARGE`] bytes each, before
+    /// allocating; errors point at position `at`. A packed element can cost zero input bits (a
+    /// constant FOR body), so it is charged its decoded width, not one unit as a plain array
+    /// element (which always occupies at least one input byte) is.
     pub fn charge(&self, budget: &mut u64, n: usize, at: usize) -> Result<()> {
-        let want = n as u64;
+        let want = (n as u64).saturating_mul(ELEMENT_CHARGE);
         if want > *budget {
             return Err(self.err_at(at, ErrorCode::OutputBudget(*budget)));
         }
@@ -187,12 +193,13 @@ mod tests {
             e.code(),
             &ErrorCode::BadCodec("constant body longer than 2^24 elements")
         );
-        let mut b = 10;
+        // Each element costs ELEMENT_CHARGE (8) bytes of budget.
+        let mut b = 80;
         let c = Cursor::with_base(&buf, 100);
         assert!(c.charge(&mut b, 8, 0).is_ok());
-        assert_eq!(b, 2);
+        assert_eq!(b, 16);
         let e = c.charge(&mut b, 3, 1).unwrap_err();
-        assert_eq!(e.code(), &ErrorCode::OutputBudget(2));
+        assert_eq!(e.code(), &ErrorCode::OutputBudget(16));
         assert_eq!(e.offset(), Some(101));
     }
 }

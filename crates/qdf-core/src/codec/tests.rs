@@ -400,10 +400,11 @@ fn bad_tags_kinds_and_budget() {
     ));
     let mut e = Vec::new();
     encode_u64s(&(0..100).collect::<Vec<_>>(), &mut e);
-    let mut budget = 99;
+    // 100 elements × 8 bytes each.
+    let mut budget = 799;
     let err = decode(&e, 0, &mut budget).unwrap_err();
-    assert_eq!(err.code(), &ErrorCode::OutputBudget(99));
-    let mut budget = 100;
+    assert_eq!(err.code(), &ErrorCode::OutputBudget(799));
+    let mut budget = 800;
     assert!(decode(&e, 0, &mut budget).is_ok());
     assert_eq!(budget, 0);
 }

@@ -5,7 +5,8 @@
 //! Integers are visited as `u64` (unsigned kinds) or `i64` (signed kinds); serde's primitive
 //! visitors range-check narrower targets, so a value that does not fit is a `Data` error.
 //! Floats are visited as `f32`/`f64` by kind, bit-exact. The decoded elements are charged to
-//! the output budget, one unit per element, before anything is allocated.
+//! the output budget, `codec::cursor::ELEMENT_CHARGE` (8) units per element, before anything is
+//! allocated.
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
