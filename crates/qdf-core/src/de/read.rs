@@ -100,7 +100,7 @@ impl<'de> SliceRead<'de> {
     }
 
     /// Consumes `n` bytes, borrowed from the input.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn take(&mut self, n: usize, expected: &'static str) -> Result<&'de [u8]> {
         if n > self.data.len() - self.pos {
             return Err(self.eof(expected));
@@ -111,7 +111,7 @@ impl<'de> SliceRead<'de> {
     }
 
     /// Consumes `N` bytes as an array.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
         let s = self.take(N, expected)?;
         let mut a = [0u8; N];

@@ -160,6 +160,9 @@ impl<'de> Deserializer<'de> {
         expected: &'static str,
     ) -> Result<V::Value> {
         let tag = self.next_tag()?;
+        if let Some(s) = self.read_short_str(tag)? {
+            return visitor.visit_borrowed_str(s);
+        }
         match self.read_text(tag)? {
             Some(t) => visit_text(t, visitor),
             None => Err(self.unexpected(tag, expected)),
@@ -437,6 +440,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let tag = self.next_tag()?;
+        if let Some(s) = self.read_short_str(tag)? {
+            return visitor.visit_borrowed_str(s);
+        }
         if let Some(t) = self.read_text(tag)? {
             return visit_text(t, visitor);
         }
