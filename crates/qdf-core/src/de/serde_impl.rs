@@ -147,6 +147,11 @@ impl<'de> Deserializer<'de> {
         if tag <= FIXINT_MAX {
             return visitor.visit_u64(tag as u64);
         }
+        if tag == F64 {
+            // Float columns are the other common case: skip the jump table of `read_num`.
+            let bits = u64::from_le_bytes(self.read.array("an f64")?);
+            return visitor.visit_f64(f64::from_bits(bits));
+        }
         match self.read_num(tag)? {
             Some(n) => visit_num(n, visitor),
             None => Err(self.unexpected(tag, "a number")),
