@@ -25,6 +25,9 @@ const GO_BAR: &[(&str, &str)] = &[
     ("IoT 32x256", "−24 %"),
 ];
 
+/// Picks the raw (`.0`) or zstd (`.1`) size.
+type Pick = fn((usize, usize)) -> usize;
+
 /// One dataset's row: per codec, the raw and zstd sizes or an error.
 struct Row {
     name: &'static str,
@@ -74,19 +77,20 @@ impl Report {
         println!("### qdf against the peers (negative = qdf smaller)\n");
         println!(
             "| dataset | speed vs rmp-serde | balanced vs prost | Go bar (balanced vs protobuf) \
-             | balanced vs bitcode | compression vs prost+zstd | compression vs bitcode+zstd |"
+             | balanced vs bitcode | compression vs prost+zstd | both + zstd: compression vs bitcode |"
         );
         println!("|---|---:|---:|---:|---:|---:|---:|");
-        let raw = |s: (usize, usize)| s.0;
-        let z = |s: (usize, usize)| s.1;
+        let raw: Pick = |s| s.0;
+        let z: Pick = |s| s.1;
         for row in &self.rows {
-            let delta = |a: &str, b: &str, pick: fn((usize, usize)) -> usize| match (
-                self.size(row, a, pick),
-                self.size(row, b, pick),
+            let delta2 = |a: &str, pa: Pick, b: &str, pb: Pick| match (
+                self.size(row, a, pa),
+                self.size(row, b, pb),
             ) {
                 (Some(a), Some(b)) => format!("{:+.0} %", (a as f64 / b as f64 - 1.0) * 100.0),
                 _ => "n/a".to_owned(),
             };
+            let delta = |a: &str, b: &str, pick: Pick| delta2(a, pick, b, pick);
             let bar = GO_BAR
                 .iter()
                 .find(|(n, _)| *n == row.name)
@@ -97,7 +101,7 @@ impl Report {
                 delta("qdf speed", "rmp-serde", raw),
                 delta("qdf balanced", "prost", raw),
                 delta("qdf balanced", "bitcode", raw),
-                delta("qdf compression", "prost", z),
+                delta2("qdf compression", raw, "prost", z),
                 delta("qdf compression", "bitcode", z),
             );
         }

@@ -1,15 +1,7 @@
-//! # qdf
+//! The `qdf` facade: the format from `qdf-core` at the root, the transport adapters as modules
+//! behind features (`stream`, `axum`, `tonic`; `full` enables all three).
 //!
-//! A compact, self-describing binary format for serde, built for streams of structured
-//! messages (logs, spans, metrics, events, rows). This crate is a facade: the format lives in
-//! [`qdf-core`](qdf_core) and is re-exported at the root; the transport adapters are modules
-//! behind features:
-//!
-//! | feature  | module          | what it gives                                              |
-//! |----------|-----------------|------------------------------------------------------------|
-//! | `stream` | [`stream`]      | `tokio_util::codec` `QdfCodec`, one Dense session per connection |
-//! | `axum`   | [`axum`]        | the `Qdf<T>` extractor and response, streaming bodies      |
-//! | `tonic`  | [`tonic`]       | a tonic gRPC `Codec` with one session per stream direction |
+#![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
 pub use qdf_core::*;

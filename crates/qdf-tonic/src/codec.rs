@@ -1,0 +1,260 @@
+//! [`QdfCodec`] and its per-stream [`QdfEncoder`] / [`QdfDecoder`].
+//!
+//! tonic calls [`Codec::encoder`] once for the messages a call sends and
+//! [`Codec::decoder`] once for the messages it receives, whatever the call kind. Each holds
+//! one qdf session, so the Dense tables live exactly as long as one direction of one RPC.
+//!
+//! Wire of one direction (gRPC's own 5-byte prefix, compressed flag and `u32` length, wraps
+//! each message and is not shown):
+//!
+//! ```text
+//! message 0:  'Q' 'D' 'F' version flags ‖ body 0
+//! message 1:  body 1
+//! message n:  body n          (bodies carry no qdf length prefix)
+//! ```
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use bytes::{Buf, BufMut};
+use qdf_core::{DecoderSession, EncoderSession};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tonic::Status;
+use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
+
+use crate::limits::{DefaultLimits, Limits};
+use crate::status::{Side, to_status};
+
+/// Scratch capacity an encoder keeps between messages: 1 MiB. A larger message's buffer is
+/// released after it is sent, so one huge message does not pin memory for the whole stream.
+const SCRATCH_KEEP: usize = 1 << 20;
+
+/// Marks type parameters without owning them; `fn() -> X` keeps the codec `Send + Sync`
+/// whatever `X` is.
+type Marker<X> = PhantomData<fn() -> X>;
+
+/// A tonic [`Codec`] that sends `T` and receives `U` as qdf, with one session per stream
+/// direction and the caps of `L`.
+///
+/// Built by generated code with `Default`; name it in tonic-build's `codec_path`. `T` and
+/// `U` are inferred from the method's input and output types.
+pub struct QdfCodec<T, U, L = DefaultLimits> {
+    _marker: Marker<(T, U, L)>,
+}
+
+impl<T, U, L> QdfCodec<T, U, L> {
+    /// A codec; the same as `Default`.
+    pub const fn new() -> Self {
+        QdfCodec {
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T, U, L> Default for QdfCodec<T, U, L> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T, U, L> Clone for QdfCodec<T, U, L> {
+    fn clone(&self) -> Self {
+        Self::new()
+    }
+}
+
+impl<T, U, L> fmt::Debug for QdfCodec<T, U, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("QdfCodec")
+    }
+}
+
+impl<T, U, L> Codec for QdfCodec<T, U, L>
+where
+    T: Serialize + Send + 'static,
+    U: DeserializeOwned + Send + 'static,
+    L: Limits,
+{
+    type Encode = T;
+    type Decode = U;
+    type Encoder = QdfEncoder<T, L>;
+    type Decoder = QdfDecoder<U, L>;
+
+    fn encoder(&mut self) -> Self::Encoder {
+        QdfEncoder::new()
+    }
+
+    fn decoder(&mut self) -> Self::Decoder {
+        QdfDecoder::new()
+    }
+}
+
+/// Encodes the messages of one stream direction with one [`EncoderSession`].
+///
+/// The first message carries the 5-byte qdf header; strings, shapes and predictor state
+/// learned on earlier messages are referenced by later ones. Errors become a [`Status`]
+/// (`internal`, or `resource_exhausted`/`out_of_range` for limits) and leave the session
+/// as before the failed message.
+pub struct QdfEncoder<T, L = DefaultLimits> {
+    session: EncoderSession,
+    scratch: Vec<u8>,
+    sent: u64,
+    _marker: Marker<(T, L)>,
+}
+
+impl<T, L: Limits> QdfEncoder<T, L> {
+    /// A fresh session with [`L::options`](Limits::options) and
+    /// [`L::MAX_MESSAGE_LEN`](Limits::MAX_MESSAGE_LEN).
+    pub fn new() -> Self {
+        QdfEncoder {
+            session: EncoderSession::new(L::options()).with_max_frame_len(L::MAX_MESSAGE_LEN),
+            scratch: Vec::new(),
+            sent: 0,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T, L: Limits> Default for QdfEncoder<T, L> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T, L> QdfEncoder<T, L> {
+    /// Messages encoded so far.
+    pub fn messages(&self) -> u64 {
+        self.sent
+    }
+}
+
+impl<T, L> fmt::Debug for QdfEncoder<T, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QdfEncoder")
+            .field("session", &self.session)
+            .field("sent", &self.sent)
+            .finish()
+    }
+}
+
+impl<T: Serialize, L> Encoder for QdfEncoder<T, L> {
+    type Item = T;
+    type Error = Status;
+
+    fn encode(&mut self, item: T, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        self.scratch.clear();
+        self.session
+            .encode_message(&item, &mut self.scratch)
+            .map_err(|e| to_status(&e, Side::Encode, self.sent))?;
+        put_message(&mut self.scratch, dst);
+        self.sent += 1;
+        Ok(())
+    }
+}
+
+/// Copies the encoded message into tonic's buffer and trims the scratch buffer.
+fn put_message(scratch: &mut Vec<u8>, dst: &mut EncodeBuf<'_>) {
+    dst.reserve(scratch.len());
+    dst.put_slice(scratch);
+    if scratch.capacity() > SCRATCH_KEEP {
+        scratch.clear();
+        scratch.shrink_to(SCRATCH_KEEP);
+    }
+}
+
+/// Decodes the messages of one stream direction with one [`DecoderSession`].
+///
+/// Each call consumes the whole message tonic hands over (tonic has already removed the
+/// gRPC prefix, checked `max_decoding_message_size` and decompressed). A message that is
+/// not valid qdf yields an error [`Status`]. In a Dense stream the session is then broken
+/// (the message may have carried table updates) and every later message of that stream
+/// fails too; other streams are unaffected.
+pub struct QdfDecoder<U, L = DefaultLimits> {
+    session: DecoderSession,
+    received: u64,
+    _marker: Marker<(U, L)>,
+}
+
+impl<U, L: Limits> QdfDecoder<U, L> {
+    /// A fresh session with [`L::options`](Limits::options) and
+    /// [`L::MAX_MESSAGE_LEN`](Limits::MAX_MESSAGE_LEN).
+    pub fn new() -> Self {
+        QdfDecoder {
+            session: DecoderSession::new(L::options()).with_max_frame_len(L::MAX_MESSAGE_LEN),
+            received: 0,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<U, L: Limits> Default for QdfDecoder<U, L> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<U, L> QdfDecoder<U, L> {
+    /// Messages handed to the decoder so far, failed ones included.
+    pub fn messages(&self) -> u64 {
+        self.received
+    }
+}
+
+impl<U, L> fmt::Debug for QdfDecoder<U, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QdfDecoder")
+            .field("session", &self.session)
+            .field("received", &self.received)
+            .finish()
+    }
+}
+
+impl<U: DeserializeOwned, L> Decoder for QdfDecoder<U, L> {
+    type Item = U;
+    type Error = Status;
+
+    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
+        let index = self.received;
+        self.received += 1;
+        let session = &mut self.session;
+        let decoded = with_whole_message(src, |msg| session.decode_message(msg));
+        decoded
+            .map(Some)
+            .map_err(|e| to_status(&e, Side::Decode, index))
+    }
+}
+
+/// Runs `f` on the whole message in `src` and consumes it, also when `f` fails: tonic would
+/// otherwise hand the same bytes over again.
+fn with_whole_message<R>(src: &mut DecodeBuf<'_>, f: impl FnOnce(&[u8]) -> R) -> R {
+    let len = src.remaining();
+    // tonic's message buffer is one `BytesMut`, so the message is one contiguous chunk; copy
+    // only if a future tonic hands over a chained buffer.
+    let out = if src.chunk().len() == len {
+        f(src.chunk())
+    } else {
+        f(&src.copy_to_bytes(len))
+    };
+    src.advance(src.remaining());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use qdf_core::{EncoderSession, Options};
+
+    /// The example of `docs/SPEC.md`, "gRPC framing": the header on message 0 only.
+    #[test]
+    fn spec_grpc_framing_example() {
+        let mut session = EncoderSession::new(Options::speed());
+        let (mut first, mut second) = (Vec::new(), Vec::new());
+        session.encode_message("api", &mut first).unwrap();
+        session.encode_message("api", &mut second).unwrap();
+        assert_eq!(
+            first,
+            [0x51, 0x44, 0x46, 0x01, 0x00, 0x83, 0x61, 0x70, 0x69]
+        );
+        assert_eq!(second, [0x83, 0x61, 0x70, 0x69]);
+    }
+}

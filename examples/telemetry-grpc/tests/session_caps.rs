@@ -1,0 +1,51 @@
+//! Per-stream table caps: a long-lived stream cannot grow the server's session tables past
+//! `DefaultLimits`. A peer that keeps interning past the caps is refused with
+//! `ResourceExhausted`; a peer using the same limits stops interning and carries on.
+
+mod common;
+
+use common::{qdf_messages, raw_export};
+use qdf_core::Options;
+use qdf_tonic::{DefaultLimits, Limits};
+use telemetry_grpc::collector::Collector;
+use telemetry_grpc::data::log_batches;
+use telemetry_grpc::model::ExportRequest;
+use telemetry_grpc::qdf_api::collector_client::CollectorClient;
+use telemetry_grpc::serve_qdf;
+use tonic::Code;
+
+/// 60 batches of 200 records, each with a fresh 32- and 16-hex-digit id: 24 000 distinct
+/// strings, over the 16 384 intern entries of `DefaultLimits`.
+fn unique_heavy() -> Vec<ExportRequest> {
+    log_batches(60, 200)
+}
+
+#[tokio::test]
+async fn peer_over_the_caps_is_resource_exhausted() {
+    let server = serve_qdf(Collector::new(0), 4 << 20).await.unwrap();
+    let channel = server.channel().await.unwrap();
+    // Core's default caps (65 535 entries, 4 MiB) are far above the server's.
+    let generous = Options::balanced();
+    assert!(generous.intern_entry_cap() > DefaultLimits::options().intern_entry_cap());
+    let err = raw_export(channel, qdf_messages(&unique_heavy(), generous))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::ResourceExhausted, "{err:?}");
+    assert!(
+        err.message().starts_with("qdf: cannot decode message"),
+        "{err:?}"
+    );
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn peer_within_the_caps_streams_on() {
+    let server = serve_qdf(Collector::new(0), 4 << 20).await.unwrap();
+    let mut client = CollectorClient::connect(server.url()).await.unwrap();
+    let summary = client
+        .export(tokio_stream::iter(unique_heavy()))
+        .await
+        .unwrap();
+    assert_eq!(summary.into_inner().logs, 60 * 200);
+    server.stop().await.unwrap();
+}
