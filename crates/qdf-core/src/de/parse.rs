@@ -139,26 +139,48 @@ impl<'de> Deserializer<'de> {
             }
             _ => return Ok(None),
         };
-        self.dense_inline();
+        if is_str {
+            return Ok(Some(Text::Str(Reference::Borrowed(self.str_body(len)?))));
+        }
+        Ok(Some(Text::Bytes(Reference::Borrowed(self.text_body(len)?))))
+    }
+
+    /// The string that the fixstr or str8 tag `tag` (already consumed) starts; `None` for
+    /// any other tag. The inlined fast path of struct field names and short string values;
+    /// every other form goes through [`Deserializer::read_text`].
+    #[inline(always)]
+    pub(crate) fn read_short_str(&mut self, tag: u8) -> Result<Option<&'de str>> {
+        let len = match tag {
+            FIXSTR..=FIXSTR_MAX => (tag & 0x1F) as usize,
+            STR8 => self.len_field::<1>(32, "a str8 length")?,
+            _ => return Ok(None),
+        };
+        self.str_body(len).map(Some)
+    }
+
+    /// The `len` UTF-8 bytes of an inline string whose header was read.
+    #[inline(always)]
+    fn str_body(&mut self, len: usize) -> Result<&'de str> {
         let at = self.read.offset();
+        let bytes = self.text_body(len)?;
+        utf8(bytes).map_err(|e| Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64))
+    }
+
+    /// The `len` bytes of an inline string or byte string whose header was read, charged to
+    /// the output budget.
+    #[inline(always)]
+    fn text_body(&mut self, len: usize) -> Result<&'de [u8]> {
+        self.dense_inline();
         let bytes = self.read.take(len, "string bytes")?;
         self.charge(len as u64)?;
-        if !is_str {
-            return Ok(Some(Text::Bytes(Reference::Borrowed(bytes))));
-        }
-        match utf8(bytes) {
-            Ok(s) => Ok(Some(Text::Str(Reference::Borrowed(s)))),
-            Err(e) => Err(Error::at(
-                ErrorCode::InvalidUtf8,
-                at + e.valid_up_to() as u64,
-            )),
-        }
+        Ok(bytes)
     }
 
     /// Reads the number that `tag` (already consumed) starts; `None` if it starts none.
     /// Handles the `F2 03`/`F2 04` 128-bit forms when `tag` is `F2` and the subtype matches
-    /// (the subtype is only consumed then).
-    #[inline]
+    /// (the subtype is only consumed then). Always inlined: the caller's match on [`Num`]
+    /// then folds into this one, so no `Num` is built on the hot path.
+    #[inline(always)]
     pub(crate) fn read_num(&mut self, tag: u8) -> Result<Option<Num>> {
         Ok(Some(match tag {
             0..=FIXINT_MAX => Num::U64(tag as u64),

@@ -64,7 +64,7 @@ impl<'de> SliceRead<'de> {
     }
 
     /// The unread bytes.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn rest(&self) -> &'de [u8] {
         &self.data[self.pos..]
     }
@@ -100,18 +100,20 @@ impl<'de> SliceRead<'de> {
     }
 
     /// Consumes `n` bytes, borrowed from the input.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn take(&mut self, n: usize, expected: &'static str) -> Result<&'de [u8]> {
-        if n > self.data.len() - self.pos {
-            return Err(self.eof(expected));
+        // One bounds check: `split_at_checked` fails exactly when `n > remaining`.
+        match self.rest().split_at_checked(n) {
+            Some((s, _)) => {
+                self.pos += n;
+                Ok(s)
+            }
+            None => Err(self.eof(expected)),
         }
-        let s = &self.data[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
     }
 
     /// Consumes `N` bytes as an array.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn array<const N: usize>(&mut self, expected: &'static str) -> Result<[u8; N]> {
         let s = self.take(N, expected)?;
         let mut a = [0u8; N];

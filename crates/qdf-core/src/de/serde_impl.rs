@@ -147,6 +147,11 @@ impl<'de> Deserializer<'de> {
         if tag <= FIXINT_MAX {
             return visitor.visit_u64(tag as u64);
         }
+        if tag == F64 {
+            // Float columns are the other common case: skip the jump table of `read_num`.
+            let bits = u64::from_le_bytes(self.read.array("an f64")?);
+            return visitor.visit_f64(f64::from_bits(bits));
+        }
         match self.read_num(tag)? {
             Some(n) => visit_num(n, visitor),
             None => Err(self.unexpected(tag, "a number")),
@@ -160,6 +165,9 @@ impl<'de> Deserializer<'de> {
         expected: &'static str,
     ) -> Result<V::Value> {
         let tag = self.next_tag()?;
+        if let Some(s) = self.read_short_str(tag)? {
+            return visitor.visit_borrowed_str(s);
+        }
         match self.read_text(tag)? {
             Some(t) => visit_text(t, visitor),
             None => Err(self.unexpected(tag, expected)),
@@ -437,6 +445,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let tag = self.next_tag()?;
+        if let Some(s) = self.read_short_str(tag)? {
+            return visitor.visit_borrowed_str(s);
+        }
         if let Some(t) = self.read_text(tag)? {
             return visit_text(t, visitor);
         }

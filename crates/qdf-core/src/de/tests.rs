@@ -181,3 +181,29 @@ fn timestamps_decode_to_value_and_typed_pairs() {
     // Inside a Some wrapper position it needs none: F3 is not C0/F2.
     assert_eq!(Value::some(v.clone()), v);
 }
+
+/// The typed fast path (`read_short_str`, used by `String`, `&str` and struct field names)
+/// keeps every check of `read_text`: minimal str8 length, bounds, UTF-8 with its offset.
+#[test]
+fn short_string_fast_path_keeps_checks() {
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct S {
+        a: u8,
+    }
+    let typed = |body: &str| crate::from_slice::<String>(&msg(body)).unwrap_err();
+    let e = typed("83 61 ff 62");
+    assert_eq!((e.code(), e.offset()), (&ErrorCode::InvalidUtf8, Some(7)));
+    let e = typed("cd 05 61 61 61 61 61");
+    assert_eq!(e.code(), &ErrorCode::NonMinimal("a str8 length"));
+    assert_eq!(e.offset(), Some(5));
+    assert_eq!(typed("83 61 62").classify(), Category::Eof);
+    // A field name with invalid UTF-8, read through deserialize_identifier.
+    let e = crate::from_slice::<S>(&msg("d5 01 81 ff 01")).unwrap_err();
+    assert_eq!((e.code(), e.offset()), (&ErrorCode::InvalidUtf8, Some(8)));
+    // str8 of 32 bytes is the smallest str8 and decodes.
+    let mut body = String::from("cd 20");
+    body.push_str(&" 61".repeat(32));
+    let s = crate::from_slice::<String>(&msg(&body)).unwrap();
+    assert_eq!(s, "a".repeat(32));
+}

@@ -187,9 +187,25 @@ impl Serializer {
     #[inline]
     pub(crate) fn write_str(&mut self, s: &str) -> Result<()> {
         let b = s.as_bytes();
+        if self.state.dense.is_some() {
+            return self.write_str_dense(b);
+        }
+        self.write_plain_str(b)
+    }
+
+    /// [`Serializer::write_str`] with a Dense state: intern, else the plain form. Out of line
+    /// so that the Speed path inlines without the intern table's register pressure.
+    #[inline(never)]
+    fn write_str_dense(&mut self, b: &[u8]) -> Result<()> {
         if self.write_dense(b, crate::dense::Kind::Str) {
             return Ok(());
         }
+        self.write_plain_str(b)
+    }
+
+    /// A string in its plain form: fixstr or str8/16/32 header, then the bytes.
+    #[inline(always)]
+    fn write_plain_str(&mut self, b: &[u8]) -> Result<()> {
         if b.len() <= 31 {
             self.out.reserve(1 + b.len());
             self.out.push(FIXSTR | b.len() as u8);
