@@ -10,6 +10,12 @@
 //! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF` |
 //! | Compression | [`Options::compression`] | Balanced `| FLOAT_XOR | ENTROPY | FSST` |
 //!
+//! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes
+//! and QPack sequences; Compression adds the float XOR/decimal codecs (Gorilla, Chimp128, ALP).
+//! The `ENTROPY`, `FSST`, `COLUMN_INDEX` and `MAP_SHAPE` bits are reserved for the entropy pass,
+//! the columnar containers and map key-set shapes, which no encoder writes yet: setting them
+//! changes no byte.
+//!
 //! Decoding never needs the tier: the wire is self-describing. Decoding reads only the limits.
 
 /// A set of encoder feature bits (Go `Opt*` numbering, `1 << bit`).
@@ -121,12 +127,13 @@ impl Options {
         Options::with_features(Features::NONE)
     }
 
-    /// The Balanced tier (default): Dense intern table, predictors, shapes, QPack, columnar.
+    /// The Balanced tier (default): Dense intern table, predictors, shapes, QPack sequences.
     pub const fn balanced() -> Options {
         Options::with_features(Features::BALANCED)
     }
 
-    /// The Compression tier: Balanced plus float XOR/decimal codecs, FSST and the entropy pass.
+    /// The Compression tier: Balanced plus the float XOR/decimal codecs (FSST and the entropy
+    /// pass are reserved bits, not yet written).
     pub const fn compression() -> Options {
         Options::with_features(Features::COMPRESSION)
     }
