@@ -103,3 +103,42 @@ fn zero_width_packed_body_cannot_amplify_past_the_budget() {
     assert!(zeros.iter().all(|&z| z == 0));
     assert_eq!(pad.len(), 70_000);
 }
+
+/// A hand-written `Serialize` that writes a map key and no value used to encode bytes that no
+/// decoder accepts; it is now an encode error (`Data`) in every tier, and so is a value
+/// without a key.
+#[test]
+fn map_key_without_value_is_an_encode_error() {
+    use serde::ser::{Serialize, SerializeMap, Serializer};
+    struct KeyOnly;
+    impl Serialize for KeyOnly {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(1))?;
+            m.serialize_key("k")?;
+            m.end()
+        }
+    }
+    struct ValueOnly;
+    impl Serialize for ValueOnly {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(1))?;
+            m.serialize_value(&1u8)?;
+            m.end()
+        }
+    }
+    for opts in [
+        Options::speed(),
+        Options::balanced(),
+        Options::compression(),
+    ] {
+        let e = qdf_core::to_vec_with(&KeyOnly, opts).unwrap_err();
+        assert_eq!(e.classify(), qdf_core::Category::Data, "{e}");
+        let e = qdf_core::to_vec_with(&ValueOnly, opts).unwrap_err();
+        assert_eq!(e.classify(), qdf_core::Category::Data, "{e}");
+    }
+    // The ordinary path still works: a map entry through serialize_entry.
+    let m: std::collections::BTreeMap<&str, u8> = [("k", 1)].into();
+    let bytes = qdf_core::to_vec(&m).unwrap();
+    let back: std::collections::BTreeMap<String, u8> = qdf_core::from_slice(&bytes).unwrap();
+    assert_eq!(back.get("k"), Some(&1));
+}

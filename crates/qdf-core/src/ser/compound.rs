@@ -46,6 +46,8 @@ pub struct Compound<'a> {
     shape: Option<ShapeCursor>,
     /// Elements buffered while the sequence may still be packed (QPack, arrays only).
     pack: Option<super::qpack::PackBuf>,
+    /// A map key was written and its value not yet (`SerializeMap` used out of order).
+    key_open: bool,
 }
 
 impl<'a> Compound<'a> {
@@ -82,6 +84,7 @@ impl<'a> Compound<'a> {
             levels,
             shape: None,
             pack,
+            key_open: false,
         })
     }
 
@@ -103,6 +106,7 @@ impl<'a> Compound<'a> {
             levels,
             shape: Some(cursor),
             pack: None,
+            key_open: false,
         }
     }
 
@@ -120,6 +124,7 @@ impl<'a> Compound<'a> {
             levels: 1,
             shape: None,
             pack: None,
+            key_open: false,
         }
     }
 
@@ -223,13 +228,28 @@ impl SerializeMap for Compound<'_> {
     type Error = Error;
     #[inline]
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        if self.key_open {
+            return Err(Error::mismatch("a map value after its key", "another key"));
+        }
+        self.key_open = true;
         self.element(key)
     }
     #[inline]
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        if !self.key_open {
+            return Err(Error::mismatch("a map key before its value", "a value"));
+        }
+        self.key_open = false;
         value.serialize(&mut *self.ser)
     }
     fn end(self) -> Result<()> {
+        // A key without its value would encode bytes no decoder accepts.
+        if self.key_open {
+            return Err(Error::mismatch(
+                "a map value after the last key",
+                "the end of the map",
+            ));
+        }
         self.finish()
     }
 }
