@@ -66,7 +66,6 @@ fn struct_with_wrong_announced_len_encodes_in_speed() {
 }
 
 #[test]
-#[ignore = "open bug: shape declarations trust serialize_struct's len (SPEC §7 says it is repaired)"]
 fn struct_with_wrong_announced_len_encodes_in_every_tier() {
     for o in [Options::balanced(), Options::compression()] {
         let b = qdf_core::to_vec_with(&Lie, o).expect("encodes as in the Speed tier");

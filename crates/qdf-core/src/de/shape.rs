@@ -1,5 +1,6 @@
 //! Struct shapes (tag `EC`) in the deserializer (`docs/SPEC.md` §Shapes): a declaration, a
-//! reuse, or a reuse with an escape, all presented to serde as a map of field name → value.
+//! reuse, a reuse with an escape, or an open reuse, all presented to serde as a map of field
+//! name → value (map key-set shapes use the same forms).
 
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
@@ -15,7 +16,11 @@ use crate::wire::tags::{EXT, NIL};
 enum Phase {
     /// Fields of the shape (or of the declaration) in order.
     Shape,
-    /// After `F2 0A`: (name, value) pairs until `C0`.
+    /// An open reuse (`F2 0A` right after `EC id`): the shape's fields with no escape, then
+    /// the pairs of [`Phase::Escaped`].
+    Open,
+    /// After `F2 0A`: (name, value) pairs until `C0`; `F2 0A` before a key marks a key that
+    /// is not a string (maps).
     Escaped,
     /// All entries read.
     Done,
@@ -57,8 +62,8 @@ impl<'de> Deserializer<'de> {
                 .and_then(|id| self.state.dense_ref()?.shapes().field_count(id))
                 .ok_or_else(|| Error::at(ErrorCode::UnknownStateId(id), at))?
         };
-        // Every field's value takes at least one byte.
-        self.read.check_count(count as u64, 1)?;
+        // A reuse may escape after any field, so its count says nothing about the input
+        // left; the size hint is capped by it instead.
         self.charge(count as u64)?;
         self.enter()?;
         let mut access = ShapeAccess {
@@ -117,6 +122,11 @@ impl<'de> ShapeAccess<'_, 'de> {
 
     fn finish_shape(&mut self) -> Result<()> {
         self.phase = Phase::Done;
+        self.end_declaration()
+    }
+
+    /// A declaration's names are complete (its last field, or an escape): define the shape.
+    fn end_declaration(&mut self) -> Result<()> {
         if self.id == 0 {
             let at = self.de.read.offset();
             self.de
@@ -126,6 +136,19 @@ impl<'de> ShapeAccess<'_, 'de> {
                 .map_err(|e| e.with_offset(at))?;
         }
         Ok(())
+    }
+
+    /// The shape's name at `idx` (no input read).
+    fn predicted_name<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<K::Value> {
+        let de: &Deserializer<'de> = self.de;
+        let name = de
+            .state
+            .dense_ref()
+            .and_then(|d| d.shapes().field_name(self.id, self.idx))
+            .expect("idx < count of a defined shape");
+        let name = std::str::from_utf8(name).expect("shape names are read as strings");
+        self.idx += 1;
+        seed.deserialize(StrDeserializer::<Error>::new(name))
     }
 }
 
@@ -143,33 +166,34 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
                         return Ok(None);
                     }
                     self.idx += 1;
+                    if self.de.eat_shape_escape() {
+                        // A marked key: any value (a map key that is not a string).
+                        return seed.deserialize(&mut *self.de).map(Some);
+                    }
                     return self.visit_name(seed, false).map(Some);
                 }
+                Phase::Open if self.idx == self.count => self.phase = Phase::Escaped,
+                Phase::Open => return self.predicted_name(seed).map(Some),
                 Phase::Shape if self.idx == self.count => {
                     self.finish_shape()?;
                     return Ok(None);
+                }
+                Phase::Shape if self.de.eat_shape_escape() => {
+                    if self.id == 0 {
+                        // The declaration's names end here.
+                        self.end_declaration()?;
+                        self.phase = Phase::Escaped;
+                    } else if self.idx == 0 {
+                        self.phase = Phase::Open;
+                    } else {
+                        self.phase = Phase::Escaped;
+                    }
                 }
                 Phase::Shape if self.id == 0 => {
                     self.idx += 1;
                     return self.visit_name(seed, true).map(Some);
                 }
-                Phase::Shape => {
-                    if self.de.eat_shape_escape() {
-                        self.phase = Phase::Escaped;
-                        continue;
-                    }
-                    let de: &Deserializer<'de> = self.de;
-                    let name = de
-                        .state
-                        .dense_ref()
-                        .and_then(|d| d.shapes().field_name(self.id, self.idx))
-                        .expect("idx < count of a defined shape");
-                    let name = std::str::from_utf8(name).expect("shape names are read as strings");
-                    self.idx += 1;
-                    return seed
-                        .deserialize(StrDeserializer::<Error>::new(name))
-                        .map(Some);
-                }
+                Phase::Shape => return self.predicted_name(seed).map(Some),
             }
         }
     }
@@ -180,8 +204,8 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
 
     fn size_hint(&self) -> Option<usize> {
         match self.phase {
-            Phase::Shape => Some(self.count - self.idx),
-            Phase::Escaped => None,
+            Phase::Shape => Some((self.count - self.idx).min(self.de.read.remaining())),
+            Phase::Open | Phase::Escaped => None,
             Phase::Done => Some(0),
         }
     }

@@ -1,25 +1,39 @@
-//! The encoder's walk through one struct under shape interning (`docs/SPEC.md` §Shapes).
+//! The encoder's walk through one struct, or one string-keyed map under `MAP_SHAPE`, under
+//! shape interning (`docs/SPEC.md` §Shapes).
 //!
-//! serde hands fields one at a time and may skip some, so a reuse is speculative:
+//! serde hands fields one at a time, may skip some, and its announced length is not always
+//! the true count, so a shape is speculative:
 //!
 //! - **declaration** `EC 00 uvarint(N)` then N × (name, value); the shape is defined when
-//!   the N-th value is done;
+//!   the struct ends. N is the number of entries actually written: when serde's length was
+//!   wrong the header is rewritten at the end, as for a plain map (no state depends on it).
 //! - **reuse** `EC uvarint(id)` then values only, while each field's name equals the shape's
 //!   name at that position;
 //! - **escape**: at the first field whose name differs (or at the end, if fields are
 //!   missing) the encoder writes `F2 SHAPE_ESCAPE` and continues with (name, value) pairs,
 //!   closed by the end mark `C0`. No value already written changes, and names after the
 //!   escape go through the intern path on both sides, so the predictors stay in step.
+//! - **open reuse**: a field after the shape's last one cannot escape in place (the decoder
+//!   does not look past the last field), so the encoder inserts `F2 SHAPE_ESCAPE` right after
+//!   the reuse header, where no state depends on it: the shape's values follow, then the
+//!   (name, value) pairs and the end mark.
 //! - **restart**: if the very first field differs, nothing but the `EC id` header has been
 //!   written and no state has changed, so the encoder replaces that header: with the reuse
 //!   of a shape that starts with this field, else a declaration, else a plain map. An
-//!   escape therefore always follows at least one predicted name.
+//!   escape therefore always follows at least one predicted name, and an escape right after
+//!   the reuse header always means an open reuse.
+//! - **maps**: a map is shaped only if its first key is a string; a later key that is not a
+//!   string is written after `F2 SHAPE_ESCAPE` (which also ends a declaration's names) and,
+//!   inside the pairs, is marked by its own `F2 SHAPE_ESCAPE`, so no key can be mistaken for
+//!   the end mark.
 //!
-//! The serializer calls [`DenseState::struct_begin`], then [`DenseState::struct_field`] before
-//! each field, then [`DenseState::struct_end`], and writes what each step returns.
+//! The serializer calls [`DenseState::struct_begin`] (or [`DenseState::map_begin`]), then
+//! [`DenseState::struct_field`] (or [`DenseState::other_key`]) before each field, then
+//! [`DenseState::struct_end`], and writes what each step returns.
 
+use super::shape::{Owner, PredKey};
 use super::{DenseState, NamesHash};
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::Result;
 use crate::options::Features;
 
 /// How a struct starts.
@@ -42,9 +56,18 @@ pub(crate) enum FieldStep {
     Name,
     /// `F2 SHAPE_ESCAPE`, the name, then the value.
     EscapeThenName,
+    /// Insert `F2 SHAPE_ESCAPE` after the header of the reuse of shape `id`, then the name.
+    OpenThenName(u32),
     /// Replace the struct's header (all that was written) by the header of this start, then
     /// write the name (unless the start is a reuse, which predicts it) and the value.
     Restart(StructStart),
+    /// A key that is not a string (maps): insert the open mark after the header of reuse
+    /// `open`, write `escape` then `marked` escapes, then the key as any value.
+    Key {
+        open: Option<u32>,
+        escape: bool,
+        marked: bool,
+    },
 }
 
 /// What to write after the last field.
@@ -56,44 +79,60 @@ pub(crate) enum EndStep {
     End,
     /// `F2 SHAPE_ESCAPE C0`: fields were missing.
     EscapeThenEnd,
+    /// The header was written as `was` with the announced count: replace it by the header of
+    /// `now` with `count` entries; then write the end mark if `end`.
+    Recount {
+        was: StructStart,
+        now: StructStart,
+        count: usize,
+        end: bool,
+    },
 }
 
 #[derive(Copy, Clone, Debug)]
 enum Mode {
     Plain,
-    /// A plain map after a restart: its header holds `len`, so the count must match.
+    /// A plain map after a restart: its header holds `len` and is rewritten if that is wrong.
     PlainCounted,
     Declare,
-    Reuse {
-        id: u32,
-        escaped: bool,
-    },
+    Reuse(u32),
+    /// (name, value) pairs until the end mark, after an escape of a reuse (`declared: false`)
+    /// or of a declaration (`declared: true`, whose header is then recounted).
+    Tail { declared: bool },
 }
 
-/// One struct in progress.
+/// One struct (or shaped map) in progress.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct ShapeCursor {
-    name: &'static str,
+    owner: Owner,
+    /// The count written in the header (serde's announced length, for maps a guess).
     len: usize,
     idx: usize,
     hash: NamesHash,
-    first: Option<&'static str>,
+    first: Option<NamesHash>,
     mode: Mode,
 }
 
 impl ShapeCursor {
-    /// The field count announced to `serialize_struct`.
+    /// The count written in the struct's header.
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.len
     }
-}
 
-fn count_error(name: &'static str, len: usize, got: usize) -> Error {
-    Error::new(ErrorCode::Message(
-        format!("struct {name} announced {len} fields to serialize_struct but serialized {got}")
-            .into(),
-    ))
+    fn key(&self) -> PredKey {
+        match self.owner {
+            Owner::Struct(_) => (self.owner, self.len, None),
+            Owner::Map => (self.owner, self.len, self.first),
+        }
+    }
+
+    fn first_key(&self) -> Option<PredKey> {
+        match self.owner {
+            Owner::Struct(_) => Some((self.owner, self.len, self.first)),
+            Owner::Map => None,
+        }
+    }
 }
 
 impl DenseState {
@@ -103,10 +142,11 @@ impl DenseState {
         name: &'static str,
         len: usize,
     ) -> (ShapeCursor, StructStart) {
+        let owner = Owner::Struct(name);
         let (mode, start) = if !self.has(Features::SHAPE_INTERN) {
             (Mode::Plain, StructStart::Plain)
-        } else if let Some(id) = self.shape_pred.predict(name, len) {
-            (Mode::Reuse { id, escaped: false }, StructStart::Reuse(id))
+        } else if let Some(id) = self.shape_pred.predict((owner, len, None)) {
+            (Mode::Reuse(id), StructStart::Reuse(id))
         } else if self.may_declare_shape() {
             self.begin_shape();
             (Mode::Declare, StructStart::Declare)
@@ -114,7 +154,7 @@ impl DenseState {
             (Mode::Plain, StructStart::Plain)
         };
         let cur = ShapeCursor {
-            name,
+            owner,
             len,
             idx: 0,
             hash: NamesHash::default(),
@@ -124,61 +164,128 @@ impl DenseState {
         (cur, start)
     }
 
-    /// The next field is `key`: what to write before its value.
-    pub(crate) fn struct_field(
+    /// Starts a map of `len` entries (`None`: unknown) whose first key is the string
+    /// `first` (feature `MAP_SHAPE`): the reuse of a shape predicted for `(len, first)` whose
+    /// first name is `first`, else a declaration, else `None` (a plain map). The caller then
+    /// reports `first` with [`struct_field`](Self::struct_field).
+    pub(crate) fn map_begin(
         &mut self,
-        cur: &mut ShapeCursor,
-        key: &'static str,
-    ) -> Result<FieldStep> {
-        cur.hash = self.shape_pred.feed(cur.hash, key.as_bytes());
-        cur.idx += 1;
-        if cur.idx == 1 {
-            cur.first = Some(key);
+        len: Option<usize>,
+        first: &[u8],
+    ) -> Option<(ShapeCursor, StructStart)> {
+        if !self.has(Features::MAP_SHAPE) {
+            return None;
         }
-        let counted = !matches!(cur.mode, Mode::Plain | Mode::Reuse { escaped: true, .. });
-        if counted && cur.idx > cur.len {
-            // A declaration announced `len`; after a reuse's last field the decoder cannot
-            // look for an escape.
-            return Err(count_error(cur.name, cur.len, cur.idx));
+        let len = len.unwrap_or(usize::MAX);
+        let h1 = self.shape_pred.feed(NamesHash::default(), first);
+        let (mode, start) = match self.shape_pred.predict((Owner::Map, len, Some(h1))) {
+            Some(id) if self.shapes.field_name(id, 0) == Some(first) => {
+                (Mode::Reuse(id), StructStart::Reuse(id))
+            }
+            _ if self.may_declare_shape() => {
+                self.begin_shape();
+                (Mode::Declare, StructStart::Declare)
+            }
+            _ => return None,
+        };
+        let cur = ShapeCursor {
+            owner: Owner::Map,
+            // The header needs a count now; an unknown one is rewritten at the end.
+            len: if len == usize::MAX { 0 } else { len },
+            idx: 0,
+            hash: NamesHash::default(),
+            first: Some(h1),
+            mode,
+        };
+        Some((cur, start))
+    }
+
+    /// The next field is named `key`: what to write before its value.
+    pub(crate) fn struct_field(&mut self, cur: &mut ShapeCursor, key: &[u8]) -> Result<FieldStep> {
+        cur.hash = self.shape_pred.feed(cur.hash, key);
+        cur.idx += 1;
+        if cur.idx == 1 && cur.first.is_none() {
+            cur.first = Some(self.shape_pred.feed(NamesHash::default(), key));
         }
         let step = match cur.mode {
-            Mode::Plain | Mode::PlainCounted | Mode::Reuse { escaped: true, .. } => FieldStep::Name,
+            Mode::Plain | Mode::PlainCounted | Mode::Tail { .. } => FieldStep::Name,
             Mode::Declare => {
-                self.shape_name(key.as_bytes());
+                self.shape_name(key);
                 FieldStep::Name
             }
-            Mode::Reuse { id, .. }
-                if self.shapes.field_name(id, cur.idx - 1) == Some(key.as_bytes()) =>
-            {
+            Mode::Reuse(id) if self.shapes.field_name(id, cur.idx - 1) == Some(key) => {
                 FieldStep::ValueOnly
             }
-            Mode::Reuse { id, .. } if cur.idx == 1 => {
+            Mode::Reuse(id) if cur.idx == 1 => {
                 let start = self.restart(cur, id, key);
                 FieldStep::Restart(start)
             }
-            Mode::Reuse { id, .. } => {
-                cur.mode = Mode::Reuse { id, escaped: true };
-                FieldStep::EscapeThenName
+            Mode::Reuse(id) => {
+                cur.mode = Mode::Tail { declared: false };
+                if self.shape_len(id) < cur.idx {
+                    FieldStep::OpenThenName(id)
+                } else {
+                    FieldStep::EscapeThenName
+                }
             }
         };
         Ok(step)
     }
 
+    /// The next key of a shaped map is not a string: how to write it (the value follows).
+    /// A declaration's names end here (the shape is defined with the names so far).
+    pub(crate) fn other_key(&mut self, cur: &mut ShapeCursor) -> Result<FieldStep> {
+        cur.idx += 1;
+        let step = match cur.mode {
+            Mode::Plain | Mode::PlainCounted => FieldStep::Key {
+                open: None,
+                escape: false,
+                marked: false,
+            },
+            Mode::Tail { .. } => FieldStep::Key {
+                open: None,
+                escape: false,
+                marked: true,
+            },
+            Mode::Declare => {
+                self.end_declaration(cur)?;
+                cur.mode = Mode::Tail { declared: true };
+                FieldStep::Key {
+                    open: None,
+                    escape: true,
+                    marked: true,
+                }
+            }
+            Mode::Reuse(id) => {
+                cur.mode = Mode::Tail { declared: false };
+                let open = self.shape_len(id) < cur.idx;
+                FieldStep::Key {
+                    open: open.then_some(id),
+                    escape: !open,
+                    marked: true,
+                }
+            }
+        };
+        Ok(step)
+    }
+
+    fn shape_len(&self, id: u32) -> usize {
+        self.shapes.field_count(id).unwrap_or(0)
+    }
+
     /// The first field `key` is not shape `id`'s: pick a new start for the struct.
-    fn restart(&mut self, cur: &mut ShapeCursor, id: u32, key: &'static str) -> StructStart {
-        if let Some(other) = self.shape_pred.predict_first(cur.name, cur.len, key)
+    fn restart(&mut self, cur: &mut ShapeCursor, id: u32, key: &[u8]) -> StructStart {
+        if let Some(k) = cur.first_key()
+            && let Some(other) = self.shape_pred.predict(k)
             && other != id
-            && self.shapes.field_name(other, 0) == Some(key.as_bytes())
+            && self.shapes.field_name(other, 0) == Some(key)
         {
-            cur.mode = Mode::Reuse {
-                id: other,
-                escaped: false,
-            };
+            cur.mode = Mode::Reuse(other);
             return StructStart::Reuse(other);
         }
         if self.may_declare_shape() {
             self.begin_shape();
-            self.shape_name(key.as_bytes());
+            self.shape_name(key);
             cur.mode = Mode::Declare;
             return StructStart::Declare;
         }
@@ -186,35 +293,56 @@ impl DenseState {
         StructStart::Plain
     }
 
+    /// Completes the open declaration of `cur` and records the prediction.
+    fn end_declaration(&mut self, cur: &ShapeCursor) -> Result<()> {
+        let id = self.end_shape()?;
+        self.shape_pred
+            .declared(cur.key(), cur.first_key(), cur.hash, id);
+        Ok(())
+    }
+
     /// The struct is done: defines a declared shape, updates predictions after an escape.
     pub(crate) fn struct_end(&mut self, cur: ShapeCursor) -> Result<EndStep> {
+        let recount = |was, end| EndStep::Recount {
+            was,
+            now: was,
+            count: cur.idx,
+            end,
+        };
         match cur.mode {
             Mode::Plain => Ok(EndStep::Nothing),
             Mode::PlainCounted if cur.idx == cur.len => Ok(EndStep::Nothing),
-            Mode::PlainCounted => Err(count_error(cur.name, cur.len, cur.idx)),
+            Mode::PlainCounted => Ok(recount(StructStart::Plain, false)),
             Mode::Declare => {
-                if cur.idx != cur.len {
-                    // Drop the open declaration so the state stays consistent.
-                    let _ = self.end_shape();
-                    return Err(count_error(cur.name, cur.len, cur.idx));
+                self.end_declaration(&cur)?;
+                if cur.idx == cur.len {
+                    return Ok(EndStep::Nothing);
                 }
-                let id = self.end_shape()?;
-                self.shape_pred
-                    .declared(cur.name, cur.len, cur.first, cur.hash, id);
-                Ok(EndStep::Nothing)
+                Ok(recount(StructStart::Declare, false))
             }
-            Mode::Reuse { id, escaped } => {
-                let step = match (escaped, cur.idx < cur.len) {
-                    (false, false) => {
-                        // After a restart the record used another shape: predict that one.
-                        self.shape_pred.used(cur.name, cur.len, id);
-                        return Ok(EndStep::Nothing);
-                    }
-                    (true, _) => EndStep::End,
-                    (false, true) => EndStep::EscapeThenEnd,
-                };
-                self.shape_pred.escaped(cur.name, cur.len, cur.hash);
-                Ok(step)
+            Mode::Tail { declared: true } => Ok(recount(StructStart::Declare, true)),
+            Mode::Reuse(id) if cur.idx == 0 && self.shape_len(id) > 0 => {
+                // Nothing after the header, which no state depends on: an empty plain map
+                // (an escape right after the header would mean an open reuse).
+                Ok(EndStep::Recount {
+                    was: StructStart::Reuse(id),
+                    now: StructStart::Plain,
+                    count: 0,
+                    end: false,
+                })
+            }
+            Mode::Reuse(id) => {
+                if cur.idx == self.shape_len(id) {
+                    // After a restart the record used another shape: predict that one.
+                    self.shape_pred.used(cur.key(), id);
+                    return Ok(EndStep::Nothing);
+                }
+                self.shape_pred.escaped(cur.key(), cur.hash);
+                Ok(EndStep::EscapeThenEnd)
+            }
+            Mode::Tail { declared: false } => {
+                self.shape_pred.escaped(cur.key(), cur.hash);
+                Ok(EndStep::End)
             }
         }
     }
@@ -229,7 +357,7 @@ mod tests {
         let (mut cur, start) = s.struct_begin("Rec", 3);
         let steps = fields
             .iter()
-            .map(|f| s.struct_field(&mut cur, f).unwrap())
+            .map(|f| s.struct_field(&mut cur, f.as_bytes()).unwrap())
             .collect();
         (start, steps, s.struct_end(cur).unwrap())
     }
@@ -316,27 +444,101 @@ mod tests {
                 EndStep::Nothing
             )
         );
-        let (mut cur, _) = s.struct_begin("Rec", 3);
-        s.struct_field(&mut cur, "x").unwrap();
-        assert!(
-            s.struct_end(cur).is_err(),
-            "the map header announced 3 entries"
+        // The map header announced 3 entries and got 1: it is rewritten.
+        assert_eq!(
+            walk(&mut s, &["x"]).2,
+            EndStep::Recount {
+                was: StructStart::Plain,
+                now: StructStart::Plain,
+                count: 1,
+                end: false
+            }
         );
     }
 
     #[test]
-    fn lying_lengths_are_errors_and_leave_no_open_declaration() {
+    fn wrong_announced_lengths_recount_or_open_the_reuse() {
+        use FieldStep::*;
         let mut s = DenseState::new_encoder(&Options::balanced());
-        let (mut cur, start) = s.struct_begin("Rec", 1);
-        assert_eq!(start, StructStart::Declare);
-        s.struct_field(&mut cur, "a").unwrap();
-        assert!(s.struct_field(&mut cur, "b").is_err());
-        let (cur, _) = s.struct_begin("Two", 2);
-        assert!(s.struct_end(cur).is_err());
+        // Announced 3, declared with 2 names: the header count is rewritten.
+        let recount = |count| EndStep::Recount {
+            was: StructStart::Declare,
+            now: StructStart::Declare,
+            count,
+            end: false,
+        };
         assert_eq!(
-            s.shapes().open_count(),
-            1,
-            "the Rec declaration is still open"
+            walk(&mut s, &["a", "b"]),
+            (StructStart::Declare, vec![Name; 2], recount(2))
+        );
+        assert_eq!(s.shapes().field_count(1), Some(2));
+        // The reuse of that 2-field shape: a third field opens it, no field empties it.
+        assert_eq!(
+            walk(&mut s, &["a", "b", "c"]),
+            (
+                StructStart::Reuse(1),
+                vec![ValueOnly, ValueOnly, OpenThenName(1)],
+                EndStep::End
+            )
+        );
+        assert_eq!(
+            walk(&mut s, &[]).2,
+            EndStep::Recount {
+                was: StructStart::Reuse(1),
+                now: StructStart::Plain,
+                count: 0,
+                end: false
+            }
+        );
+        // More fields than announced in a declaration.
+        let (mut cur, start) = s.struct_begin("One", 1);
+        assert_eq!(start, StructStart::Declare);
+        for f in ["p", "q", "r"] {
+            assert_eq!(s.struct_field(&mut cur, f.as_bytes()).unwrap(), Name);
+        }
+        assert_eq!(s.struct_end(cur).unwrap(), recount(3));
+        assert_eq!(s.shapes().field_count(2), Some(3));
+        assert_eq!(s.shapes().open_count(), 0);
+    }
+
+    #[test]
+    fn map_shapes_declare_reuse_and_escape_other_keys() {
+        use FieldStep::*;
+        let opts = Options::balanced().features(Features::BALANCED.with(Features::MAP_SHAPE));
+        let mut s = DenseState::new_encoder(&opts);
+        let mut plain = DenseState::new_encoder(&Options::balanced());
+        assert!(plain.map_begin(Some(2), b"k").is_none());
+        let (mut cur, start) = s.map_begin(Some(2), b"k").unwrap();
+        assert_eq!(start, StructStart::Declare);
+        assert_eq!(s.struct_field(&mut cur, b"k").unwrap(), Name);
+        assert_eq!(s.struct_field(&mut cur, b"v").unwrap(), Name);
+        assert_eq!(s.struct_end(cur).unwrap(), EndStep::Nothing);
+        let (mut cur, start) = s.map_begin(Some(2), b"k").unwrap();
+        assert_eq!(start, StructStart::Reuse(1));
+        assert_eq!(s.struct_field(&mut cur, b"k").unwrap(), ValueOnly);
+        let marked = |open, escape| Key {
+            open,
+            escape,
+            marked: true,
+        };
+        assert_eq!(s.other_key(&mut cur).unwrap(), marked(None, true));
+        assert_eq!(s.other_key(&mut cur).unwrap(), marked(None, false));
+        assert_eq!(s.struct_end(cur).unwrap(), EndStep::End);
+        // A different first key with the same length: a new declaration; a non-string key
+        // there ends its names.
+        let (mut cur, start) = s.map_begin(Some(2), b"z").unwrap();
+        assert_eq!(start, StructStart::Declare);
+        s.struct_field(&mut cur, b"z").unwrap();
+        assert_eq!(s.other_key(&mut cur).unwrap(), marked(None, true));
+        assert_eq!(s.shapes().field_count(2), Some(1));
+        assert_eq!(
+            s.struct_end(cur).unwrap(),
+            EndStep::Recount {
+                was: StructStart::Declare,
+                now: StructStart::Declare,
+                count: 2,
+                end: true
+            }
         );
     }
 

@@ -1,6 +1,6 @@
 //! The shape table: field-name lists of structs (tag `EC`), ids from 1 (Go notes §1.3).
 //!
-//! One id space holds struct shapes (and, later, map key-set shapes). A declaration
+//! One id space holds struct shapes and map key-set shapes (feature `MAP_SHAPE`). A declaration
 //! interleaves names and values (`EC 00 N`, then N × (name, value), `docs/SPEC.md` §Shapes),
 //! so names arrive one at a time and declarations nest (a field's value may declare another
 //! shape). Open declarations live on a LIFO stack; a shape gets its id when its declaration
@@ -163,14 +163,15 @@ impl ShapeTable {
     }
 }
 
-/// Encoder-only shape predictions: which shape to try for a struct, and which shape holds a
-/// given list of names. Predictions are speculative (the serializer checks every name), so
-/// the names index is keyed by a 64-bit hash: a collision costs an escape, never a wrong
+/// Encoder-only shape predictions: which shape to try for a struct or a string-keyed map, and
+/// which shape holds a given list of names. Predictions are speculative (the serializer checks
+/// every name), so hashes stand in for names: a collision costs an escape, never a wrong
 /// value.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ShapePredictor {
-    /// `(struct name, field count, None)` → the shape to try first;
-    /// `(struct name, field count, Some(first field))` → a shape starting with that field.
+    /// Structs: `(Struct(name), len, None)` → the shape to try first and
+    /// `(Struct(name), len, Some(first))` → a shape starting with that field.
+    /// Maps: `(Map, len, Some(first key))` → the shape to try.
     by_struct: HashMap<PredKey, u32>,
     /// Hash of a name list → a shape with those names.
     by_names: HashMap<u64, u32>,
@@ -184,28 +185,27 @@ pub(crate) struct ShapePredictor {
     logging: bool,
 }
 
-type PredKey = (&'static str, usize, Option<&'static str>);
+/// Whose shape a prediction is for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Owner {
+    /// A struct (or struct variant) by its serde name.
+    Struct(&'static str),
+    /// A map whose keys are strings (feature `MAP_SHAPE`).
+    Map,
+}
+
+/// `(owner, announced length, hash of the first name)`.
+pub(crate) type PredKey = (Owner, usize, Option<NamesHash>);
 
 /// The running hash of a list of field names, fed one name at a time.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct NamesHash(u64);
 
 impl ShapePredictor {
-    /// The shape to try for struct `name` with `len` fields.
+    /// The shape to try for `key`.
     #[inline]
-    pub(crate) fn predict(&self, name: &'static str, len: usize) -> Option<u32> {
-        self.by_struct.get(&(name, len, None)).copied()
-    }
-
-    /// A shape of struct `name` with `len` fields whose first field is `first`.
-    #[inline]
-    pub(crate) fn predict_first(
-        &self,
-        name: &'static str,
-        len: usize,
-        first: &'static str,
-    ) -> Option<u32> {
-        self.by_struct.get(&(name, len, Some(first))).copied()
+    pub(crate) fn predict(&self, key: PredKey) -> Option<u32> {
+        self.by_struct.get(&key).copied()
     }
 
     /// Feeds the next field name into `h`.
@@ -224,40 +224,39 @@ impl ShapePredictor {
         }
     }
 
-    /// A declaration of struct `name` with `len` fields, the first one `first`, defined
-    /// shape `id` with names `h`.
+    /// A declaration for `key` defined shape `id` with names `h`; `first_key` (structs: the
+    /// key with the first field's hash) also predicts it.
     pub(crate) fn declared(
         &mut self,
-        name: &'static str,
-        len: usize,
-        first: Option<&'static str>,
+        key: PredKey,
+        first_key: Option<PredKey>,
         h: NamesHash,
         id: u32,
     ) {
         self.by_names.entry(h.0).or_insert(id);
-        self.set((name, len, None), Some(id));
-        if first.is_some() {
-            self.set((name, len, first), Some(id));
+        self.set(key, Some(id));
+        if let Some(k) = first_key {
+            self.set(k, Some(id));
         }
     }
 
-    /// A record of struct `name` used shape `id` with no escape.
+    /// A record for `key` used shape `id` with no escape.
     #[inline]
-    pub(crate) fn used(&mut self, name: &'static str, len: usize, id: u32) {
-        if self.predict(name, len) != Some(id) {
-            self.set((name, len, None), Some(id));
+    pub(crate) fn used(&mut self, key: PredKey, id: u32) {
+        if self.predict(key) != Some(id) {
+            self.set(key, Some(id));
         }
     }
 
-    /// A record of struct `name` escaped from its predicted shape; its names hash to `h`.
-    /// The next record of `name` tries the shape with those names if there is one. A list
-    /// with no shape is declared by the next record only once it has escaped twice, so a
-    /// rare deviation does not make the common list be declared again.
-    pub(crate) fn escaped(&mut self, name: &'static str, len: usize, h: NamesHash) {
+    /// A record for `key` escaped from its predicted shape; its names hash to `h`. The next
+    /// record tries the shape with those names if there is one. A list with no shape is
+    /// declared by the next record only once it has escaped twice, so a rare deviation does
+    /// not make the common list be declared again.
+    pub(crate) fn escaped(&mut self, key: PredKey, h: NamesHash) {
         if let Some(&id) = self.by_names.get(&h.0) {
-            self.set((name, len, None), Some(id));
+            self.set(key, Some(id));
         } else if !self.escaped_once.insert(h.0) {
-            self.set((name, len, None), None);
+            self.set(key, None);
         } else if self.logging {
             self.undo_escaped.push(h.0);
         }
@@ -363,25 +362,22 @@ mod tests {
             .iter()
             .fold(NamesHash::default(), |h, n| p.feed(h, n.as_bytes()));
         assert_ne!(ha, hb);
-        p.declared("S", 2, Some("a"), ha, 1);
-        assert_eq!(p.predict("S", 2), Some(1));
+        let k = (Owner::Struct("S"), 2, None);
+        p.declared(k, None, ha, 1);
+        assert_eq!(p.predict(k), Some(1));
         p.mark();
-        p.escaped("S", 2, hb);
-        assert_eq!(p.predict("S", 2), Some(1), "first escape to unknown names");
-        p.escaped("S", 2, hb);
-        assert_eq!(p.predict("S", 2), None, "second escape: declare next time");
-        p.declared("S", 2, Some("a"), hb, 2);
-        p.escaped("S", 2, ha);
-        assert_eq!(p.predict("S", 2), Some(1));
+        p.escaped(k, hb);
+        assert_eq!(p.predict(k), Some(1), "first escape to unknown names");
+        p.escaped(k, hb);
+        assert_eq!(p.predict(k), None, "second escape: declare next time");
+        p.declared(k, None, hb, 2);
+        p.escaped(k, ha);
+        assert_eq!(p.predict(k), Some(1));
         p.rollback(1);
-        assert_eq!(p.predict("S", 2), Some(1));
-        p.escaped("S", 2, hb);
-        assert_eq!(
-            p.predict("S", 2),
-            Some(1),
-            "shape 2 and the first escape rolled back"
-        );
-        p.escaped("S", 2, hb);
-        assert_eq!(p.predict("S", 2), None);
+        assert_eq!(p.predict(k), Some(1));
+        p.escaped(k, hb);
+        assert_eq!(p.predict(k), Some(1), "shape 2 and the first escape rolled back");
+        p.escaped(k, hb);
+        assert_eq!(p.predict(k), None);
     }
 }

@@ -145,7 +145,7 @@ impl<'a> Compound<'a> {
 
     fn finish(mut self) -> Result<()> {
         if let Some(cursor) = self.shape.take() {
-            self.ser.shape_end(cursor)?;
+            self.ser.shape_end(cursor, self.start)?;
             self.ser.leave(self.levels);
             return Ok(());
         }
@@ -172,6 +172,36 @@ impl<'a> Compound<'a> {
         }
         self.ser.leave(self.levels);
         Ok(())
+    }
+}
+
+impl Compound<'_> {
+    /// A map key under `MAP_SHAPE` (`docs/SPEC.md` §Shapes): a string first key may start a
+    /// shape; in a shaped map a string key is a shape name and any other key is escaped.
+    fn shaped_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        self.count += 1;
+        let start = self.start;
+        let len = (self.claimed != usize::MAX).then_some(self.claimed);
+        let mut miss = false;
+        let ser = &mut *self.ser;
+        let shape = &mut self.shape;
+        let probe = super::shape_key::StrKey {
+            miss: &mut miss,
+            f: |k: &str| match shape {
+                Some(cur) => ser.shape_name(cur, start, k),
+                None => {
+                    *shape = ser.map_first_key(start, len, k)?;
+                    Ok(())
+                }
+            },
+        };
+        match key.serialize(probe) {
+            Err(_) if miss => match self.shape.as_mut() {
+                Some(cur) => self.ser.shape_other_key(cur, start, key),
+                None => key.serialize(&mut *self.ser),
+            },
+            r => r,
+        }
     }
 }
 
@@ -232,6 +262,10 @@ impl SerializeMap for Compound<'_> {
             return Err(Error::mismatch("a map value after its key", "another key"));
         }
         self.key_open = true;
+        if self.shape.is_some() || (self.count == 0 && self.kind == Kind::Map && self.ser.map_shapes())
+        {
+            return self.shaped_key(key);
+        }
         self.element(key)
     }
     #[inline]

@@ -56,37 +56,109 @@ impl Serializer {
         }
     }
 
-    /// One field of a shaped struct whose header starts at `start`: the name if the shape
-    /// does not predict it, then the value.
+    /// One field of a shaped struct (or shaped map) whose header starts at `start`: the name
+    /// if the shape does not predict it, then the value.
     pub(crate) fn shape_field<T: ?Sized + Serialize>(
         &mut self,
         cur: &mut ShapeCursor,
         start: usize,
-        key: &'static str,
+        key: &str,
         value: &T,
     ) -> Result<()> {
-        let d = self
-            .state
-            .dense
-            .as_deref_mut()
-            .expect("shaped structs need Dense state");
-        match d.struct_field(cur, key)? {
-            FieldStep::ValueOnly => {}
-            FieldStep::Name => self.write_str(key)?,
+        self.shape_name(cur, start, key)?;
+        value.serialize(self)
+    }
+
+    /// The name part of [`shape_field`](Self::shape_field).
+    pub(crate) fn shape_name(&mut self, cur: &mut ShapeCursor, start: usize, key: &str) -> Result<()> {
+        match self.dense_mut().struct_field(cur, key.as_bytes())? {
+            FieldStep::ValueOnly => Ok(()),
+            FieldStep::Name => self.write_str(key),
             FieldStep::EscapeThenName => {
                 self.write_ext(ext::SHAPE_ESCAPE);
-                self.write_str(key)?;
+                self.write_str(key)
+            }
+            FieldStep::OpenThenName(id) => {
+                self.insert_open_mark(start, id);
+                self.write_str(key)
             }
             FieldStep::Restart(how) => {
                 // Only the header was written since `start`, and it touched no state.
                 self.out.truncate(start);
                 self.write_struct_header(how, cur.len())?;
-                if !matches!(how, StructStart::Reuse(_)) {
-                    self.write_str(key)?;
+                if matches!(how, StructStart::Reuse(_)) {
+                    return Ok(());
                 }
+                self.write_str(key)
+            }
+            FieldStep::Key { .. } => unreachable!("struct_field returns no Key step"),
+        }
+    }
+
+    /// A key that is not a string in a shaped map: the escapes it needs, then the key.
+    pub(crate) fn shape_other_key<T: ?Sized + Serialize>(
+        &mut self,
+        cur: &mut ShapeCursor,
+        start: usize,
+        key: &T,
+    ) -> Result<()> {
+        if let FieldStep::Key {
+            open,
+            escape,
+            marked,
+        } = self.dense_mut().other_key(cur)?
+        {
+            if let Some(id) = open {
+                self.insert_open_mark(start, id);
+            }
+            if escape {
+                self.write_ext(ext::SHAPE_ESCAPE);
+            }
+            if marked {
+                self.write_ext(ext::SHAPE_ESCAPE);
             }
         }
-        value.serialize(self)
+        key.serialize(self)
+    }
+
+    /// True if maps may be shaped (feature `MAP_SHAPE` with Dense state).
+    #[inline]
+    pub(crate) fn map_shapes(&self) -> bool {
+        self.state.dense.is_some() && self.opts.has(Features::MAP_SHAPE)
+    }
+
+    /// The first key of a map whose header starts at `start` is the string `key`: replaces
+    /// the plain header (nothing else was written, no state changed) by a shape declaration
+    /// or reuse if the Dense state picks one, and writes `key` accordingly.
+    pub(crate) fn map_first_key(
+        &mut self,
+        start: usize,
+        len: Option<usize>,
+        key: &str,
+    ) -> Result<Option<ShapeCursor>> {
+        let Some((mut cur, how)) = self.dense_mut().map_begin(len, key.as_bytes()) else {
+            self.write_str(key)?;
+            return Ok(None);
+        };
+        self.out.truncate(start);
+        self.write_struct_header(how, cur.len())?;
+        self.shape_name(&mut cur, start, key)?;
+        Ok(Some(cur))
+    }
+
+    fn dense_mut(&mut self) -> &mut DenseState {
+        self.state
+            .dense
+            .as_deref_mut()
+            .expect("shaped structs need Dense state")
+    }
+
+    /// Turns the reuse of shape `id` at `start` into an open reuse: `F2 0A` right after its
+    /// header. No state depends on the position of these bytes.
+    fn insert_open_mark(&mut self, start: usize, id: u32) {
+        let at = start + struct_header_len(StructStart::Reuse(id), 0);
+        self.out
+            .splice(at..at, [crate::wire::tags::EXT, ext::SHAPE_ESCAPE]);
     }
 
     fn write_struct_header(&mut self, how: StructStart, len: usize) -> Result<()> {
@@ -104,21 +176,45 @@ impl Serializer {
         Ok(())
     }
 
-    /// Ends a shaped struct: defines a declared shape, or closes an escape.
-    pub(crate) fn shape_end(&mut self, cur: ShapeCursor) -> Result<()> {
-        let d = self
-            .state
-            .dense
-            .as_deref_mut()
-            .expect("shaped structs need Dense state");
-        match d.struct_end(cur)? {
+    /// Ends a shaped struct whose header starts at `start`: defines a declared shape, closes
+    /// an escape, or rewrites a header whose count was wrong.
+    pub(crate) fn shape_end(&mut self, cur: ShapeCursor, start: usize) -> Result<()> {
+        match self.dense_mut().struct_end(cur)? {
             EndStep::Nothing => {}
             EndStep::End => self.out.push(NIL),
             EndStep::EscapeThenEnd => {
                 self.write_ext(ext::SHAPE_ESCAPE);
                 self.out.push(NIL);
             }
+            EndStep::Recount {
+                was,
+                now,
+                count,
+                end,
+            } => {
+                let old = start..start + struct_header_len(was, cur.len());
+                let tail = self.out.split_off(old.end);
+                self.out.truncate(start);
+                self.write_struct_header(now, count)?;
+                self.out.extend_from_slice(&tail);
+                if end {
+                    self.out.push(NIL);
+                }
+            }
         }
         Ok(())
+    }
+}
+
+/// Bytes of the header `how` writes for `len` entries.
+fn struct_header_len(how: StructStart, len: usize) -> usize {
+    match how {
+        StructStart::Plain => match len {
+            0..=0xFF => 2,
+            0x100..=0xFFFF => 3,
+            _ => 5,
+        },
+        StructStart::Declare => 2 + varint::uvarint_len(len as u64),
+        StructStart::Reuse(id) => 1 + varint::uvarint_len(id as u64),
     }
 }

@@ -10,6 +10,7 @@ mod compound;
 mod dense;
 mod qpack;
 mod serde_impl;
+mod shape_key;
 mod write;
 
 pub use compound::Compound;
