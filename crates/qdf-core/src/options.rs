@@ -12,9 +12,10 @@
 //!
 //! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes
 //! and QPack sequences; Compression adds the float XOR/decimal codecs (Gorilla, Chimp128, ALP).
-//! The `ENTROPY`, `FSST`, `COLUMN_INDEX` and `MAP_SHAPE` bits are reserved for the entropy pass,
-//! the columnar containers and map key-set shapes, which no encoder writes yet: setting them
-//! changes no byte.
+//! `MAP_SHAPE` (opt-in, in no preset) adds key-set shapes for maps whose first key is a string
+//! (`docs/SPEC.md` §15.1). The `ENTROPY`, `FSST` and `COLUMN_INDEX` bits are reserved for the
+//! entropy pass and the columnar containers, which no encoder writes yet: setting them changes
+//! no byte.
 //!
 //! Decoding never needs the tier: the wire is self-describing. Decoding reads only the limits.
 
@@ -43,7 +44,10 @@ impl Features {
     pub const COLUMN_INDEX: Features = Features(1 << 7);
     /// Bit 8: FSST for high-cardinality string columns.
     pub const FSST: Features = Features(1 << 8);
-    /// Bit 9: shape interning of string-keyed maps' key sets (opt-in).
+    /// Bit 9: shape interning of string-keyed maps' key sets (opt-in, needs `DENSE`): a map
+    /// whose first key is a string is written as a shape declaration or reuse (tag 0xEC) of
+    /// its keys in entry order; later non-string keys are escaped (`docs/SPEC.md` §15.1).
+    /// Decoding needs no feature bit.
     pub const MAP_SHAPE: Features = Features(1 << 9);
 
     /// The Balanced preset, `0x1F`.
