@@ -54,15 +54,19 @@ use serde::de::{Deserialize, DeserializeOwned};
 
 use wire::header;
 
-/// The header flags a message encoded with `opts` carries. Flags are set only for features
-/// that change what the decoder must understand; the Speed row form needs none, so this is 0
-/// until the Dense and QPack dialects set their bits.
+/// The header flags of a stream encoded with `opts` (`docs/SPEC.md` §1): `01` with the Dense
+/// feature; `02` with QPack, because a stream header precedes frames not yet encoded, in any
+/// of which QPack tags may appear. A single message sets `02` only if its body has a QPack
+/// tag (see [`to_vec_with`]).
 ///
 /// Hook for sessions and framing.
 pub(crate) fn header_flags(opts: &Options) -> u8 {
     let mut flags = 0;
     if opts.has(Features::DENSE) {
         flags |= header::FLAG_DENSE;
+    }
+    if opts.has(Features::QPACK) {
+        flags |= header::FLAG_QPACK;
     }
     flags
 }
@@ -75,11 +79,13 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
     to_vec_with(value, Options::default())
 }
 
-/// Serializes `value` with `opts`.
+/// Serializes `value` with `opts`. The header's QPack flag (`02`, a hint) is set exactly when
+/// the body holds a QPack tag.
 pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, opts: Options) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(128);
-    out.extend_from_slice(&header::header(header_flags(&opts)));
-    encode_body(value, &opts, &mut out)?;
+    out.extend_from_slice(&header::header(header_flags(&opts) & !header::FLAG_QPACK));
+    // The header is in the buffer: set the QPack hint if the body wrote a codec tag.
+    out[header::HEADER_LEN - 1] |= encode_body(value, &opts, &mut out)?;
     Ok(out)
 }
 

@@ -56,11 +56,12 @@ where
 #[test]
 fn golden_bytes() {
     // 1..=8 as u8: delta + FOR, kind U64, width 0, first 1, zigzag(min Δ = 1) = 2, n = 8.
+    // Header flags 03: Dense, and the QPack hint because a QPack tag was written.
     let v: Vec<u8> = (1..=8).collect();
     assert_eq!(
         bal(&v),
         [
-            0x51, 0x44, 0x46, 0x01, 0x01, 0xE6, 0x03, 0x00, 0x01, 0x02, 0x08
+            0x51, 0x44, 0x46, 0x01, 0x03, 0xE6, 0x03, 0x00, 0x01, 0x02, 0x08
         ]
     );
     // Nine bools: E3, n = 9, two bytes LSB-first.
@@ -299,4 +300,48 @@ proptest! {
             prop_assert_eq!(back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), v.clone());
         }
     }
+}
+
+/// Header flag `02` (QPack hint, SPEC §1): a single message sets it exactly when its body has
+/// a QPack tag; a stream header sets it whenever the encoder may pack; decoders ignore it.
+#[test]
+fn qpack_header_hint() {
+    use qdf_core::wire::header::{FLAG_DENSE, FLAG_QPACK};
+    let packed: Vec<u32> = (0..100).collect();
+    let short: Vec<u32> = vec![1, 2, 3];
+    let nested = (vec!["a"; 3], vec![packed.clone()]);
+    for (opts, want_packed) in [
+        (Options::balanced(), FLAG_DENSE | FLAG_QPACK),
+        (Options::compression(), FLAG_DENSE | FLAG_QPACK),
+        (Options::speed(), 0),
+    ] {
+        let flags = |b: &[u8]| b[4];
+        let a = qdf_core::to_vec_with(&packed, opts).unwrap();
+        assert_eq!(flags(&a), want_packed, "{opts:?}");
+        let b = qdf_core::to_vec_with(&short, opts).unwrap();
+        assert_eq!(flags(&b), want_packed & FLAG_DENSE, "too short to pack");
+        let c = qdf_core::to_vec_with(&nested, opts).unwrap();
+        assert_eq!(flags(&c), want_packed, "a packed sequence inside a tuple");
+        let mut w = Vec::new();
+        qdf_core::to_writer_with(&mut w, &packed, opts).unwrap();
+        assert_eq!(w, a, "to_writer builds the same message");
+        // The hint changes nothing for the decoder: with or without it, the same values.
+        for f in [0u8, FLAG_QPACK] {
+            let mut m = a.clone();
+            m[4] = (m[4] & !FLAG_QPACK) | f;
+            assert_eq!(qdf_core::from_slice::<Vec<u32>>(&m).unwrap(), packed);
+            let mut m = b.clone();
+            m[4] |= f;
+            assert_eq!(qdf_core::from_slice::<Vec<u32>>(&m).unwrap(), short);
+        }
+    }
+    // Streams: the header precedes frames not yet encoded, so it says "may appear".
+    let mut enc = qdf_core::EncoderSession::new(Options::balanced());
+    let mut out = Vec::new();
+    enc.encode_frame(&short, &mut out).unwrap();
+    assert_eq!(out[4], FLAG_DENSE | FLAG_QPACK);
+    let mut enc = qdf_core::EncoderSession::new(Options::speed());
+    let mut out = Vec::new();
+    enc.encode_frame(&packed, &mut out).unwrap();
+    assert_eq!(out[4], 0);
 }

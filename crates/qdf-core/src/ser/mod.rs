@@ -24,6 +24,9 @@ use crate::options::Options;
 #[derive(Debug, Default)]
 pub(crate) struct EncState {
     pub(crate) dense: Option<Box<crate::dense::DenseState>>,
+    /// Header flags the body turned out to need beyond the tier's own: `FLAG_QPACK` once a
+    /// QPack (or other codec) tag is written.
+    pub(crate) body_flags: u8,
 }
 
 /// A qdf serializer writing the message *body* (no header) into an owned buffer.
@@ -74,6 +77,7 @@ impl Serializer {
             pending_variant: None,
             state: EncState {
                 dense: dense::new_state(&opts),
+                body_flags: 0,
             },
         }
     }
@@ -113,6 +117,12 @@ impl Serializer {
         self.depth -= levels;
     }
 
+    /// Records that a QPack or other codec tag was written (header flag `02`, a hint).
+    #[inline]
+    pub(crate) fn note_codec_tag(&mut self) {
+        self.state.body_flags |= crate::wire::header::FLAG_QPACK;
+    }
+
     /// Writes `F2 <subtype>`.
     #[inline]
     pub(crate) fn write_ext(&mut self, subtype: u8) {
@@ -121,17 +131,18 @@ impl Serializer {
     }
 }
 
-/// Appends the body of `value` to `out` (no header). On error `out` is truncated back to its
-/// length at entry, so a caller's buffer never holds half a message.
+/// Appends the body of `value` to `out` (no header) and returns the header flags the body
+/// needs beyond the tier's (`FLAG_QPACK` if a codec tag was written). On error `out` is
+/// truncated back to its length at entry, so a caller's buffer never holds half a message.
 ///
 /// Hook for sessions and framing: the one place a body is produced.
 pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
     value: &T,
     opts: &Options,
     out: &mut Vec<u8>,
-) -> Result<()> {
+) -> Result<u8> {
     let mut state = dense::new_state(opts);
-    encode_body_with_state(value, opts, out, &mut state)
+    encode_body_flags(value, opts, out, &mut state)
 }
 
 /// [`encode_body`] with a session's Dense state (taken and given back). The state is not
@@ -142,6 +153,15 @@ pub(crate) fn encode_body_with_state<T: ?Sized + serde::Serialize>(
     out: &mut Vec<u8>,
     dense: &mut Option<Box<crate::dense::DenseState>>,
 ) -> Result<()> {
+    encode_body_flags(value, opts, out, dense).map(|_| ())
+}
+
+fn encode_body_flags<T: ?Sized + serde::Serialize>(
+    value: &T,
+    opts: &Options,
+    out: &mut Vec<u8>,
+    dense: &mut Option<Box<crate::dense::DenseState>>,
+) -> Result<u8> {
     let start = out.len();
     let mut ser = Serializer {
         out: std::mem::take(out),
@@ -150,15 +170,20 @@ pub(crate) fn encode_body_with_state<T: ?Sized + serde::Serialize>(
         pending_variant: None,
         state: EncState {
             dense: dense.take(),
+            body_flags: 0,
         },
     };
     let r = value.serialize(&mut ser);
     *dense = ser.state.dense.take();
+    let flags = ser.state.body_flags;
     *out = ser.into_inner();
-    if r.is_err() {
-        out.truncate(start);
+    match r {
+        Ok(()) => Ok(flags),
+        Err(e) => {
+            out.truncate(start);
+            Err(e)
+        }
     }
-    r
 }
 
 #[cfg(test)]

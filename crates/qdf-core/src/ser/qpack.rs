@@ -158,6 +158,7 @@ impl PackBuf {
         }
         ser.out.truncate(start);
         ser.out.extend_from_slice(&packed);
+        ser.note_codec_tag();
         Ok(true)
     }
 
