@@ -40,3 +40,63 @@ pub fn speed_codecs<D: Dataset>() -> Vec<Codec<D>> {
         .filter(|c| wanted.contains(&c.name));
     peers.chain(qdf_tiers::<D>().into_iter().take(1)).collect()
 }
+
+/// Bytes for `records` sent one per message, as in the streamed benchmark of docs/BENCH.md.
+#[derive(Debug, PartialEq, Eq)]
+pub struct StreamSizes {
+    /// One `EncoderSession` (Balanced): stream header once, then `uvarint(len) ‖ body` frames.
+    pub session: usize,
+    /// The same with `MAP_SHAPE` on (map key-set shapes).
+    pub session_map_shape: usize,
+    /// Every record as its own one-shot Balanced message (`to_vec`, header included).
+    pub one_shot: usize,
+    /// All records as one Balanced message (the batch `Vec`).
+    pub batch: usize,
+    /// serde_json lines: each record's JSON plus `\n`.
+    pub json_lines: usize,
+}
+
+/// Encodes `records` every way of [`StreamSizes`], checking the session frames decode back
+/// to the exact records through one `DecoderSession`.
+///
+/// # Panics
+/// If any encoding fails or a frame decodes differently.
+pub fn stream_sizes<T>(records: &[T]) -> StreamSizes
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let session = |opts: Options| {
+        let mut enc = qdf::EncoderSession::new(opts);
+        let mut out = Vec::new();
+        for r in records {
+            enc.encode_frame(r, &mut out).expect("encodes");
+        }
+        let mut dec = qdf::DecoderSession::new(opts);
+        let mut at = 0;
+        for r in records {
+            let (back, used): (T, usize) = dec.decode_frame(&out[at..]).unwrap().unwrap();
+            assert_eq!(&back, r);
+            at += used;
+        }
+        assert_eq!(at, out.len());
+        out.len()
+    };
+    let map_shape = Options::balanced().features(
+        Options::balanced()
+            .feature_bits()
+            .with(qdf::Features::MAP_SHAPE),
+    );
+    StreamSizes {
+        session: session(Options::balanced()),
+        session_map_shape: session(map_shape),
+        one_shot: records
+            .iter()
+            .map(|r| qdf::to_vec(r).expect("encodes").len())
+            .sum(),
+        batch: qdf::to_vec(records).expect("encodes").len(),
+        json_lines: records
+            .iter()
+            .map(|r| serde_json::to_vec(r).expect("encodes").len() + 1)
+            .sum(),
+    }
+}

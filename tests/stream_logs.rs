@@ -1,0 +1,24 @@
+//! Pins the streamed benchmark's sizes (docs/BENCH.md, `examples/stream_logs.rs`): 10 000 Logs
+//! records through one `EncoderSession` against one-shot Balanced messages and serde_json
+//! lines. The batch-as-one-message size is printed, not pinned here (`tests/sizes.rs` pins
+//! the batch encodings).
+
+#[path = "support/mod.rs"]
+mod support;
+
+use qdf_fixtures::synth::logs;
+
+#[test]
+fn ten_thousand_log_records_through_one_session() {
+    let recs = logs::log_batch(10_000).records;
+    let s = support::stream_sizes(&recs);
+    println!("{s:?}");
+    assert_eq!(s.session, 879_582);
+    assert_eq!(s.session_map_shape, 869_976);
+    assert_eq!(s.one_shot, 2_119_987);
+    assert_eq!(s.json_lines, 2_400_642);
+    // A session is real: it pays each string once, so it is smaller than one-shot messages
+    // and than JSON lines.
+    assert!(s.session * 2 < s.one_shot);
+    assert!(s.session * 2 < s.json_lines);
+}
