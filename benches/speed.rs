@@ -72,8 +72,10 @@ fn stream(c: &mut Criterion) {
             let mut dec = DecoderSession::new(Options::balanced());
             let mut at = 0;
             while at < frames.len() {
-                let (r, used): (logs::LogRecord, usize) =
-                    dec.decode_frame(&frames[at..]).expect("decodes").expect("whole frame");
+                let (r, used): (logs::LogRecord, usize) = dec
+                    .decode_frame(&frames[at..])
+                    .expect("decodes")
+                    .expect("whole frame");
                 black_box(r);
                 at += used;
             }

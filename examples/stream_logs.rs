@@ -21,7 +21,10 @@ fn main() {
     println!("|---|---:|---:|---:|");
     for (name, b) in [
         ("one EncoderSession (Balanced)", s.session),
-        ("one EncoderSession (Balanced + MAP_SHAPE)", s.session_map_shape),
+        (
+            "one EncoderSession (Balanced + MAP_SHAPE)",
+            s.session_map_shape,
+        ),
         ("one-shot Balanced per record", s.one_shot),
         ("one Balanced message (whole batch)", s.batch),
         ("serde_json lines", s.json_lines),

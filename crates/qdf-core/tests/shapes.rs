@@ -232,7 +232,11 @@ fn arb_entries() -> impl Strategy<Value = Entries> {
     ];
     (
         prop::collection::vec((key, any::<u8>()), 0..6),
-        prop_oneof![Just(None), Just(Some(usize::MAX)), (0usize..7).prop_map(Some)],
+        prop_oneof![
+            Just(None),
+            Just(Some(usize::MAX)),
+            (0usize..7).prop_map(Some)
+        ],
     )
         .prop_map(|(entries, len)| {
             // usize::MAX stands for "the true count".
@@ -301,7 +305,8 @@ fn map_shape_golden_bytes() {
             0xA4, // 4 maps
             0xEC, 0x00, 0x02, 0x81, b'k', 0x01, 0x81, b'v', 0x02, // declaration
             0xEC, 0x01, 0x03, 0x04, // reuse: values only
-            0xEC, 0x01, 0x05, 0xF2, 0x0A, 0xF2, 0x0A, 0x09, 0x06, 0xC0, // escape, marked key 9
+            0xEC, 0x01, 0x05, 0xF2, 0x0A, 0xF2, 0x0A, 0x09, 0x06,
+            0xC0, // escape, marked key 9
             0xD5, 0x01, 0x01, 0x07, // first key not a string: a plain map
         ]
     );
@@ -349,5 +354,9 @@ fn map_shapes_across_session_frames() {
     let values = 4 + 2 + 2;
     assert_eq!(plain[1..], [1 + 2 + 3 * 2 + values; 2]);
     assert_eq!(shaped[1..], [1 + 2 + values; 2]);
-    assert_eq!(shaped[0], plain[0] + 1, "a declaration costs one byte over a map header");
+    assert_eq!(
+        shaped[0],
+        plain[0] + 1,
+        "a declaration costs one byte over a map header"
+    );
 }

@@ -98,7 +98,9 @@ enum Mode {
     Reuse(u32),
     /// (name, value) pairs until the end mark, after an escape of a reuse (`declared: false`)
     /// or of a declaration (`declared: true`, whose header is then recounted).
-    Tail { declared: bool },
+    Tail {
+        declared: bool,
+    },
 }
 
 /// One struct (or shaped map) in progress.

@@ -376,7 +376,11 @@ mod tests {
         p.rollback(1);
         assert_eq!(p.predict(k), Some(1));
         p.escaped(k, hb);
-        assert_eq!(p.predict(k), Some(1), "shape 2 and the first escape rolled back");
+        assert_eq!(
+            p.predict(k),
+            Some(1),
+            "shape 2 and the first escape rolled back"
+        );
         p.escaped(k, hb);
         assert_eq!(p.predict(k), None);
     }

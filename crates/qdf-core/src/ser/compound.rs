@@ -262,7 +262,8 @@ impl SerializeMap for Compound<'_> {
             return Err(Error::mismatch("a map value after its key", "another key"));
         }
         self.key_open = true;
-        if self.shape.is_some() || (self.count == 0 && self.kind == Kind::Map && self.ser.map_shapes())
+        if self.shape.is_some()
+            || (self.count == 0 && self.kind == Kind::Map && self.ser.map_shapes())
         {
             return self.shaped_key(key);
         }

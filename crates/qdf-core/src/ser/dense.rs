@@ -70,7 +70,12 @@ impl Serializer {
     }
 
     /// The name part of [`shape_field`](Self::shape_field).
-    pub(crate) fn shape_name(&mut self, cur: &mut ShapeCursor, start: usize, key: &str) -> Result<()> {
+    pub(crate) fn shape_name(
+        &mut self,
+        cur: &mut ShapeCursor,
+        start: usize,
+        key: &str,
+    ) -> Result<()> {
         match self.dense_mut().struct_field(cur, key.as_bytes())? {
             FieldStep::ValueOnly => Ok(()),
             FieldStep::Name => self.write_str(key),

@@ -22,7 +22,9 @@ pub(crate) struct StrKey<'m, F> {
 impl<F> StrKey<'_, F> {
     fn miss(self) -> Result<()> {
         *self.miss = true;
-        Err(Error::new(ErrorCode::Unsupported("a map key that is not a string")))
+        Err(Error::new(ErrorCode::Unsupported(
+            "a map key that is not a string",
+        )))
     }
 }
 
