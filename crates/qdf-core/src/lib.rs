@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub(crate) mod codec;
+mod columnar;
 mod de;
 mod dense;
 mod error;
@@ -79,7 +80,9 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, opts: Options) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(128);
     out.extend_from_slice(&header::header(header_flags(&opts)));
-    encode_body(value, &opts, &mut out)?;
+    if encode_body(value, &opts, &mut out)? {
+        out[4] |= header::FLAG_COL_INDEX;
+    }
     Ok(out)
 }
 

@@ -6,9 +6,10 @@
 //! names, variant names — is written by [`Serializer::write_str`] / [`Serializer::write_bytes`],
 //! so a dialect that interns strings changes exactly those two methods.
 
+pub(crate) mod capture;
 mod compound;
 mod dense;
-mod qpack;
+pub(crate) mod qpack;
 mod serde_impl;
 mod write;
 
@@ -49,13 +50,24 @@ pub(crate) struct EncState {
 /// [`to_vec`](crate::to_vec) does).
 #[derive(Debug)]
 pub struct Serializer {
-    out: Vec<u8>,
-    opts: Options,
-    depth: u32,
+    pub(crate) out: Vec<u8>,
+    pub(crate) opts: Options,
+    pub(crate) depth: u32,
     /// Extension subtype of a `Value` enum variant announced by a private newtype name and
     /// written by the next `serialize_str` (unit) or `serialize_map` (others).
     pending_variant: Option<u8>,
-    state: EncState,
+    pub(crate) state: EncState,
+    /// Column-length index of columnar containers (`COLUMN_INDEX`).
+    pub(crate) col_index: ColIndex,
+}
+
+/// Whether columnar containers may carry a column-length index (only when the caller sets
+/// header flag `08` afterwards, i.e. [`to_vec_with`](crate::to_vec_with)), and whether one
+/// was written.
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct ColIndex {
+    pub(crate) allowed: bool,
+    pub(crate) written: bool,
 }
 
 impl Serializer {
@@ -74,6 +86,7 @@ impl Serializer {
             state: EncState {
                 dense: dense::new_state(&opts),
             },
+            col_index: ColIndex::default(),
         }
     }
 
@@ -120,17 +133,21 @@ impl Serializer {
     }
 }
 
-/// Appends the body of `value` to `out` (no header). On error `out` is truncated back to its
-/// length at entry, so a caller's buffer never holds half a message.
-///
-/// Hook for sessions and framing: the one place a body is produced.
+/// Appends the body of a one-shot message (its header already in `out`) to `out`. On error
+/// `out` is truncated back to its length at entry, so a caller's buffer never holds half a
+/// message. Returns `true` when a columnar container wrote a column index (feature
+/// `COLUMN_INDEX`): the caller then sets header flag `08`.
 pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
     value: &T,
     opts: &Options,
     out: &mut Vec<u8>,
-) -> Result<()> {
+) -> Result<bool> {
     let mut state = dense::new_state(opts);
-    encode_body_with_state(value, opts, out, &mut state)
+    let index = ColIndex {
+        allowed: opts.has(crate::options::Features::COLUMN_INDEX),
+        written: false,
+    };
+    encode_with(value, opts, out, &mut state, index).map(|ix| ix.written)
 }
 
 /// [`encode_body`] with a session's Dense state (taken and given back). The state is not
@@ -141,6 +158,16 @@ pub(crate) fn encode_body_with_state<T: ?Sized + serde::Serialize>(
     out: &mut Vec<u8>,
     dense: &mut Option<Box<crate::dense::DenseState>>,
 ) -> Result<()> {
+    encode_with(value, opts, out, dense, ColIndex::default()).map(|_| ())
+}
+
+fn encode_with<T: ?Sized + serde::Serialize>(
+    value: &T,
+    opts: &Options,
+    out: &mut Vec<u8>,
+    dense: &mut Option<Box<crate::dense::DenseState>>,
+    col_index: ColIndex,
+) -> Result<ColIndex> {
     let start = out.len();
     let mut ser = Serializer {
         out: std::mem::take(out),
@@ -150,14 +177,16 @@ pub(crate) fn encode_body_with_state<T: ?Sized + serde::Serialize>(
         state: EncState {
             dense: dense.take(),
         },
+        col_index,
     };
     let r = value.serialize(&mut ser);
     *dense = ser.state.dense.take();
+    let index = ser.col_index;
     *out = ser.into_inner();
     if r.is_err() {
         out.truncate(start);
     }
-    r
+    r.map(|()| index)
 }
 
 #[cfg(test)]
