@@ -10,11 +10,12 @@
 //! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF` |
 //! | Compression | [`Options::compression`] | Balanced `| FLOAT_XOR | ENTROPY | FSST` |
 //!
-//! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes
-//! and QPack sequences; Compression adds the float XOR/decimal codecs (Gorilla, Chimp128, ALP).
-//! The `ENTROPY`, `FSST`, `COLUMN_INDEX` and `MAP_SHAPE` bits are reserved for the entropy pass,
-//! the columnar containers and map key-set shapes, which no encoder writes yet: setting them
-//! changes no byte.
+//! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes,
+//! QPack sequences and columnar containers for sequences of ≥ 16 structs; Compression adds the
+//! float XOR/decimal codecs (Gorilla, Chimp128, ALP) and FSST string columns. `COLUMN_INDEX`
+//! (in no tier) adds a column-length index to columnar containers of one-shot messages. The
+//! `ENTROPY` and `MAP_SHAPE` bits are reserved for the entropy pass and map key-set shapes,
+//! which no encoder writes yet: setting them changes no byte.
 //!
 //! Decoding never needs the tier: the wire is self-describing. Decoding reads only the limits.
 

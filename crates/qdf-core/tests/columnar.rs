@@ -501,6 +501,9 @@ fn session_stays_in_step_when_a_per_value_column_is_skipped() {
             })
             .collect()
     };
+    // The `s` column (kind 04) is per-value: its body starts with an intern definition.
+    let one = qdf_core::to_vec(&batch(0)).unwrap();
+    assert_eq!(hex(&one[5..23]), "ef 64 00 02 82 69 64 01 81 73 04 e6 03 00 00 02 64 e0");
     let mut enc = EncoderSession::new(Options::balanced());
     let mut wire = Vec::new();
     for f in 0..3 {
@@ -628,3 +631,4 @@ fn huge_row_count_is_refused_by_the_budget() {
     msg.truncate(8);
     assert!(qdf_core::from_slice::<Value>(&msg).is_err());
 }
+
