@@ -25,7 +25,10 @@ fn container_at(b: &[u8], rows: u64) -> Option<(usize, u8)> {
         .map(|i| (i, b[i]))
 }
 
-fn round_trip<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(v: &T, opts: Options) -> Vec<u8> {
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(
+    v: &T,
+    opts: Options,
+) -> Vec<u8> {
     let b = qdf::to_vec_with(v, opts).unwrap();
     let back: T = qdf::from_slice(&b).unwrap();
     assert_eq!(&back, v);
@@ -62,7 +65,10 @@ fn real_data_round_trips_exactly() {
     let usgs = real::usgs::load().unwrap();
     for opts in [Options::balanced(), Options::compression()] {
         let z = round_trip(&zipkin, opts);
-        assert!(container_at(&z, zipkin_len(&zipkin)).is_some(), "Zipkin spans are columnar");
+        assert!(
+            container_at(&z, zipkin_len(&zipkin)).is_some(),
+            "Zipkin spans are columnar"
+        );
         let u = round_trip(&usgs, opts);
         assert!(u.len() < qdf::to_vec_with(&usgs, Options::speed()).unwrap().len());
     }

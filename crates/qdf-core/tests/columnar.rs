@@ -4,9 +4,7 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use qdf_core::{
-    Category, DecoderSession, EncoderSession, Features, Options, Value,
-};
+use qdf_core::{Category, DecoderSession, EncoderSession, Features, Options, Value};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +16,10 @@ fn tag(b: &[u8]) -> u8 {
 }
 
 fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" ")
+    b.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn unhex(s: &str) -> Vec<u8> {
@@ -106,7 +107,13 @@ fn fallback_replay_is_byte_identical() {
         qdf_core::to_vec_with(&v, no_columnar).unwrap()
     );
     // 20 rows, the 18th with its fields reordered: the batch gives up at that row.
-    let rows: Vec<Flex> = (0..20).map(|i| Flex { i, reorder: i == 17, skip: false }).collect();
+    let rows: Vec<Flex> = (0..20)
+        .map(|i| Flex {
+            i,
+            reorder: i == 17,
+            skip: false,
+        })
+        .collect();
     let b = qdf_core::to_vec(&rows).unwrap();
     assert_eq!(b, qdf_core::to_vec_with(&rows, no_columnar).unwrap());
     assert_eq!(tag(&b), 0xB4);
@@ -137,7 +144,7 @@ impl Serialize for Flex {
                 st.serialize_field("b", &format!("v{}", self.i))?;
             }
         }
-        st.serialize_field("c", &(self.i % 2 == 0))?;
+        st.serialize_field("c", &self.i.is_multiple_of(2))?;
         st.end()
     }
 }
@@ -182,7 +189,11 @@ fn item() -> impl Strategy<Value = Item> {
             proptest::option::of(proptest::option::of(any::<u8>())),
         ),
         (-1e6f64..1e6, -1e3f32..1e3, any::<bool>()),
-        (mode, proptest::collection::vec("[a-b]{1,2}", 0..3), any::<char>()),
+        (
+            mode,
+            proptest::collection::vec("[a-b]{1,2}", 0..3),
+            any::<char>(),
+        ),
     )
         .prop_map(
             |((id, delta, name), (note, maybe, twice), (ratio, small, flag), (mode, tags, c))| {
@@ -296,7 +307,12 @@ struct S {
 /// tag is the first byte of the column body (one column named `s`: `EF M 00 01 81 73 04`).
 #[test]
 fn each_string_codec_is_chosen() {
-    let hex32 = |i: u64| format!("{:032x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15) as u128 * 7919);
+    let hex32 = |i: u64| {
+        format!(
+            "{:032x}",
+            i.wrapping_mul(0x9E37_79B9_7F4A_7C15) as u128 * 7919
+        )
+    };
     let cases: Vec<(&str, Vec<String>, Options, u8)> = vec![
         ("F9 constant", vec!["us-east-1".into(); 40], Options::balanced(), 0xF9),
         (
@@ -352,7 +368,9 @@ fn per_value_strings(n: usize) -> Vec<String> {
     (0..n)
         .map(|i| {
             let k = (i % 64) as u32;
-            (0..10u32).map(|j| char::from(b'!' + ((k * 7 + j * 13) % 90) as u8)).collect()
+            (0..10u32)
+                .map(|j| char::from(b'!' + ((k * 7 + j * 13) % 90) as u8))
+                .collect()
         })
         .collect()
 }
@@ -426,9 +444,14 @@ fn subset_decode_reads_three_of_sixteen() {
         })
         .collect();
     let plain = qdf_core::to_vec(&v).unwrap();
-    let indexed_opts = Options::balanced().features(Features::BALANCED.with(Features::COLUMN_INDEX));
+    let indexed_opts =
+        Options::balanced().features(Features::BALANCED.with(Features::COLUMN_INDEX));
     let indexed = qdf_core::to_vec_with(&v, indexed_opts).unwrap();
-    assert_eq!((plain[4], indexed[4]), (0x01, 0x09), "flag 08 only with the index");
+    assert_eq!(
+        (plain[4], indexed[4]),
+        (0x01, 0x09),
+        "flag 08 only with the index"
+    );
     for b in [&plain, &indexed] {
         assert_eq!(tag(b), EF);
         assert_eq!(qdf_core::from_slice::<Vec<Three>>(b).unwrap(), want);
@@ -474,7 +497,11 @@ fn a_skipped_column_refuses_other_requests() {
     let mut de = qdf_core::Deserializer::from_slice(&b).unwrap();
     let e = serde::Deserializer::deserialize_seq(&mut de, Mixed).unwrap_err();
     assert_eq!(e.classify(), Category::Data);
-    assert!(e.to_string().contains("skipped because the first row's type did not name it"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("skipped because the first row's type did not name it"),
+        "{e}"
+    );
 }
 
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
@@ -503,7 +530,10 @@ fn session_stays_in_step_when_a_per_value_column_is_skipped() {
     };
     // The `s` column (kind 04) is per-value: its body starts with an intern definition.
     let one = qdf_core::to_vec(&batch(0)).unwrap();
-    assert_eq!(hex(&one[5..23]), "ef 64 00 02 82 69 64 01 81 73 04 e6 03 00 00 02 64 e0");
+    assert_eq!(
+        hex(&one[5..23]),
+        "ef 64 00 02 82 69 64 01 81 73 04 e6 03 00 00 02 64 e0"
+    );
     let mut enc = EncoderSession::new(Options::balanced());
     let mut wire = Vec::new();
     for f in 0..3 {
@@ -548,16 +578,27 @@ fn nested_batches_are_columnar() {
                 .map(|i| Span {
                     id: s * 100 + i,
                     name: ["GET", "SET", "DEL"][(i % 3) as usize].into(),
-                    attrs: [("k".to_string(), format!("v{}", i % 4))].into_iter().collect(),
+                    attrs: [("k".to_string(), format!("v{}", i % 4))]
+                        .into_iter()
+                        .collect(),
                 })
                 .collect(),
         })
         .collect();
     let b = qdf_core::to_vec(&v).unwrap();
     assert_eq!(tag(&b), F7);
-    assert!(b[10..].windows(2).filter(|w| w[0] == F7 && w[1] == 20).count() >= 16);
+    assert!(
+        b[10..]
+            .windows(2)
+            .filter(|w| w[0] == F7 && w[1] == 20)
+            .count()
+            >= 16
+    );
     assert_eq!(qdf_core::from_slice::<Vec<Scope>>(&b).unwrap(), v);
-    assert_eq!(qdf_core::from_slice::<Value>(&b).unwrap().to_string(), row_value(&v));
+    assert_eq!(
+        qdf_core::from_slice::<Value>(&b).unwrap().to_string(),
+        row_value(&v)
+    );
 }
 
 #[test]
@@ -614,21 +655,29 @@ fn bad_masks_and_counts_are_syntax_errors() {
     // Fewer than 16 rows.
     let mut few = b.clone();
     few[6] = 0x0F;
-    assert_eq!(qdf_core::from_slice::<Value>(&few).unwrap_err().classify(), Category::Syntax);
+    assert_eq!(
+        qdf_core::from_slice::<Value>(&few).unwrap_err().classify(),
+        Category::Syntax
+    );
     // An unknown column shape id.
     let mut unknown = b.clone();
     unknown[7] = 0x05;
-    assert_eq!(qdf_core::from_slice::<Value>(&unknown).unwrap_err().classify(), Category::Syntax);
+    assert_eq!(
+        qdf_core::from_slice::<Value>(&unknown)
+            .unwrap_err()
+            .classify(),
+        Category::Syntax
+    );
 }
 
 /// A huge row count over a tiny input fails before anything is allocated.
 #[test]
 fn huge_row_count_is_refused_by_the_budget() {
     // EF, M = 2^40, a declaration of one int column, a constant FOR body.
-    let mut msg = unhex("51 44 46 01 01 ef 80 80 80 80 80 20 00 01 81 61 01 e5 03 00 00 80 80 80 80 80 20");
+    let mut msg =
+        unhex("51 44 46 01 01 ef 80 80 80 80 80 20 00 01 81 61 01 e5 03 00 00 80 80 80 80 80 20");
     let e = qdf_core::from_slice::<Value>(&msg).unwrap_err();
     assert_eq!(e.classify(), Category::Limit, "{e}");
     msg.truncate(8);
     assert!(qdf_core::from_slice::<Value>(&msg).is_err());
 }
-

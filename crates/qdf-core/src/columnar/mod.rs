@@ -76,7 +76,11 @@ impl Class {
 
 /// True when `opts` writes columnar containers.
 pub(crate) fn enabled(opts: &Options) -> bool {
-    opts.has(Features::DENSE.with(Features::SHAPE_INTERN).with(Features::QPACK))
+    opts.has(
+        Features::DENSE
+            .with(Features::SHAPE_INTERN)
+            .with(Features::QPACK),
+    )
 }
 
 /// Bytes of a mask over `n` rows.

@@ -116,7 +116,11 @@ impl Batch {
 
     /// The fields of row `r`.
     pub(crate) fn row_fields(&self, r: usize) -> &[Field] {
-        let start = if r == 0 { 0 } else { self.rows[r - 1].end as usize };
+        let start = if r == 0 {
+            0
+        } else {
+            self.rows[r - 1].end as usize
+        };
         &self.cells[start..self.rows[r].end as usize]
     }
 

@@ -124,7 +124,8 @@ impl<'de> Container<'de> {
                 let kind = de.read.next("a column kind byte")?;
                 cols.push(Column::new(name, kind, kind_at)?);
             }
-            let list: Vec<(&[u8], u8)> = cols.iter().map(|c| (c.name.as_bytes(), c.kind())).collect();
+            let list: Vec<(&[u8], u8)> =
+                cols.iter().map(|c| (c.name.as_bytes(), c.kind())).collect();
             de.state
                 .dense()
                 .define_col_shape(&list, false)
@@ -132,7 +133,11 @@ impl<'de> Container<'de> {
         } else {
             let unknown = || Error::at(ErrorCode::UnknownStateId(id), id_at);
             let id = u32::try_from(id).map_err(|_| unknown())?;
-            let shapes = de.state.dense_ref().map(|d| d.col_shapes()).ok_or_else(unknown)?;
+            let shapes = de
+                .state
+                .dense_ref()
+                .map(|d| d.col_shapes())
+                .ok_or_else(unknown)?;
             let k = shapes.columns(id).ok_or_else(unknown)?;
             for i in 0..k {
                 let (name, kind) = shapes.column(id, i).ok_or_else(unknown)?;
@@ -171,7 +176,11 @@ impl<'de> Container<'de> {
 
     /// Loads the column bodies: columns named in `fields` (all when `None`) are decoded,
     /// the others skipped.
-    pub(crate) fn load(&mut self, de: &mut Deserializer<'de>, fields: Option<&[&str]>) -> Result<()> {
+    pub(crate) fn load(
+        &mut self,
+        de: &mut Deserializer<'de>,
+        fields: Option<&[&str]>,
+    ) -> Result<()> {
         self.loaded = true;
         for j in 0..self.cols.len() {
             let start = de.read.offset();
@@ -183,9 +192,11 @@ impl<'de> Container<'de> {
             if indexed.is_some() && col.class == Class::Str {
                 match de.read.peek() {
                     Some(t) if strings::is_block_tag(t) => {}
-                    Some(_) => return Err(de.read.error(ErrorCode::BadCodec(
-                        "an indexed string column must be a string block",
-                    ))),
+                    Some(_) => {
+                        return Err(de.read.error(ErrorCode::BadCodec(
+                            "an indexed string column must be a string block",
+                        )));
+                    }
                     None => return Err(de.read.eof("a string column block")),
                 }
             }
@@ -196,7 +207,8 @@ impl<'de> Container<'de> {
                     let rest = len.checked_sub(used).ok_or_else(|| {
                         bad(start, "column index length shorter than the column's masks")
                     })?;
-                    de.read.take(rest as usize, "a column (by the column index)")?;
+                    de.read
+                        .take(rest as usize, "a column (by the column index)")?;
                     Data::Skipped
                 }
                 (Class::Str, wanted, _) => {
@@ -277,7 +289,7 @@ fn read_mask<'de>(de: &mut Deserializer<'de>, n: usize) -> Result<&'de [u8]> {
     let len = mask_len(n);
     let at = de.read.offset();
     let mask = de.read.take(len, "a column mask")?;
-    if n % 8 != 0 && mask[len - 1] >> (n % 8) != 0 {
+    if !n.is_multiple_of(8) && mask[len - 1] >> (n % 8) != 0 {
         return Err(bad(at + len as u64 - 1, "mask padding bits must be zero"));
     }
     Ok(mask)
@@ -307,8 +319,7 @@ fn read_nums<'de>(de: &mut Deserializer<'de>, class: Class, v: usize) -> Result<
     }
     let ok = match (&packed, class) {
         (Packed::Ints(k, vals), Class::Int { neg }) => {
-            k.is_signed() == neg
-                && (!neg || vals.iter().any(|&x| (x as i64) < 0))
+            k.is_signed() == neg && (!neg || vals.iter().any(|&x| (x as i64) < 0))
         }
         (Packed::F64s(_), Class::F64) | (Packed::F32s(_), Class::F32) => true,
         (Packed::Bools(_), Class::Bool) => true,
@@ -322,7 +333,8 @@ fn read_nums<'de>(de: &mut Deserializer<'de>, class: Class, v: usize) -> Result<
 
 /// `n` plain elements of `class` (array header read).
 fn read_plain<'de>(de: &mut Deserializer<'de>, class: Class, n: usize) -> Result<Packed> {
-    let wrong = |de: &Deserializer<'de>, t: u8| de.unexpected(t, "a column value of the column's kind");
+    let wrong =
+        |de: &Deserializer<'de>, t: u8| de.unexpected(t, "a column value of the column's kind");
     Ok(match class {
         Class::Bool => {
             let mut v = Vec::with_capacity(n);
@@ -369,7 +381,11 @@ fn read_plain<'de>(de: &mut Deserializer<'de>, class: Class, n: usize) -> Result
 }
 
 /// Reads `v` strings: a string block, or `v` per-value strings through the Dense rules.
-fn read_strs<'de>(de: &mut Deserializer<'de>, v: usize, arena: &mut String) -> Result<StrVals<'de>> {
+fn read_strs<'de>(
+    de: &mut Deserializer<'de>,
+    v: usize,
+    arena: &mut String,
+) -> Result<StrVals<'de>> {
     match de.read.peek() {
         None => Err(de.read.eof("a string column")),
         Some(t) if strings::is_block_tag(t) => {

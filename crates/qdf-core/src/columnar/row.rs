@@ -29,7 +29,11 @@ impl<'de> Deserializer<'de> {
         let c = Container::read_header(self, tag)?;
         self.enter()?;
         let m = c.m;
-        let mut rows = Rows { de: self, c, row: 0 };
+        let mut rows = Rows {
+            de: self,
+            c,
+            row: 0,
+        };
         let v = visitor.visit_seq(&mut rows)?;
         let done = rows.row;
         self.leave();
@@ -330,7 +334,10 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
             CellVal::Null => visitor.visit_none(),
             v => {
                 self.de.enter()?;
-                let r = visitor.visit_some(CellDe { de: &mut *self.de, v });
+                let r = visitor.visit_some(CellDe {
+                    de: &mut *self.de,
+                    v,
+                });
                 self.de.leave();
                 r
             }
@@ -399,7 +406,9 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
         visitor: V,
     ) -> Result<V::Value> {
         match self.v {
-            CellVal::Residual => de::Deserializer::deserialize_struct(self.de, name, fields, visitor),
+            CellVal::Residual => {
+                de::Deserializer::deserialize_struct(self.de, name, fields, visitor)
+            }
             _ => self.deserialize_any(visitor),
         }
     }

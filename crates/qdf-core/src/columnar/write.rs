@@ -242,7 +242,10 @@ impl Serializer {
         if plans.iter().all(|p| p.class == Class::Residual) {
             return Ok(None);
         }
-        let list: Vec<(&[u8], u8)> = plans.iter().map(|p| (p.name.as_bytes(), p.kind())).collect();
+        let list: Vec<(&[u8], u8)> = plans
+            .iter()
+            .map(|p| (p.name.as_bytes(), p.kind()))
+            .collect();
         let shape = dense.col_shapes().find(&col_shape_key(&list));
         if shape.is_none() && !dense.may_declare_col_shape() {
             return Ok(None);
@@ -253,7 +256,8 @@ impl Serializer {
     fn write_container(&mut self, b: &Batch, plans: &[ColPlan], shape: Option<u32>) -> Result<()> {
         let m = b.rows.len();
         let hybrid = plans.iter().any(|p| p.class == Class::Residual);
-        self.out.push(if hybrid { tags::HYBRID } else { tags::COLUMNAR });
+        self.out
+            .push(if hybrid { tags::HYBRID } else { tags::COLUMNAR });
         write_uvarint(&mut self.out, m as u64);
         match shape {
             Some(id) => write_uvarint(&mut self.out, id as u64),
@@ -264,8 +268,10 @@ impl Serializer {
                     self.write_str(p.name)?;
                     self.out.push(p.kind());
                 }
-                let list: Vec<(&[u8], u8)> =
-                    plans.iter().map(|p| (p.name.as_bytes(), p.kind())).collect();
+                let list: Vec<(&[u8], u8)> = plans
+                    .iter()
+                    .map(|p| (p.name.as_bytes(), p.kind()))
+                    .collect();
                 let dense = self
                     .state
                     .dense
@@ -274,9 +280,7 @@ impl Serializer {
                 dense.define_col_shape(&list, true)?;
             }
         }
-        let indexed = !hybrid
-            && self.col_index.allowed
-            && self.opts.has(Features::COLUMN_INDEX);
+        let indexed = !hybrid && self.col_index.allowed && self.opts.has(Features::COLUMN_INDEX);
         let index_at = self.out.len();
         if indexed {
             self.out.resize(index_at + 4 * plans.len(), 0);
@@ -316,7 +320,8 @@ impl Serializer {
             }
             if indexed {
                 let len = (self.out.len() - start) as u32;
-                self.out[index_at + 4 * j..index_at + 4 * j + 4].copy_from_slice(&len.to_le_bytes());
+                self.out[index_at + 4 * j..index_at + 4 * j + 4]
+                    .copy_from_slice(&len.to_le_bytes());
             }
         }
         if hybrid {

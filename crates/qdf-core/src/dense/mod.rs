@@ -37,10 +37,10 @@ mod shape;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use colshape::encode_key as col_shape_key;
 #[allow(unused_imports)] // used by ser/de
 pub(crate) use cursor::{EndStep, FieldStep, ShapeCursor, StructStart};
 pub(crate) use intern::Kind;
-pub(crate) use colshape::encode_key as col_shape_key;
 #[allow(unused_imports)] // used by ser/shape.rs
 pub(crate) use shape::{NamesHash, ShapePredictor, ShapeTable};
 

@@ -395,7 +395,9 @@ impl<'a> ser::Serializer for CellSer<'a> {
         v: &T,
     ) -> Result<Cell> {
         if magic::variant_kind(name).is_some() {
-            return Ok(Capture(self.depth).serialize_newtype_struct(name, v)?.into());
+            return Ok(Capture(self.depth)
+                .serialize_newtype_struct(name, v)?
+                .into());
         }
         v.serialize(self)
     }
@@ -498,9 +500,7 @@ impl Serialize for Captured {
             Captured::UnitStruct(n) => s.serialize_unit_struct(n),
             Captured::UnitVariant(n, i, v) => s.serialize_unit_variant(n, *i, v),
             Captured::NewtypeStruct(n, v) => s.serialize_newtype_struct(n, &**v),
-            Captured::NewtypeVariant(n, i, var, v) => {
-                s.serialize_newtype_variant(n, *i, var, &**v)
-            }
+            Captured::NewtypeVariant(n, i, var, v) => s.serialize_newtype_variant(n, *i, var, &**v),
             Captured::Compound(open, items) => replay_compound(*open, items, s),
         }
     }
@@ -621,12 +621,7 @@ mod tests {
         let v = Deep {
             c: '€',
             b: serde_bytes::ByteBuf::from(vec![0, 1]),
-            e: vec![
-                E::U,
-                E::N(3),
-                E::T(1, "x".into()),
-                E::S { a: Some(None) },
-            ],
+            e: vec![E::U, E::N(3), E::T(1, "x".into()), E::S { a: Some(None) }],
             m,
             u: (),
             o: Some(None),

@@ -12,10 +12,10 @@ use serde::ser::{
 };
 
 use super::Serializer;
+use super::capture::Depth;
 use super::write::{Header, header_bytes};
 use crate::columnar::plan::{Batch, Offer};
 use crate::dense::ShapeCursor;
-use super::capture::Depth;
 use crate::error::{Error, Result};
 
 /// What a [`Compound`] writes.

@@ -20,13 +20,13 @@ use serde::ser::{self, Impossible};
 
 use super::Serializer;
 
-pub(crate) use Class as PackClass;
 use super::write::{Header, header_bytes};
 use crate::codec::{self, Kind, pick};
 use crate::error::Result;
 use crate::options::{Features, Options};
 use crate::wire::ext::magic;
 use crate::wire::tags;
+pub(crate) use Class as PackClass;
 
 /// Sequences shorter than this stay plain arrays.
 pub(crate) const MIN_PACK: usize = 8;
