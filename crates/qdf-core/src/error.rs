@@ -149,6 +149,15 @@ impl Error {
         self
     }
 
+    /// Moves a known offset by `delta` (an inner decoder counted from a later origin).
+    #[cold]
+    pub(crate) fn shifted(mut self, delta: u64) -> Self {
+        if let Some(o) = self.inner.offset.as_mut() {
+            *o += delta;
+        }
+        self
+    }
+
     /// A [`ErrorCode::TypeMismatch`] error.
     #[cold]
     pub fn mismatch(expected: impl Into<Box<str>>, found: impl Into<Box<str>>) -> Self {

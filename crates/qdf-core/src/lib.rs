@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub(crate) mod codec;
+mod columnar;
 mod de;
 mod dense;
 mod error;

@@ -10,12 +10,13 @@
 //! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF` |
 //! | Compression | [`Options::compression`] | Balanced `| FLOAT_XOR | ENTROPY | FSST` |
 //!
-//! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes
-//! and QPack sequences; Compression adds the float XOR/decimal codecs (Gorilla, Chimp128, ALP).
+//! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes,
+//! QPack sequences and columnar containers for sequences of ≥ 16 structs; Compression adds the
+//! float XOR/decimal codecs (Gorilla, Chimp128, ALP) and FSST string columns. `COLUMN_INDEX`
+//! (in no tier) adds a column-length index to columnar containers of one-shot messages.
 //! `MAP_SHAPE` (opt-in, in no preset) adds key-set shapes for maps whose first key is a string
-//! (`docs/SPEC.md` §15.1). The `ENTROPY`, `FSST` and `COLUMN_INDEX` bits are reserved for the
-//! entropy pass and the columnar containers, which no encoder writes yet: setting them changes
-//! no byte.
+//! (`docs/SPEC.md` §15.1). The `ENTROPY` bit is reserved for the entropy pass, which no encoder
+//! writes yet: setting it changes no byte.
 //!
 //! Decoding never needs the tier: the wire is self-describing. Decoding reads only the limits.
 

@@ -14,10 +14,12 @@ use telemetry_grpc::qdf_api::collector_client::CollectorClient;
 use telemetry_grpc::serve_qdf;
 use tonic::Code;
 
-/// 60 batches of 200 records, each with a fresh 32- and 16-hex-digit id: 24 000 distinct
-/// strings, over the 16 384 intern entries of `DefaultLimits`.
+/// 800 batches of 15 records, each with a fresh 32- and 16-hex-digit id: 24 000 distinct
+/// strings, over the 16 384 intern entries of `DefaultLimits`. Batches of 15 stay row-major
+/// (16 or more records become columnar containers, whose id columns are alphabet-packed
+/// blocks that intern nothing).
 fn unique_heavy() -> Vec<ExportRequest> {
-    log_batches(60, 200)
+    log_batches(800, 15)
 }
 
 #[tokio::test]
@@ -46,6 +48,6 @@ async fn peer_within_the_caps_streams_on() {
         .export(tokio_stream::iter(unique_heavy()))
         .await
         .unwrap();
-    assert_eq!(summary.into_inner().logs, 60 * 200);
+    assert_eq!(summary.into_inner().logs, 800 * 15);
     server.stop().await.unwrap();
 }

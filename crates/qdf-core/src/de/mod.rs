@@ -21,6 +21,7 @@ use crate::wire::header;
 use read::SliceRead;
 
 pub(crate) use dense::DecState;
+pub(crate) use parse::Num;
 
 /// A qdf deserializer over a byte slice.
 ///
@@ -34,15 +35,17 @@ pub(crate) use dense::DecState;
 /// ```
 #[derive(Debug)]
 pub struct Deserializer<'de> {
-    read: SliceRead<'de>,
+    pub(crate) read: SliceRead<'de>,
     depth: u32,
     max_depth: u32,
-    budget_left: u64,
+    pub(crate) budget_left: u64,
     budget: u64,
     /// Set by `Value`'s private newtype name; makes the next `deserialize_any` report enum
     /// variants and unit structs through `visit_enum` so `Value` keeps them.
     value_mode: bool,
-    state: DecState<'de>,
+    pub(crate) state: DecState<'de>,
+    /// Header flag `08`: every `EF` container carries a column index.
+    pub(crate) col_index: bool,
 }
 
 impl<'de> Deserializer<'de> {
@@ -60,7 +63,9 @@ impl<'de> Deserializer<'de> {
             return Err(Error::at(ErrorCode::BadFlags(flags), 4));
         }
         let body = &input[header::HEADER_LEN..];
-        Ok(Self::new(body, header::HEADER_LEN as u64, &opts))
+        let mut de = Self::new(body, header::HEADER_LEN as u64, &opts);
+        de.col_index = flags & header::FLAG_COL_INDEX != 0;
+        Ok(de)
     }
 
     /// A deserializer over a headerless body whose first byte is at offset `base`.
@@ -74,6 +79,7 @@ impl<'de> Deserializer<'de> {
             budget,
             value_mode: false,
             state: DecState::new(opts, None),
+            col_index: false,
         }
     }
 

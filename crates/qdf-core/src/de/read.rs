@@ -57,6 +57,13 @@ impl<'de> SliceRead<'de> {
         self.base + self.pos as u64
     }
 
+    /// The whole input slice and the position of the next byte in it (codecs that take an
+    /// absolute start; their error offsets are then `offset() - pos` too small).
+    #[inline]
+    pub(crate) fn data_pos(&self) -> (&'de [u8], usize) {
+        (self.data, self.pos)
+    }
+
     /// Bytes not yet read.
     #[inline]
     pub(crate) fn remaining(&self) -> usize {

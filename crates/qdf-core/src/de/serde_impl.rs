@@ -47,6 +47,9 @@ impl<'de> Deserializer<'de> {
             if crate::codec::is_qpack_tag(tag) {
                 return self.visit_packed(tag, visitor);
             }
+            if tag == COLUMNAR || tag == HYBRID {
+                return self.visit_columnar(tag, visitor);
+            }
             return Err(self.unexpected(tag, "an array"));
         };
         self.enter()?;
@@ -231,6 +234,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 kind: TIMESTAMP,
             }),
             TIMESTAMP => self.visit_array(tag, visitor),
+            COLUMNAR | HYBRID => self.visit_columnar(tag, visitor),
             _ if crate::codec::is_qpack_tag(tag) => self.visit_packed(tag, visitor),
             _ => match self.read_num(tag)? {
                 Some(n) => visit_num(n, visitor),

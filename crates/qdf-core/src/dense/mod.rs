@@ -29,6 +29,7 @@
 //! [`DenseState::rollback`]; the checkpoint records table lengths, copies the 512-byte ring
 //! and logs pair-table and shape-prediction writes, so it costs O(1) plus O(changes).
 
+mod colshape;
 mod cursor;
 mod intern;
 mod predict;
@@ -36,12 +37,14 @@ mod shape;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use colshape::encode_key as col_shape_key;
 #[allow(unused_imports)] // used by ser/de
 pub(crate) use cursor::{EndStep, FieldStep, ShapeCursor, StructStart};
 pub(crate) use intern::Kind;
 #[allow(unused_imports)] // used by ser/shape.rs
 pub(crate) use shape::{NamesHash, ShapePredictor, ShapeTable};
 
+use colshape::{ColShapeMark, ColShapes};
 use intern::InternTable;
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
@@ -144,6 +147,7 @@ struct Mark {
     table_len: u32,
     pred: PredMark,
     shapes: ShapeMark,
+    col_shapes: ColShapeMark,
 }
 
 /// The mirrored Dense state of one side of a session (or of one message).
@@ -154,6 +158,7 @@ pub(crate) struct DenseState {
     pred: Predictors,
     shapes: ShapeTable,
     shape_pred: ShapePredictor,
+    col_shapes: ColShapes,
     mark: Option<Mark>,
 }
 
@@ -171,6 +176,7 @@ impl DenseState {
             pred: Predictors::new(),
             shapes: ShapeTable::default(),
             shape_pred: ShapePredictor::default(),
+            col_shapes: ColShapes::default(),
             mark: None,
         }
     }
@@ -370,6 +376,27 @@ impl DenseState {
         self.shapes.end_decl(self.cfg.shape_cap, self.cfg.byte_cap)
     }
 
+    // ---- column shapes (both sides) ------------------------------------------------------
+
+    /// The column-shape table of columnar containers.
+    #[inline]
+    pub(crate) fn col_shapes(&self) -> &ColShapes {
+        &self.col_shapes
+    }
+
+    /// Can the encoder declare one more column shape within its caps?
+    pub(crate) fn may_declare_col_shape(&self) -> bool {
+        (self.col_shapes.len() as u64) < self.cfg.shape_cap as u64
+            && self.col_shapes.charged() + SHAPE_DECL_RESERVE <= self.cfg.byte_cap
+    }
+
+    /// Defines the next column shape (`EF`/`F7` declaration written or read); `SessionCap`
+    /// beyond this side's caps.
+    pub(crate) fn define_col_shape(&mut self, cols: &[(&[u8], u8)], encoder: bool) -> Result<u32> {
+        self.col_shapes
+            .define(cols, self.cfg.shape_cap, self.cfg.byte_cap, encoder)
+    }
+
     // ---- encoder checkpoints ------------------------------------------------------------
 
     /// Records the state before an encoder message. Nested checkpoints are not supported.
@@ -380,6 +407,7 @@ impl DenseState {
             table_len: self.table.len(),
             pred,
             shapes: self.shapes.mark(),
+            col_shapes: self.col_shapes.mark(),
         });
     }
 
@@ -399,5 +427,6 @@ impl DenseState {
         self.pred.rollback(&mark.pred, mark.table_len);
         self.shapes.rollback(&mark.shapes);
         self.shape_pred.rollback(self.shapes.len());
+        self.col_shapes.rollback(&mark.col_shapes);
     }
 }

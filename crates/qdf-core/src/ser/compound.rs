@@ -12,7 +12,9 @@ use serde::ser::{
 };
 
 use super::Serializer;
+use super::capture::Depth;
 use super::write::{Header, header_bytes};
+use crate::columnar::plan::{Batch, Offer};
 use crate::dense::ShapeCursor;
 use crate::error::{Error, Result};
 
@@ -48,6 +50,10 @@ pub struct Compound<'a> {
     pack: Option<super::qpack::PackBuf>,
     /// A map key was written and its value not yet (`SerializeMap` used out of order).
     key_open: bool,
+    /// Rows captured while the sequence may still become a columnar container.
+    cols: Option<Box<Batch>>,
+    /// The sequence may still become columnar (arrays only, until an element says no).
+    cols_ok: bool,
 }
 
 impl<'a> Compound<'a> {
@@ -67,6 +73,7 @@ impl<'a> Compound<'a> {
         };
         let start = ser.out.len();
         let pack = (kind == Kind::Array && super::qpack::packs(ser)).then(Default::default);
+        let cols_ok = kind == Kind::Array && crate::columnar::enabled(&ser.opts);
         let (claimed, header_len) = match len {
             Some(n) => {
                 ser.write_header(header, n)?;
@@ -85,6 +92,8 @@ impl<'a> Compound<'a> {
             shape: None,
             pack,
             key_open: false,
+            cols: None,
+            cols_ok,
         })
     }
 
@@ -107,6 +116,8 @@ impl<'a> Compound<'a> {
             shape: Some(cursor),
             pack: None,
             key_open: false,
+            cols: None,
+            cols_ok: false,
         }
     }
 
@@ -125,6 +136,8 @@ impl<'a> Compound<'a> {
             shape: None,
             pack: None,
             key_open: false,
+            cols: None,
+            cols_ok: false,
         }
     }
 
@@ -133,6 +146,7 @@ impl<'a> Compound<'a> {
         self.count += 1;
         if let Some(p) = &mut self.pack {
             if p.offer(value) {
+                self.cols_ok = false;
                 return Ok(());
             }
             // Not packable: the buffer goes out plain and the sequence continues plain.
@@ -140,7 +154,31 @@ impl<'a> Compound<'a> {
                 p.write_plain(self.ser);
             }
         }
+        if self.cols_ok && self.collect(value)? {
+            return Ok(());
+        }
         value.serialize(&mut *self.ser)
+    }
+
+    /// Offers `value` to the columnar collector; `true` if it was captured (or replayed).
+    /// When the batch gives up, its rows are replayed through the real serializer and the
+    /// sequence continues plain.
+    #[inline(never)]
+    fn collect<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<bool> {
+        let depth = Depth {
+            depth: self.ser.depth,
+            limit: self.ser.opts.depth_limit(),
+        };
+        let batch = self.cols.get_or_insert_with(Default::default);
+        let offer = batch.offer(value, depth);
+        if offer == Offer::Taken {
+            return Ok(true);
+        }
+        self.cols_ok = false;
+        if let Some(b) = self.cols.take() {
+            self.ser.replay_rows(&b)?;
+        }
+        Ok(offer == Offer::Conflict)
     }
 
     fn finish(mut self) -> Result<()> {
@@ -151,6 +189,12 @@ impl<'a> Compound<'a> {
         }
         if let Some(p) = self.pack.take()
             && p.finish(self.ser, self.start)?
+        {
+            self.ser.leave(self.levels);
+            return Ok(());
+        }
+        if let Some(b) = self.cols.take()
+            && self.ser.finish_batch(&b, self.start)?
         {
             self.ser.leave(self.levels);
             return Ok(());

@@ -6,9 +6,10 @@
 //! names, variant names — is written by [`Serializer::write_str`] / [`Serializer::write_bytes`],
 //! so a dialect that interns strings changes exactly those two methods.
 
+pub(crate) mod capture;
 mod compound;
 mod dense;
-mod qpack;
+pub(crate) mod qpack;
 mod serde_impl;
 mod shape_key;
 mod write;
@@ -53,13 +54,24 @@ pub(crate) struct EncState {
 /// [`to_vec`](crate::to_vec) does).
 #[derive(Debug)]
 pub struct Serializer {
-    out: Vec<u8>,
-    opts: Options,
-    depth: u32,
+    pub(crate) out: Vec<u8>,
+    pub(crate) opts: Options,
+    pub(crate) depth: u32,
     /// Extension subtype of a `Value` enum variant announced by a private newtype name and
     /// written by the next `serialize_str` (unit) or `serialize_map` (others).
     pending_variant: Option<u8>,
-    state: EncState,
+    pub(crate) state: EncState,
+    /// Column-length index of columnar containers (`COLUMN_INDEX`).
+    pub(crate) col_index: ColIndex,
+}
+
+/// Whether columnar containers may carry a column-length index (only when the caller sets
+/// header flag `08` afterwards, i.e. [`to_vec_with`](crate::to_vec_with)), and whether one
+/// was written.
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct ColIndex {
+    pub(crate) allowed: bool,
+    pub(crate) written: bool,
 }
 
 impl Serializer {
@@ -79,6 +91,7 @@ impl Serializer {
                 dense: dense::new_state(&opts),
                 body_flags: 0,
             },
+            col_index: ColIndex::default(),
         }
     }
 
@@ -132,8 +145,9 @@ impl Serializer {
 }
 
 /// Appends the body of `value` to `out` (no header) and returns the header flags the body
-/// needs beyond the tier's (`FLAG_QPACK` if a codec tag was written). On error `out` is
-/// truncated back to its length at entry, so a caller's buffer never holds half a message.
+/// needs beyond the tier's (`FLAG_QPACK` if a codec tag was written, `FLAG_COL_INDEX` if a
+/// columnar container wrote a column index). On error `out` is truncated back to its length at
+/// entry, so a caller's buffer never holds half a message.
 ///
 /// Hook for sessions and framing: the one place a body is produced.
 pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
@@ -142,7 +156,11 @@ pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
     out: &mut Vec<u8>,
 ) -> Result<u8> {
     let mut state = dense::new_state(opts);
-    encode_body_flags(value, opts, out, &mut state)
+    let index = ColIndex {
+        allowed: opts.has(crate::options::Features::COLUMN_INDEX),
+        written: false,
+    };
+    encode_body_flags(value, opts, out, &mut state, index)
 }
 
 /// [`encode_body`] with a session's Dense state (taken and given back). The state is not
@@ -153,7 +171,7 @@ pub(crate) fn encode_body_with_state<T: ?Sized + serde::Serialize>(
     out: &mut Vec<u8>,
     dense: &mut Option<Box<crate::dense::DenseState>>,
 ) -> Result<()> {
-    encode_body_flags(value, opts, out, dense).map(|_| ())
+    encode_body_flags(value, opts, out, dense, ColIndex::default()).map(|_| ())
 }
 
 fn encode_body_flags<T: ?Sized + serde::Serialize>(
@@ -161,6 +179,7 @@ fn encode_body_flags<T: ?Sized + serde::Serialize>(
     opts: &Options,
     out: &mut Vec<u8>,
     dense: &mut Option<Box<crate::dense::DenseState>>,
+    col_index: ColIndex,
 ) -> Result<u8> {
     let start = out.len();
     let mut ser = Serializer {
@@ -172,10 +191,14 @@ fn encode_body_flags<T: ?Sized + serde::Serialize>(
             dense: dense.take(),
             body_flags: 0,
         },
+        col_index,
     };
     let r = value.serialize(&mut ser);
     *dense = ser.state.dense.take();
-    let flags = ser.state.body_flags;
+    let mut flags = ser.state.body_flags;
+    if ser.col_index.written {
+        flags |= crate::wire::header::FLAG_COL_INDEX;
+    }
     *out = ser.into_inner();
     match r {
         Ok(()) => Ok(flags),

@@ -19,12 +19,14 @@ use serde::Serialize;
 use serde::ser::{self, Impossible};
 
 use super::Serializer;
+
 use super::write::{Header, header_bytes};
 use crate::codec::{self, Kind, pick};
 use crate::error::Result;
-use crate::options::Features;
+use crate::options::{Features, Options};
 use crate::wire::ext::magic;
 use crate::wire::tags;
+pub(crate) use Class as PackClass;
 
 /// Sequences shorter than this stay plain arrays.
 pub(crate) const MIN_PACK: usize = 8;
@@ -41,7 +43,7 @@ enum Prim {
 
 /// The class a buffer holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Class {
+pub(crate) enum Class {
     Bool,
     Int,
     F32,
@@ -61,6 +63,28 @@ pub(crate) struct PackBuf {
 }
 
 impl PackBuf {
+    /// A buffer holding `vals` (bits as [`PackBuf::offer`] stores them) of `class`; `neg`:
+    /// some integer is negative.
+    pub(crate) fn of(class: Class, vals: Vec<u64>, neg: bool) -> PackBuf {
+        let big = class == Class::Int && !neg && vals.iter().any(|&v| v > i64::MAX as u64);
+        PackBuf {
+            class: Some(class),
+            vals,
+            neg,
+            big,
+        }
+    }
+
+    /// The bytes Balanced writes for a sequence of these elements: the packed value when it
+    /// is strictly smaller, else the plain array. Uses no Dense state.
+    pub(crate) fn encode_seq(self, opts: &Options) -> Result<Vec<u8>> {
+        let feats = opts.feature_bits().without(Features::DENSE);
+        let mut s = Serializer::new(opts.features(feats));
+        s.write_header(Header::Array, self.vals.len())?;
+        self.finish(&mut s, 0)?;
+        Ok(s.into_inner())
+    }
+
     /// Buffers `value` if it is a primitive of the buffer's class; `false` if it is not (the
     /// caller then writes the buffer plain with [`PackBuf::write_plain`] and continues plain).
     pub(crate) fn offer<T: ?Sized + Serialize>(&mut self, value: &T) -> bool {

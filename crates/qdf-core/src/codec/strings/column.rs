@@ -94,11 +94,6 @@ impl<'a> StrColumn<'a> {
         }
     }
 
-    /// True when the column has no rows.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     fn span(&self, i: usize) -> Option<Range<usize>> {
         match &self.rows {
             Rows::Repeat { span, n } => (i < *n).then(|| span.range()),
@@ -131,6 +126,7 @@ impl<'a> StrColumn<'a> {
     }
 
     /// The rows in order.
+    #[cfg(test)]
     pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
         (0..self.len()).filter_map(move |i| self.get(i))
     }

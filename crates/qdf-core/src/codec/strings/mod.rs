@@ -19,9 +19,6 @@
 //! Limits (Go notes §6): dictionaries hold 2–256 values, alphabets 2–64 bytes, FSST tables
 //! at most 255 symbols of 1–8 bytes, and FSST output at most 8× its code bytes.
 
-// Crate-internal until the columnar container (issue 6) calls it.
-#![allow(dead_code)]
-
 mod alpha;
 mod bits;
 mod column;

@@ -54,6 +54,7 @@ pub(crate) enum StrBlock<'v> {
 
 impl StrBlock<'_> {
     /// The block's tag byte.
+    #[cfg_attr(not(test), allow(dead_code))] // the codec tests check it against the bytes
     pub(crate) fn tag(&self) -> u8 {
         match self {
             StrBlock::Dict(_) => tags::COL_STR_DICT,

@@ -1,0 +1,89 @@
+//! Columnar containers (`docs/SPEC.md` §Columnar containers): a sequence of at least
+//! [`MIN_ROWS`] structs written column by column (tag `EF`), or with the columns that are not
+//! one primitive kind kept row-major after the columns (hybrid, tag `F7`).
+//!
+//! - [`plan`]: the encoder's capture of the rows and the column plan (hard problem 2 in the
+//!   design notes: the serializer sees each element once, so rows are buffered as cells and
+//!   replayed through the real serializer when the batch does not become columnar);
+//! - [`write`]: choosing the column codecs, the size gate, writing the container;
+//! - [`read`]: the container header and column bodies on the decoder side;
+//! - [`row`]: the rows presented to serde (a `SeqAccess` of row maps), subset decode.
+//!
+//! The gate: features `DENSE`, `SHAPE_INTERN` and `QPACK` all on (Balanced, Compression).
+
+pub(crate) mod plan;
+pub(crate) mod read;
+pub(crate) mod row;
+pub(crate) mod write;
+
+use crate::options::{Features, Options};
+
+/// Fewest rows of a columnar container.
+pub(crate) const MIN_ROWS: usize = 16;
+
+/// Kind-byte flag: the column starts with a presence mask (some rows lack the field).
+pub(crate) const OPTIONAL: u8 = 0x40;
+/// Kind-byte flag: a non-null mask over the present rows follows (some values are `None`).
+pub(crate) const NULLABLE: u8 = 0x80;
+/// Kind-byte class of a residual column (values stay in the rows of an `F7`).
+pub(crate) const RESIDUAL: u8 = 0x0F;
+
+/// What a column holds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    /// Integers; `neg`: some value is negative (kind 0), else kind 1.
+    Int { neg: bool },
+    /// `f64` (kind 2).
+    F64,
+    /// `bool` (kind 3).
+    Bool,
+    /// Strings (kind 4).
+    Str,
+    /// `f32` (kind 6).
+    F32,
+    /// Row-major values (kind `0F`, hybrid only).
+    Residual,
+}
+
+impl Class {
+    /// The low nibble of the kind byte.
+    pub(crate) fn nibble(self) -> u8 {
+        match self {
+            Class::Int { neg: true } => 0,
+            Class::Int { neg: false } => 1,
+            Class::F64 => 2,
+            Class::Bool => 3,
+            Class::Str => 4,
+            Class::F32 => 6,
+            Class::Residual => RESIDUAL,
+        }
+    }
+
+    /// The class of a kind byte's low nibble.
+    pub(crate) fn from_nibble(n: u8) -> Option<Class> {
+        Some(match n {
+            0 => Class::Int { neg: true },
+            1 => Class::Int { neg: false },
+            2 => Class::F64,
+            3 => Class::Bool,
+            4 => Class::Str,
+            6 => Class::F32,
+            RESIDUAL => Class::Residual,
+            _ => return None,
+        })
+    }
+}
+
+/// True when `opts` writes columnar containers.
+pub(crate) fn enabled(opts: &Options) -> bool {
+    opts.has(
+        Features::DENSE
+            .with(Features::SHAPE_INTERN)
+            .with(Features::QPACK),
+    )
+}
+
+/// Bytes of a mask over `n` rows.
+pub(crate) fn mask_len(n: usize) -> usize {
+    n.div_ceil(8)
+}

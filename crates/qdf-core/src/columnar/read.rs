@@ -1,0 +1,418 @@
+//! Reading a columnar container (`docs/SPEC.md` §Columnar containers): the header (row
+//! count, column shape, optional column index) when the container's tag is read, and the
+//! column bodies when the first row is deserialized — only then does serde say which fields
+//! the target names, so columns it does not name are skipped without being materialised.
+//!
+//! Skipping: with a column index a skipped column is jumped over (its masks are read to check
+//! that a string column is a block: indexed columns never touch the Dense state); without
+//! one it is decoded and dropped, and a per-value string column is read string by string so
+//! the intern table and predictors take the same steps as on the encoder.
+//!
+//! Every count is checked against the remaining input or charged to the output budget before
+//! anything is allocated: `M` rows are charged [`ELEMENT_CHARGE`] units each at the header,
+//! values as their codecs charge them.
+
+use std::borrow::Cow;
+
+use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
+use crate::codec::cursor::ELEMENT_CHARGE;
+use crate::codec::strings::{self, StrColumn};
+use crate::codec::{self, Kind, Packed};
+use crate::de::Deserializer;
+use crate::de::read::{Reference, Text};
+use crate::error::{Error, ErrorCode, Result};
+use crate::wire::tags::{self, FALSE, FIXARR, FIXARR_MAX, TRUE};
+
+/// A string column's values.
+pub(crate) enum StrVals<'de> {
+    /// A string block (UTF-8 checked once).
+    Block(StrColumn<'de>),
+    /// Per-value strings: borrowed from the input, or a range of the container's arena
+    /// (entries copied out of the intern table).
+    Each(Vec<StrRef<'de>>),
+}
+
+/// One per-value string.
+pub(crate) enum StrRef<'de> {
+    Borrowed(&'de str),
+    Owned(usize, usize),
+}
+
+/// What a column holds once loaded.
+pub(crate) enum Data<'de> {
+    /// Not loaded yet.
+    Pending,
+    /// Values are in the rows (hybrid).
+    Residual,
+    /// Not named by the target: only `IgnoredAny` may read it.
+    Skipped,
+    /// Numbers and bools, as QPack decodes them.
+    Nums(Packed),
+    /// Strings.
+    Strs(StrVals<'de>),
+}
+
+/// One column.
+pub(crate) struct Column<'de> {
+    pub(crate) name: Cow<'de, str>,
+    pub(crate) class: Class,
+    pub(crate) optional: bool,
+    pub(crate) nullable: bool,
+    /// The presence mask (empty unless optional).
+    pub(crate) present: &'de [u8],
+    /// The non-null mask over present rows (empty unless nullable).
+    pub(crate) non_null: &'de [u8],
+    pub(crate) data: Data<'de>,
+    /// Present rows seen so far, values handed out so far.
+    pub(crate) next_present: usize,
+    pub(crate) next_value: usize,
+}
+
+/// A container being read.
+pub(crate) struct Container<'de> {
+    pub(crate) m: usize,
+    pub(crate) cols: Vec<Column<'de>>,
+    /// Column byte lengths from the column index (`EF` in a message with flag `08`).
+    index: Option<Vec<u32>>,
+    pub(crate) loaded: bool,
+    /// Per-value strings copied out of the intern table.
+    pub(crate) arena: String,
+}
+
+/// Bit `i` of an LSB-first mask.
+#[inline]
+pub(crate) fn bit(mask: &[u8], i: usize) -> bool {
+    mask[i / 8] >> (i % 8) & 1 == 1
+}
+
+fn bad(at: u64, what: &'static str) -> Error {
+    Error::at(ErrorCode::BadCodec(what), at)
+}
+
+impl<'de> Container<'de> {
+    /// Reads the header after tag `tag` (`EF` or `F7`): `uvarint(M) uvarint(shapeID)`, the
+    /// declaration when the id is 0, and the column index.
+    ///
+    /// Errors: `M` below 16, an unknown shape id (`UnknownStateId`), a kind byte with an
+    /// unknown class or reserved bits, a nullable residual column, residual columns in an
+    /// `EF` (or none, or only residual ones, in an `F7`), a declaration over this side's caps
+    /// (`SessionCap`), counts beyond the input, the output budget.
+    pub(crate) fn read_header(de: &mut Deserializer<'de>, tag: u8) -> Result<Self> {
+        let at = de.read.offset().saturating_sub(1);
+        let m = de.read.uvarint()?;
+        if m < MIN_ROWS as u64 {
+            return Err(bad(at, "columnar container with fewer than 16 rows"));
+        }
+        de.charge(m.saturating_mul(ELEMENT_CHARGE))?;
+        let m = usize::try_from(m).map_err(|_| bad(at, "row count does not fit in memory"))?;
+        let id_at = de.read.offset();
+        let id = de.read.uvarint()?;
+        let mut cols = Vec::new();
+        if id == 0 {
+            let k = de.read.uvarint()?;
+            // Each column declares a name (≥ 1 byte) and a kind byte.
+            de.read.check_count(k, 2)?;
+            cols.reserve(k as usize);
+            for _ in 0..k {
+                let tag = de.next_tag()?;
+                let name = match de.read_text(tag)? {
+                    Some(Text::Str(Reference::Borrowed(s))) => Cow::Borrowed(s),
+                    Some(Text::Str(Reference::Copied(s))) => Cow::Owned(s.to_owned()),
+                    _ => return Err(de.unexpected(tag, "a column name")),
+                };
+                let kind_at = de.read.offset();
+                let kind = de.read.next("a column kind byte")?;
+                cols.push(Column::new(name, kind, kind_at)?);
+            }
+            let list: Vec<(&[u8], u8)> =
+                cols.iter().map(|c| (c.name.as_bytes(), c.kind())).collect();
+            de.state
+                .dense()
+                .define_col_shape(&list, false)
+                .map_err(|e| e.with_offset(id_at))?;
+        } else {
+            let unknown = || Error::at(ErrorCode::UnknownStateId(id), id_at);
+            let id = u32::try_from(id).map_err(|_| unknown())?;
+            let shapes = de
+                .state
+                .dense_ref()
+                .map(|d| d.col_shapes())
+                .ok_or_else(unknown)?;
+            let k = shapes.columns(id).ok_or_else(unknown)?;
+            for i in 0..k {
+                let (name, kind) = shapes.column(id, i).ok_or_else(unknown)?;
+                let name = std::str::from_utf8(name).map_err(|_| unknown())?;
+                cols.push(Column::new(Cow::Owned(name.to_owned()), kind, id_at)?);
+            }
+        }
+        let residual = cols.iter().filter(|c| c.class == Class::Residual).count();
+        let hybrid = tag == tags::HYBRID;
+        if hybrid && (residual == 0 || residual == cols.len()) {
+            return Err(bad(at, "F7 needs both residual and transposed columns"));
+        }
+        if !hybrid && residual > 0 {
+            return Err(bad(at, "EF with a residual column"));
+        }
+        let index = if de.col_index && !hybrid {
+            let k = cols.len() as u64;
+            de.read.check_count(k, 4)?;
+            let b = de.read.take(4 * cols.len(), "the column index")?;
+            Some(
+                b.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+            )
+        } else {
+            None
+        };
+        Ok(Container {
+            m,
+            cols,
+            index,
+            loaded: false,
+            arena: String::new(),
+        })
+    }
+
+    /// Loads the column bodies: columns named in `fields` (all when `None`) are decoded,
+    /// the others skipped.
+    pub(crate) fn load(
+        &mut self,
+        de: &mut Deserializer<'de>,
+        fields: Option<&[&str]>,
+    ) -> Result<()> {
+        self.loaded = true;
+        for j in 0..self.cols.len() {
+            let start = de.read.offset();
+            let wanted = fields.is_none_or(|f| f.contains(&&*self.cols[j].name));
+            let m = self.m;
+            let col = &mut self.cols[j];
+            let v = col.read_masks(de, m)?;
+            let indexed = self.index.as_ref().map(|ix| ix[j] as u64);
+            if indexed.is_some() && col.class == Class::Str {
+                match de.read.peek() {
+                    Some(t) if strings::is_block_tag(t) => {}
+                    Some(_) => {
+                        return Err(de.read.error(ErrorCode::BadCodec(
+                            "an indexed string column must be a string block",
+                        )));
+                    }
+                    None => return Err(de.read.eof("a string column block")),
+                }
+            }
+            col.data = match (col.class, wanted, indexed) {
+                (Class::Residual, ..) => Data::Residual,
+                (_, false, Some(len)) => {
+                    let used = de.read.offset() - start;
+                    let rest = len.checked_sub(used).ok_or_else(|| {
+                        bad(start, "column index length shorter than the column's masks")
+                    })?;
+                    de.read
+                        .take(rest as usize, "a column (by the column index)")?;
+                    Data::Skipped
+                }
+                (Class::Str, wanted, _) => {
+                    let s = read_strs(de, v, &mut self.arena)?;
+                    if wanted { Data::Strs(s) } else { Data::Skipped }
+                }
+                (class, wanted, _) => {
+                    let n = read_nums(de, class, v)?;
+                    if wanted { Data::Nums(n) } else { Data::Skipped }
+                }
+            };
+            if let Some(len) = indexed
+                && de.read.offset() - start != len
+            {
+                return Err(bad(start, "column length differs from the column index"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Column<'de> {
+    fn new(name: Cow<'de, str>, kind: u8, at: u64) -> Result<Self> {
+        let class = Class::from_nibble(kind & 0x0F)
+            .filter(|_| kind & 0x30 == 0)
+            .ok_or_else(|| bad(at, "column kind byte"))?;
+        let nullable = kind & NULLABLE != 0;
+        if class == Class::Residual && nullable {
+            return Err(bad(at, "a residual column cannot be nullable"));
+        }
+        Ok(Column {
+            name,
+            class,
+            optional: kind & OPTIONAL != 0,
+            nullable,
+            present: &[],
+            non_null: &[],
+            data: Data::Pending,
+            next_present: 0,
+            next_value: 0,
+        })
+    }
+
+    /// The kind byte.
+    pub(crate) fn kind(&self) -> u8 {
+        let mut k = self.class.nibble();
+        if self.optional {
+            k |= OPTIONAL;
+        }
+        if self.nullable {
+            k |= NULLABLE;
+        }
+        k
+    }
+
+    /// Reads the presence and non-null masks; returns the number of values `V`.
+    fn read_masks(&mut self, de: &mut Deserializer<'de>, m: usize) -> Result<usize> {
+        let p = if self.optional {
+            self.present = read_mask(de, m)?;
+            popcount(self.present)
+        } else {
+            m
+        };
+        if !self.nullable {
+            return Ok(p);
+        }
+        self.non_null = read_mask(de, p)?;
+        Ok(popcount(self.non_null))
+    }
+}
+
+fn popcount(mask: &[u8]) -> usize {
+    mask.iter().map(|b| b.count_ones() as usize).sum()
+}
+
+/// A mask over `n` rows; padding bits must be zero.
+fn read_mask<'de>(de: &mut Deserializer<'de>, n: usize) -> Result<&'de [u8]> {
+    let len = mask_len(n);
+    let at = de.read.offset();
+    let mask = de.read.take(len, "a column mask")?;
+    if !n.is_multiple_of(8) && mask[len - 1] >> (n % 8) != 0 {
+        return Err(bad(at + len as u64 - 1, "mask padding bits must be zero"));
+    }
+    Ok(mask)
+}
+
+/// Reads `v` numbers or bools of `class`: a QPack value or a plain array.
+fn read_nums<'de>(de: &mut Deserializer<'de>, class: Class, v: usize) -> Result<Packed> {
+    let at = de.read.offset();
+    let tag = de.next_tag()?;
+    let packed = if codec::is_qpack_tag(tag) {
+        let base = de.read.offset();
+        let (p, used) = codec::decode_body(tag, de.read.rest(), base, &mut de.budget_left)?;
+        de.read.take(used, "a QPack body")?;
+        p
+    } else if matches!(tag, FIXARR..=FIXARR_MAX | tags::ARR16 | tags::ARR32) {
+        let n = de.array_len(tag)?.unwrap_or(0);
+        if n != v {
+            return Err(bad(at, "column value count differs from its masks"));
+        }
+        de.charge((n as u64).saturating_mul(ELEMENT_CHARGE))?;
+        read_plain(de, class, n)?
+    } else {
+        return Err(de.unexpected(tag, "column values (a QPack value or an array)"));
+    };
+    if packed.len() != v {
+        return Err(bad(at, "column value count differs from its masks"));
+    }
+    let ok = match (&packed, class) {
+        (Packed::Ints(k, vals), Class::Int { neg }) => {
+            k.is_signed() == neg && (!neg || vals.iter().any(|&x| (x as i64) < 0))
+        }
+        (Packed::F64s(_), Class::F64) | (Packed::F32s(_), Class::F32) => true,
+        (Packed::Bools(_), Class::Bool) => true,
+        _ => false,
+    };
+    if !ok {
+        return Err(bad(at, "column values do not match the column kind"));
+    }
+    Ok(packed)
+}
+
+/// `n` plain elements of `class` (array header read).
+fn read_plain<'de>(de: &mut Deserializer<'de>, class: Class, n: usize) -> Result<Packed> {
+    let wrong =
+        |de: &Deserializer<'de>, t: u8| de.unexpected(t, "a column value of the column's kind");
+    Ok(match class {
+        Class::Bool => {
+            let mut v = Vec::with_capacity(n);
+            for _ in 0..n {
+                v.push(match de.next_tag()? {
+                    FALSE => false,
+                    TRUE => true,
+                    t => return Err(wrong(de, t)),
+                });
+            }
+            Packed::Bools(v)
+        }
+        Class::F64 | Class::F32 => {
+            let mut f64s = Vec::new();
+            let mut f32s = Vec::new();
+            for _ in 0..n {
+                let t = de.next_tag()?;
+                match (class, de.read_num(t)?) {
+                    (Class::F64, Some(crate::de::Num::F64(x))) => f64s.push(x),
+                    (Class::F32, Some(crate::de::Num::F32(x))) => f32s.push(x),
+                    _ => return Err(wrong(de, t)),
+                }
+            }
+            if class == Class::F64 {
+                Packed::F64s(f64s)
+            } else {
+                Packed::F32s(f32s)
+            }
+        }
+        _ => {
+            let neg = class == (Class::Int { neg: true });
+            let mut v = Vec::with_capacity(n);
+            for _ in 0..n {
+                let t = de.next_tag()?;
+                match de.read_num(t)? {
+                    Some(crate::de::Num::U64(x)) if !neg || x <= i64::MAX as u64 => v.push(x),
+                    Some(crate::de::Num::I64(x)) if neg => v.push(x as u64),
+                    _ => return Err(wrong(de, t)),
+                }
+            }
+            Packed::Ints(if neg { Kind::I64 } else { Kind::U64 }, v)
+        }
+    })
+}
+
+/// Reads `v` strings: a string block, or `v` per-value strings through the Dense rules.
+fn read_strs<'de>(
+    de: &mut Deserializer<'de>,
+    v: usize,
+    arena: &mut String,
+) -> Result<StrVals<'de>> {
+    match de.read.peek() {
+        None => Err(de.read.eof("a string column")),
+        Some(t) if strings::is_block_tag(t) => {
+            let (data, pos) = de.read.data_pos();
+            let base = de.read.offset() - pos as u64;
+            let (col, used) = strings::decode_block(data, pos, v, &mut de.budget_left)
+                .map_err(|e| e.shifted(base))?;
+            let at = de.read.offset();
+            col.check_utf8().map_err(|e| e.with_offset(at))?;
+            de.read.take(used, "a string block")?;
+            Ok(StrVals::Block(col))
+        }
+        Some(_) => {
+            let mut out = Vec::with_capacity(v);
+            for _ in 0..v {
+                let tag = de.next_tag()?;
+                match de.read_text(tag)? {
+                    Some(Text::Str(Reference::Borrowed(s))) => out.push(StrRef::Borrowed(s)),
+                    Some(Text::Str(Reference::Copied(s))) => {
+                        let start = arena.len();
+                        arena.push_str(s);
+                        out.push(StrRef::Owned(start, arena.len()));
+                    }
+                    _ => return Err(de.unexpected(tag, "a string of a string column")),
+                }
+            }
+            Ok(StrVals::Each(out))
+        }
+    }
+}

@@ -1,0 +1,440 @@
+//! The rows of a columnar container presented to serde: a `SeqAccess` of `M` rows, each a
+//! map of the columns present in that row, in column order. Column values come from the
+//! loaded column stores through [`CellDe`], which behaves exactly like the row-mode
+//! deserializer on the same value; residual values are read inline from the input by the
+//! real deserializer, in row order, so the Dense state advances as on the encoder.
+//!
+//! Subset decode: the first row's `deserialize_struct` names the fields the target wants;
+//! the others are skipped (see [`Container::load`]). A skipped column still shows its key,
+//! so `deny_unknown_fields` fails as in row mode, and its value accepts only
+//! `deserialize_ignored_any`.
+
+use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
+use serde::de::{self, DeserializeSeed, Visitor};
+
+use super::Class;
+use super::read::{Container, Data, StrRef, StrVals, bit};
+use crate::codec::Packed;
+use crate::de::Deserializer;
+use crate::error::{Error, Result};
+
+impl<'de> Deserializer<'de> {
+    /// Visits the columnar container whose tag (`EF` or `F7`) was just read, as a sequence
+    /// of rows.
+    pub(crate) fn visit_columnar<V: Visitor<'de>>(
+        &mut self,
+        tag: u8,
+        visitor: V,
+    ) -> Result<V::Value> {
+        let c = Container::read_header(self, tag)?;
+        self.enter()?;
+        let m = c.m;
+        let mut rows = Rows {
+            de: self,
+            c,
+            row: 0,
+        };
+        let v = visitor.visit_seq(&mut rows)?;
+        let done = rows.row;
+        self.leave();
+        if done != m {
+            return Err(Error::mismatch(
+                format!("{done} rows"),
+                format!("a columnar container of {m} rows"),
+            ));
+        }
+        Ok(v)
+    }
+}
+
+/// The rows of a container.
+struct Rows<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    c: Container<'de>,
+    row: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for Rows<'_, 'de> {
+    type Error = Error;
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.row == self.c.m {
+            return Ok(None);
+        }
+        seed.deserialize(RowDe { rows: self }).map(Some)
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.c.m - self.row)
+    }
+}
+
+impl<'de> Rows<'_, 'de> {
+    fn load(&mut self, fields: Option<&[&str]>) -> Result<()> {
+        if !self.c.loaded {
+            self.c.load(self.de, fields)?;
+        }
+        Ok(())
+    }
+
+    /// Visits the current row as a map, then moves to the next.
+    fn visit_row<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        self.de.enter()?;
+        let r = self.row;
+        let left = self
+            .c
+            .cols
+            .iter()
+            .filter(|c| !c.optional || bit(c.present, r))
+            .count();
+        let mut map = RowMap {
+            rows: self,
+            next: 0,
+            cur: None,
+            left,
+        };
+        let v = visitor.visit_map(&mut map)?;
+        let left = map.left;
+        self.de.leave();
+        if left != 0 {
+            return Err(Error::mismatch(
+                "a row read to its end",
+                format!("a row with {left} more fields"),
+            ));
+        }
+        self.row += 1;
+        Ok(v)
+    }
+}
+
+/// One row, before serde says how it wants it.
+struct RowDe<'r, 'a, 'de> {
+    rows: &'r mut Rows<'a, 'de>,
+}
+
+impl<'de> de::Deserializer<'de> for RowDe<'_, '_, 'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.rows.load(None)?;
+        self.rows.visit_row(visitor)
+    }
+
+    /// The fields the target names select the columns to load (on the first row).
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.rows.load(Some(fields))?;
+        self.rows.visit_row(visitor)
+    }
+
+    /// A row is `Some(row)`, as a struct is in row mode (one depth level).
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.rows.de.enter()?;
+        let rows = self.rows;
+        let v = visitor.visit_some(RowDe { rows: &mut *rows })?;
+        rows.de.leave();
+        Ok(v)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// The present columns of one row.
+struct RowMap<'r, 'a, 'de> {
+    rows: &'r mut Rows<'a, 'de>,
+    /// The next column to look at.
+    next: usize,
+    /// The column whose key was handed out last.
+    cur: Option<usize>,
+    left: usize,
+}
+
+impl<'de> de::MapAccess<'de> for RowMap<'_, '_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        let r = self.rows.row;
+        let cols = &self.rows.c.cols;
+        while self.next < cols.len() {
+            let j = self.next;
+            self.next += 1;
+            let col = &cols[j];
+            if col.optional && !bit(col.present, r) {
+                continue;
+            }
+            self.cur = Some(j);
+            self.left -= 1;
+            return match &col.name {
+                std::borrow::Cow::Borrowed(s) => {
+                    seed.deserialize(BorrowedStrDeserializer::<Error>::new(s))
+                }
+                std::borrow::Cow::Owned(s) => seed.deserialize(StrDeserializer::<Error>::new(s)),
+            }
+            .map(Some);
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let j = self
+            .cur
+            .take()
+            .ok_or_else(|| Error::mismatch("a map key before its value", "a value"))?;
+        let Rows { de, c, .. } = &mut *self.rows;
+        let col = &mut c.cols[j];
+        let p = col.next_present;
+        col.next_present += 1;
+        let null = col.nullable && !bit(col.non_null, p);
+        let k = col.next_value;
+        if !null && col.class != Class::Residual {
+            col.next_value += 1;
+        }
+        let col = &c.cols[j];
+        let v = if null {
+            CellVal::Null
+        } else {
+            match &col.data {
+                Data::Residual => CellVal::Residual,
+                Data::Skipped | Data::Pending => CellVal::Skipped(&col.name),
+                Data::Nums(n) => num(n, k),
+                Data::Strs(StrVals::Each(v)) => match v[k] {
+                    StrRef::Borrowed(s) => CellVal::Str(s),
+                    StrRef::Owned(a, b) => CellVal::Copied(&c.arena[a..b]),
+                },
+                Data::Strs(StrVals::Block(s)) => match s.borrowed(k) {
+                    Some(b) => CellVal::Str(utf8(b)?),
+                    None => CellVal::Copied(utf8(s.get(k).unwrap_or_default())?),
+                },
+            }
+        };
+        seed.deserialize(CellDe { de, v })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// Value `k` of a numeric column (the value count was checked against the masks).
+fn num<'x, 'de>(n: &Packed, k: usize) -> CellVal<'x, 'de> {
+    match n {
+        Packed::Ints(kind, v) if kind.is_signed() && (v[k] as i64) < 0 => CellVal::I64(v[k] as i64),
+        Packed::Ints(_, v) => CellVal::U64(v[k]),
+        Packed::F64s(v) => CellVal::F64(v[k]),
+        Packed::F32s(v) => CellVal::F32(v[k]),
+        Packed::Bools(v) => CellVal::Bool(v[k]),
+    }
+}
+
+/// Block rows were checked as UTF-8 when the column was loaded.
+fn utf8(b: &[u8]) -> Result<&str> {
+    std::str::from_utf8(b).map_err(|_| Error::new(crate::error::ErrorCode::InvalidUtf8))
+}
+
+/// One cell's value.
+#[derive(Copy, Clone)]
+enum CellVal<'x, 'de> {
+    Null,
+    Bool(bool),
+    U64(u64),
+    I64(i64),
+    F32(f32),
+    F64(f64),
+    /// Borrowed from the input.
+    Str(&'de str),
+    /// Rebuilt or copied by the decoder.
+    Copied(&'x str),
+    /// A column the target did not name (its name).
+    Skipped(&'x str),
+    /// In the input, read by the real deserializer.
+    Residual,
+}
+
+/// A cell presented to serde: behaves like the row-mode deserializer on the same value.
+struct CellDe<'x, 'de> {
+    de: &'x mut Deserializer<'de>,
+    v: CellVal<'x, 'de>,
+}
+
+impl<'de> CellDe<'_, 'de> {
+    #[cold]
+    fn skipped(name: &str) -> Error {
+        Error::mismatch(
+            format!("a value of column `{name}`"),
+            "a column skipped because the first row's type did not name it",
+        )
+    }
+}
+
+/// Methods that read residual cells from the input and present stored cells through
+/// `deserialize_any`.
+macro_rules! cell_methods {
+    ($($m:ident)*) => {$(
+        fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            if let CellVal::Residual = self.v {
+                return de::Deserializer::$m(self.de, visitor);
+            }
+            self.deserialize_any(visitor)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.v {
+            CellVal::Null => visitor.visit_none(),
+            CellVal::Bool(b) => visitor.visit_bool(b),
+            CellVal::U64(v) => visitor.visit_u64(v),
+            CellVal::I64(v) => visitor.visit_i64(v),
+            CellVal::F32(v) => visitor.visit_f32(v),
+            CellVal::F64(v) => visitor.visit_f64(v),
+            CellVal::Str(s) => visitor.visit_borrowed_str(s),
+            CellVal::Copied(s) => visitor.visit_str(s),
+            CellVal::Skipped(name) => Err(Self::skipped(name)),
+            CellVal::Residual => de::Deserializer::deserialize_any(self.de, visitor),
+        }
+    }
+
+    cell_methods! {
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
+        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_map
+        deserialize_identifier deserialize_seq
+    }
+
+    /// `None` for a null cell, else `Some(cell)` (one depth level, as row mode counts it).
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.v {
+            CellVal::Residual => de::Deserializer::deserialize_option(self.de, visitor),
+            CellVal::Skipped(name) => Err(Self::skipped(name)),
+            CellVal::Null => visitor.visit_none(),
+            v => {
+                self.de.enter()?;
+                let r = visitor.visit_some(CellDe {
+                    de: &mut *self.de,
+                    v,
+                });
+                self.de.leave();
+                r
+            }
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.v {
+            CellVal::Residual => de::Deserializer::deserialize_unit(self.de, visitor),
+            CellVal::Null => visitor.visit_unit(),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.v {
+            CellVal::Residual => de::Deserializer::deserialize_unit_struct(self.de, name, visitor),
+            CellVal::Null => visitor.visit_unit(),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.v {
+            CellVal::Residual => {
+                de::Deserializer::deserialize_newtype_struct(self.de, name, visitor)
+            }
+            CellVal::Skipped(n) => Err(Self::skipped(n)),
+            _ => visitor.visit_newtype_struct(self),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        match self.v {
+            CellVal::Residual => de::Deserializer::deserialize_tuple(self.de, len, visitor),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.v {
+            CellVal::Residual => {
+                de::Deserializer::deserialize_tuple_struct(self.de, name, len, visitor)
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.v {
+            CellVal::Residual => {
+                de::Deserializer::deserialize_struct(self.de, name, fields, visitor)
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    /// A string cell is a unit variant by name, as a bare string is in row mode.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.v {
+            CellVal::Residual => {
+                de::Deserializer::deserialize_enum(self.de, name, variants, visitor)
+            }
+            CellVal::Str(s) => visitor.visit_enum(BorrowedStrDeserializer::<Error>::new(s)),
+            CellVal::Copied(s) => visitor.visit_enum(StrDeserializer::<Error>::new(s)),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    /// The one request a skipped column accepts.
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.v {
+            CellVal::Residual => de::Deserializer::deserialize_ignored_any(self.de, visitor),
+            _ => visitor.visit_unit(),
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! Writing a captured [`Batch`]: per column the codec and its exact size, the size gate
+//! against the row form, then the container (`docs/SPEC.md` §Columnar containers), or a
+//! replay of the rows through the real serializer when the batch does not qualify.
+//!
+//! Column bodies are what Balanced writes for a `Vec` of the column's values: integers,
+//! floats and bools through the QPack packer when it is smaller, else a plain array; strings
+//! as a string block (`codec::strings::pick`) or, when that is not smaller, as per-value
+//! strings through the intern table. With the column index no column is per-value, so an
+//! indexed column never touches the Dense state and a reader may jump over it.
+//!
+//! The gate (an estimate): a column stays a column only if its masks and body are not larger
+//! than its cells in row mode (numbers in their Speed forms, strings by the per-value
+//! estimate); other columns become residual. The batch is written as a container when at
+//! least one column remains and the column-shape table can take its shape.
+
+use hashbrown::HashSet;
+use serde::Serialize;
+use serde::ser::SerializeStruct;
+
+use super::plan::Batch;
+use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
+use crate::codec::strings::{self, Pick};
+use crate::dense::{Kind, col_shape_key, inline_len};
+use crate::error::Result;
+use crate::options::Features;
+use crate::ser::Serializer;
+use crate::ser::capture::{Cell, CellRef};
+use crate::ser::qpack::{PackBuf, PackClass};
+use crate::wire::tags;
+use crate::wire::varint::{uvarint_len, write_uvarint};
+
+/// The encoding of one column's values.
+enum Body {
+    /// Residual: the values stay in the rows.
+    Rows,
+    /// Pre-encoded bytes (a QPack value, a plain array, or a string block).
+    Bytes(Vec<u8>),
+    /// Per-value strings through the intern table, written when the container is.
+    PerValue,
+}
+
+/// One column of the container being planned.
+struct ColPlan {
+    name: &'static str,
+    class: Class,
+    optional: bool,
+    nullable: bool,
+    body: Body,
+}
+
+impl ColPlan {
+    fn kind(&self) -> u8 {
+        let mut k = self.class.nibble();
+        if self.optional {
+            k |= OPTIONAL;
+        }
+        if self.nullable {
+            k |= NULLABLE;
+        }
+        k
+    }
+}
+
+/// The size of a string column written per value: a definition for the first sight of each
+/// value long enough to intern, a 2-byte reference for a repeat, the plain form otherwise.
+fn per_value_cost(values: &[&[u8]], min_intern: usize) -> usize {
+    let mut seen = HashSet::new();
+    values
+        .iter()
+        .map(|v| {
+            if v.len() < min_intern {
+                inline_len(v.len(), Kind::Str)
+            } else if seen.insert(*v) {
+                1 + uvarint_len(v.len() as u64) + v.len()
+            } else {
+                2
+            }
+        })
+        .sum()
+}
+
+/// Bytes of an integer in its Speed form (`docs/SPEC.md` §3).
+fn int_len(v: u64, neg: bool) -> usize {
+    if neg {
+        match v as i64 {
+            -8..=-1 => 1,
+            i if i >= i8::MIN as i64 => 2,
+            i if i >= i16::MIN as i64 => 3,
+            i if i >= i32::MIN as i64 => 5,
+            _ => 9,
+        }
+    } else {
+        match v {
+            0..=0x7F => 1,
+            0x80..=0xFF => 2,
+            0x100..=0xFFFF => 3,
+            _ if v <= u32::MAX as u64 => 5,
+            _ => 9,
+        }
+    }
+}
+
+/// An LSB-first bit mask of `n` bits with the bits of `set` on.
+fn mask(n: usize, set: impl Iterator<Item = usize>) -> Vec<u8> {
+    let mut m = vec![0u8; mask_len(n)];
+    for i in set {
+        m[i / 8] |= 1 << (i % 8);
+    }
+    m
+}
+
+impl Serializer {
+    /// Ends the sequence of captured rows `b` whose array header starts at `start`: writes
+    /// the columnar container in place of the header and returns `true`, or replays the rows
+    /// after the header (row mode) and returns `false`.
+    pub(crate) fn finish_batch(&mut self, b: &Batch, start: usize) -> Result<bool> {
+        let Some((plans, shape)) = self.plan_container(b)? else {
+            self.replay_rows(b)?;
+            return Ok(false);
+        };
+        self.out.truncate(start);
+        self.write_container(b, &plans, shape)?;
+        Ok(true)
+    }
+
+    /// Writes the captured rows as plain elements, through the same serde calls the
+    /// elements made (so the bytes equal direct serialization).
+    pub(crate) fn replay_rows(&mut self, b: &Batch) -> Result<()> {
+        for (r, row) in b.rows.iter().enumerate() {
+            let mut s = serde::Serializer::serialize_struct(&mut *self, row.name, row.len)?;
+            for f in b.row_fields(r) {
+                let cell = CellRef {
+                    cell: &f.cell,
+                    arena: &b.arena,
+                };
+                s.serialize_field(f.key, &cell)?;
+            }
+            s.end()?;
+        }
+        Ok(())
+    }
+
+    /// The column plans and the shape id to reuse (`None`: declare), or `None` when the
+    /// batch stays in row mode.
+    #[allow(clippy::type_complexity)]
+    fn plan_container(&self, b: &Batch) -> Result<Option<(Vec<ColPlan>, Option<u32>)>> {
+        let m = b.rows.len();
+        let Some(dense) = self.state.dense.as_deref() else {
+            return Ok(None);
+        };
+        if m < MIN_ROWS {
+            return Ok(None);
+        }
+        let feats = self.opts.feature_bits();
+        let indexed = self.col_index.allowed && feats.contains(Features::COLUMN_INDEX);
+        let min_intern = self.opts.intern_min_len() as usize;
+        let mut plans = Vec::with_capacity(b.order.len());
+        for (j, present) in b.columns().iter().enumerate() {
+            let name = b.cols[b.order[j] as usize];
+            let optional = present.len() < m;
+            let mut class = b.classify(present);
+            let cells = || present.iter().map(|&(_, i)| &b.cells[i as usize].cell);
+            let nulls = cells().filter(|c| **c == Cell::Null).count();
+            let strs: Vec<&[u8]> = cells()
+                .filter_map(|c| match *c {
+                    Cell::Str(s, e) => Some(&b.arena[s as usize..e as usize]),
+                    _ => None,
+                })
+                .collect();
+            let str_cost = per_value_cost(&strs, min_intern);
+            let row_cost: usize = cells()
+                .map(|c| match *c {
+                    Cell::Null | Cell::Bool(_) => 1,
+                    Cell::Int(v, n) => int_len(v, n),
+                    Cell::F32(_) => 5,
+                    Cell::F64(_) => 9,
+                    Cell::Str(..) | Cell::Other(_) => 0,
+                })
+                .sum::<usize>()
+                + str_cost;
+            let body = match class {
+                Class::Residual => Body::Rows,
+                Class::Str => {
+                    let pick = if indexed {
+                        strings::pick(&strs, feats.without(Features::DENSE), 0)
+                    } else {
+                        strings::pick(&strs, feats, str_cost)
+                    };
+                    match pick {
+                        Pick::Block(blk) => {
+                            let mut out = Vec::with_capacity(blk.cost());
+                            blk.encode(&mut out);
+                            Body::Bytes(out)
+                        }
+                        Pick::PerValue => Body::PerValue,
+                    }
+                }
+                _ => {
+                    let (pc, neg) = match class {
+                        Class::Int { neg } => (PackClass::Int, neg),
+                        Class::F64 => (PackClass::F64, false),
+                        Class::F32 => (PackClass::F32, false),
+                        _ => (PackClass::Bool, false),
+                    };
+                    let vals = cells()
+                        .filter_map(|c| match *c {
+                            Cell::Int(v, _) | Cell::F64(v) => Some(v),
+                            Cell::F32(v) => Some(v as u64),
+                            Cell::Bool(v) => Some(v as u64),
+                            _ => None,
+                        })
+                        .collect();
+                    Body::Bytes(PackBuf::of(pc, vals, neg).encode_seq(&self.opts)?)
+                }
+            };
+            let mut plan = ColPlan {
+                name,
+                class,
+                optional,
+                nullable: nulls > 0 && class != Class::Residual,
+                body,
+            };
+            let body_cost = match &plan.body {
+                Body::Rows => 0,
+                Body::Bytes(v) => v.len(),
+                Body::PerValue => str_cost,
+            };
+            let masks = if optional { mask_len(m) } else { 0 }
+                + if plan.nullable {
+                    mask_len(present.len())
+                } else {
+                    0
+                };
+            if class != Class::Residual && masks + body_cost > row_cost {
+                class = Class::Residual;
+                plan.class = class;
+                plan.nullable = false;
+                plan.body = Body::Rows;
+            }
+            plans.push(plan);
+        }
+        if plans.iter().all(|p| p.class == Class::Residual) {
+            return Ok(None);
+        }
+        let list: Vec<(&[u8], u8)> = plans
+            .iter()
+            .map(|p| (p.name.as_bytes(), p.kind()))
+            .collect();
+        let shape = dense.col_shapes().find(&col_shape_key(&list));
+        if shape.is_none() && !dense.may_declare_col_shape() {
+            return Ok(None);
+        }
+        Ok(Some((plans, shape)))
+    }
+
+    fn write_container(&mut self, b: &Batch, plans: &[ColPlan], shape: Option<u32>) -> Result<()> {
+        let m = b.rows.len();
+        let hybrid = plans.iter().any(|p| p.class == Class::Residual);
+        self.note_codec_tag();
+        self.out
+            .push(if hybrid { tags::HYBRID } else { tags::COLUMNAR });
+        write_uvarint(&mut self.out, m as u64);
+        match shape {
+            Some(id) => write_uvarint(&mut self.out, id as u64),
+            None => {
+                self.out.push(0);
+                write_uvarint(&mut self.out, plans.len() as u64);
+                for p in plans {
+                    self.write_str(p.name)?;
+                    self.out.push(p.kind());
+                }
+                let list: Vec<(&[u8], u8)> = plans
+                    .iter()
+                    .map(|p| (p.name.as_bytes(), p.kind()))
+                    .collect();
+                let dense = self
+                    .state
+                    .dense
+                    .as_deref_mut()
+                    .expect("columnar containers need Dense state");
+                dense.define_col_shape(&list, true)?;
+            }
+        }
+        let indexed = !hybrid && self.col_index.allowed && self.opts.has(Features::COLUMN_INDEX);
+        let index_at = self.out.len();
+        if indexed {
+            self.out.resize(index_at + 4 * plans.len(), 0);
+            self.col_index.written = true;
+        }
+        let cols = b.columns();
+        for (j, (p, present)) in plans.iter().zip(&cols).enumerate() {
+            let start = self.out.len();
+            if p.optional {
+                let bits = mask(m, present.iter().map(|&(r, _)| r as usize));
+                self.out.extend_from_slice(&bits);
+            }
+            let cell = |i: u32| &b.cells[i as usize].cell;
+            if p.nullable {
+                let non_null = present
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, i))| *cell(*i) != Cell::Null)
+                    .map(|(k, _)| k);
+                let bits = mask(present.len(), non_null);
+                self.out.extend_from_slice(&bits);
+            }
+            match &p.body {
+                Body::Rows => {}
+                Body::Bytes(v) => self.out.extend_from_slice(v),
+                Body::PerValue => {
+                    for &(_, i) in present {
+                        if let Cell::Str(s, e) = *cell(i) {
+                            let v = &b.arena[s as usize..e as usize];
+                            // The arena holds only `&str` bytes.
+                            self.write_str(std::str::from_utf8(v).map_err(|_| {
+                                crate::error::Error::mismatch("UTF-8", "arena bytes")
+                            })?)?;
+                        }
+                    }
+                }
+            }
+            if indexed {
+                let len = (self.out.len() - start) as u32;
+                self.out[index_at + 4 * j..index_at + 4 * j + 4]
+                    .copy_from_slice(&len.to_le_bytes());
+            }
+        }
+        if hybrid {
+            self.enter()?;
+            for r in 0..m {
+                for f in b.row_fields(r) {
+                    if plans[b.position(f.col)].class == Class::Residual {
+                        CellRef {
+                            cell: &f.cell,
+                            arena: &b.arena,
+                        }
+                        .serialize(&mut *self)?;
+                    }
+                }
+            }
+            self.leave(1);
+        }
+        Ok(())
+    }
+}
