@@ -122,6 +122,16 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// [`Deserializer::map_len`] after a `map8` tag (already consumed), inlined: the entry
+    /// count byte, checked and charged the same way.
+    #[inline(always)]
+    pub(crate) fn map8_len(&mut self) -> Result<usize> {
+        let n = self.read.next("a map8 count")? as usize;
+        self.read.check_count(n as u64, 2)?;
+        self.charge(n as u64)?;
+        Ok(n)
+    }
+
     /// Reads the string or byte string that `tag` (already consumed) starts; `None` if `tag`
     /// starts neither.
     ///
@@ -156,6 +166,28 @@ impl<'de> Deserializer<'de> {
             _ => return Ok(None),
         };
         self.str_body(len).map(Some)
+    }
+
+    /// The fixstr at the front of the input, tag and body consumed in one step; `None` (and
+    /// nothing consumed) when the input does not start with a complete fixstr, and the caller
+    /// falls back to [`Deserializer::next_tag`] + [`Deserializer::read_short_str`], which
+    /// report a truncated one. The hot path of field names and short values: one bounds
+    /// check and one cursor update instead of two each.
+    #[inline(always)]
+    pub(crate) fn peek_fixstr(&mut self) -> Option<Result<&'de str>> {
+        let (&tag, body) = self.read.rest().split_first()?;
+        if tag & !0x1F != FIXSTR {
+            return None;
+        }
+        let len = (tag & 0x1F) as usize;
+        let bytes = body.get(..len)?;
+        // Cannot fail: `len + 1` bytes were just seen.
+        let _ = self.read.take(len + 1, "");
+        self.dense_inline();
+        if let Err(e) = self.charge(len as u64) {
+            return Some(Err(e));
+        }
+        Some(utf8(bytes).map_err(|e| self.invalid_utf8(len, e)))
     }
 
     /// The `len` UTF-8 bytes of an inline string whose header was read.

@@ -65,11 +65,16 @@ impl<'de> Deserializer<'de> {
 
     /// Visits the map whose header `tag` was read.
     fn visit_map<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
-        if tag == SHAPE {
+        let n = if tag == MAP8 {
+            // The common struct header, without the call into `map_len`'s table.
+            self.map8_len()?
+        } else if tag == SHAPE {
             return self.visit_shape(visitor);
-        }
-        let Some(n) = self.map_len(tag)? else {
-            return Err(self.unexpected(tag, "a map"));
+        } else {
+            match self.map_len(tag)? {
+                Some(n) => n,
+                None => return Err(self.unexpected(tag, "a map")),
+            }
         };
         self.enter()?;
         let mut map = MapAccess { de: self, left: n };
@@ -164,6 +169,9 @@ impl<'de> Deserializer<'de> {
         visitor: V,
         expected: &'static str,
     ) -> Result<V::Value> {
+        if let Some(s) = self.peek_fixstr() {
+            return visitor.visit_borrowed_str(s?);
+        }
         let tag = self.next_tag()?;
         if let Some(s) = self.read_short_str(tag)? {
             return visitor.visit_borrowed_str(s);
@@ -444,6 +452,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     /// serde's derived identifiers also accept). The hot path of every struct field.
     #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(s) = self.peek_fixstr() {
+            return visitor.visit_borrowed_str(s?);
+        }
         let tag = self.next_tag()?;
         if let Some(s) = self.read_short_str(tag)? {
             return visitor.visit_borrowed_str(s);

@@ -207,3 +207,28 @@ fn short_string_fast_path_keeps_checks() {
     let s = crate::from_slice::<String>(&msg(&body)).unwrap();
     assert_eq!(s, "a".repeat(32));
 }
+
+/// The fixstr fast path (`peek_fixstr`: field names and short values) charges exactly one unit
+/// per byte, like every other string read: map entry 1 + name 1 + value 3 = 5 units.
+#[test]
+fn fixstr_fast_path_charges_the_budget_exactly() {
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct S {
+        a: String,
+    }
+    let bytes = msg("d5 01 81 61 83 78 79 7a");
+    let with = |max| crate::from_slice_with::<S>(&bytes, crate::Options::default().max_output(max));
+    assert_eq!(with(5).unwrap(), S { a: "xyz".into() });
+    // Over by the value: detected after its bytes (offset 13 = header 5 + body 8).
+    let e = with(4).unwrap_err();
+    assert_eq!(
+        (e.code(), e.offset()),
+        (&ErrorCode::OutputBudget(4), Some(13))
+    );
+    // Over by the field name: detected after the name (offset 9).
+    let e = with(1).unwrap_err();
+    assert_eq!(
+        (e.code(), e.offset()),
+        (&ErrorCode::OutputBudget(1), Some(9))
+    );
+}
