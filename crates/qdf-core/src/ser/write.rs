@@ -63,6 +63,41 @@ pub(crate) fn header_bytes(kind: Header, len: usize) -> Result<HeaderBytes> {
     Ok(HeaderBytes { buf, len: n })
 }
 
+/// The window of [`Serializer::write_short`]: strings of up to 62 bytes (fixstr and short
+/// str8) are written without a `memcpy` call.
+const SHORT: usize = 64;
+
+/// Copies `src` (at most 64 bytes, and at most `dst.len()`) to the front of `dst` with two
+/// overlapping fixed-size copies (or three single bytes below 4): no loop, no call.
+#[inline(always)]
+fn copy_short(dst: &mut [u8], src: &[u8]) {
+    let n = src.len();
+    match n {
+        0 => {}
+        1..=3 => {
+            dst[0] = src[0];
+            dst[n / 2] = src[n / 2];
+            dst[n - 1] = src[n - 1];
+        }
+        4..=7 => {
+            dst[..4].copy_from_slice(&src[..4]);
+            dst[n - 4..n].copy_from_slice(&src[n - 4..]);
+        }
+        8..=16 => {
+            dst[..8].copy_from_slice(&src[..8]);
+            dst[n - 8..n].copy_from_slice(&src[n - 8..]);
+        }
+        17..=32 => {
+            dst[..16].copy_from_slice(&src[..16]);
+            dst[n - 16..n].copy_from_slice(&src[n - 16..]);
+        }
+        _ => {
+            dst[..32].copy_from_slice(&src[..32]);
+            dst[n - 32..n].copy_from_slice(&src[n - 32..]);
+        }
+    }
+}
+
 impl Serializer {
     /// Writes an unsigned integer in its smallest form: fixint, u8, u16, u32, u64.
     #[inline]
@@ -207,15 +242,31 @@ impl Serializer {
     #[inline(always)]
     fn write_plain_str(&mut self, b: &[u8]) -> Result<()> {
         if b.len() <= 31 {
-            self.out.reserve(1 + b.len());
-            self.out.push(FIXSTR | b.len() as u8);
+            self.write_short(&[FIXSTR | b.len() as u8], b);
+        } else if b.len() <= SHORT - 2 {
+            self.write_short(&[STR8, b.len() as u8], b);
         } else {
             let h = header_bytes(Header::Str, b.len())?;
             self.out.reserve(h.len + b.len());
             self.out.extend_from_slice(h.as_slice());
+            self.out.extend_from_slice(b);
         }
-        self.out.extend_from_slice(b);
         Ok(())
+    }
+
+    /// Writes `header` (1 or 2 bytes) and `b` (at most `SHORT - header.len()` bytes) with
+    /// fixed-size copies: one capacity check for a `SHORT`-byte window, then [`copy_short`]
+    /// and a truncate to the true length. A `memcpy` call for a field name or a short value
+    /// costs more than the bytes it copies.
+    #[inline(always)]
+    fn write_short(&mut self, header: &[u8], b: &[u8]) {
+        let start = self.out.len();
+        let end = start + header.len() + b.len();
+        self.out.extend_from_slice(&[0u8; SHORT]);
+        let window = &mut self.out[start..start + SHORT];
+        window[..header.len()].copy_from_slice(header);
+        copy_short(&mut window[header.len()..], b);
+        self.out.truncate(end);
     }
 
     /// Writes a byte string: bin8/16/32.
