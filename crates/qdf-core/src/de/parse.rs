@@ -413,16 +413,22 @@ fn is_ascii(b: &[u8]) -> bool {
     const HI64: u64 = 0x8080_8080_8080_8080;
     let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
     let n = b.len();
-    match n {
-        0 => true,
-        1..=3 => (b[0] | b[n / 2] | b[n - 1]) & 0x80 == 0,
-        4..=7 => {
-            let half = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
-            (half(0) | half(n - 4)) & 0x8080_8080 == 0
+    // Nested so that the common lengths (4–16: most names and values) take two compares.
+    if n >= 8 {
+        if n <= 16 {
+            (word(0) | word(n - 8)) & HI64 == 0
+        } else if n <= 32 {
+            (word(0) | word(8) | word(n - 16) | word(n - 8)) & HI64 == 0
+        } else {
+            b.is_ascii()
         }
-        8..=16 => (word(0) | word(n - 8)) & HI64 == 0,
-        17..=32 => (word(0) | word(8) | word(n - 16) | word(n - 8)) & HI64 == 0,
-        _ => b.is_ascii(),
+    } else if n >= 4 {
+        let half = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+        (half(0) | half(n - 4)) & 0x8080_8080 == 0
+    } else if n > 0 {
+        (b[0] | b[n / 2] | b[n - 1]) & 0x80 == 0
+    } else {
+        true
     }
 }
 
