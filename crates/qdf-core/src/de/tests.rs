@@ -232,3 +232,31 @@ fn fixstr_fast_path_charges_the_budget_exactly() {
         (&ErrorCode::OutputBudget(1), Some(9))
     );
 }
+
+/// A plain string between Dense references resets `lastID` (SPEC §14), also when the Dense
+/// state only hears of it later: at the next Dense tag, or when the state goes back to a
+/// session at the end of the body.
+#[test]
+fn plain_string_resets_last_id_before_the_next_dense_tag() {
+    let opts = crate::Options::balanced();
+    // Control: E0 defines "host" (lastID = 0), E8 repeats it.
+    let v: (String, String) = crate::from_slice(&msg("a2 e0 04 68 6f 73 74 e8")).unwrap();
+    assert_eq!(v, ("host".into(), "host".into()));
+    // "ab" (plain) in between: E8 has no lastID to repeat.
+    let e = crate::from_slice::<(String, String, String)>(&msg("a3 e0 04 68 6f 73 74 82 61 62 e8"))
+        .unwrap_err();
+    assert_eq!(e.classify(), Category::Syntax, "{e:?}");
+    // Across bodies of a session: the plain string ends body 1, E8 starts body 2.
+    let body1 = [0xA2, 0xE0, 4, b'h', b'o', b's', b't', 0x82, b'a', b'b'];
+    let mut state = None;
+    let v: (String, String) = super::decode_body_with_state(&body1, &opts, &mut state).unwrap();
+    assert_eq!(v, ("host".into(), "ab".into()));
+    let e = super::decode_body_with_state::<String>(&[0xE8], &opts, &mut state).unwrap_err();
+    assert_eq!(e.classify(), Category::Syntax, "{e:?}");
+    // Control for the session: with "ab" first, "host" is last and E8 repeats it.
+    let body1 = [0xA2, 0x82, b'a', b'b', 0xE0, 4, b'h', b'o', b's', b't'];
+    let mut state = None;
+    let _: (String, String) = super::decode_body_with_state(&body1, &opts, &mut state).unwrap();
+    let v: String = super::decode_body_with_state(&[0xE8], &opts, &mut state).unwrap();
+    assert_eq!(v, "host");
+}
