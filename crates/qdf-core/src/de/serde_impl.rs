@@ -379,10 +379,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         let tag = self.next_tag()?;
-        match tag {
-            FIXARR..=FIXARR_MAX | ARR16 | ARR32 | TIMESTAMP => self.visit_array(tag, visitor),
-            _ => self.visit_map(tag, visitor),
+        // `map8` first: the header of nearly every struct.
+        if tag != MAP8 && matches!(tag, FIXARR..=FIXARR_MAX | ARR16 | ARR32 | TIMESTAMP) {
+            return self.visit_array(tag, visitor);
         }
+        self.visit_map(tag, visitor)
     }
 
     /// `F2 06..=09 name [payload]`; also a bare string (unit variant) and a 1-entry map
