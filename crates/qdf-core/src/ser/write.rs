@@ -211,8 +211,17 @@ impl Serializer {
             return Ok(());
         }
         let h = header_bytes(kind, len)?;
-        self.out.extend_from_slice(h.as_slice());
+        self.write_header_bytes(&h);
         Ok(())
+    }
+
+    /// Appends `h` as a constant-size 5-byte copy cut back to its length: a `memcpy` call
+    /// for a 1–5 byte header would cost more than the header.
+    #[inline(always)]
+    fn write_header_bytes(&mut self, h: &HeaderBytes) {
+        let end = self.out.len() + h.len;
+        self.out.extend_from_slice(&h.buf);
+        self.out.truncate(end);
     }
 
     /// Writes a string: fixstr up to 31 bytes, else str8/16/32.
