@@ -2,6 +2,8 @@
 //! (`docs/SPEC.md` §Integers, §Strings, §Arrays and maps). Each function picks the one form
 //! the strict decoder accepts.
 
+use std::mem::MaybeUninit;
+
 use super::Serializer;
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::*;
@@ -67,10 +69,18 @@ pub(crate) fn header_bytes(kind: Header, len: usize) -> Result<HeaderBytes> {
 /// str8) are written without a `memcpy` call.
 const SHORT: usize = 64;
 
-/// Copies `src` (at most 64 bytes, and at most `dst.len()`) to the front of `dst` with two
-/// overlapping fixed-size copies (or three single bytes below 4): no loop, no call.
+/// `b` as a slice of `MaybeUninit<u8>`, the element type of a `Vec`'s spare capacity.
 #[inline(always)]
-fn copy_short(dst: &mut [u8], src: &[u8]) {
+fn as_uninit(b: &[u8]) -> &[MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, every initialised byte is a valid
+    // `MaybeUninit<u8>`, and the result is only read (shared borrow of `b`).
+    unsafe { &*(b as *const [u8] as *const [MaybeUninit<u8>]) }
+}
+
+/// Copies `src` (at most 64 elements, and at most `dst.len()`) to the front of `dst` with two
+/// overlapping fixed-size copies (or three single elements below 4): no loop, no call.
+#[inline(always)]
+fn copy_short<T: Copy>(dst: &mut [T], src: &[T]) {
     let n = src.len();
     match n {
         0 => {}
@@ -264,18 +274,19 @@ impl Serializer {
     }
 
     /// Writes `header` (1 or 2 bytes) and `b` (at most `SHORT - header.len()` bytes) with
-    /// fixed-size copies: one capacity check for a `SHORT`-byte window, then [`copy_short`]
-    /// and a truncate to the true length. A `memcpy` call for a field name or a short value
-    /// costs more than the bytes it copies.
+    /// fixed-size copies into the spare capacity: one capacity check for a `SHORT`-byte
+    /// window, then [`copy_short`], then the length. A `memcpy` call for a field name or a
+    /// short value costs more than the bytes it copies.
     #[inline(always)]
     fn write_short(&mut self, header: &[u8], b: &[u8]) {
-        let start = self.out.len();
-        let end = start + header.len() + b.len();
-        self.out.extend_from_slice(&[0u8; SHORT]);
-        let window = &mut self.out[start..start + SHORT];
-        window[..header.len()].copy_from_slice(header);
-        copy_short(&mut window[header.len()..], b);
-        self.out.truncate(end);
+        let n = header.len() + b.len();
+        self.out.reserve(SHORT);
+        let window = &mut self.out.spare_capacity_mut()[..SHORT];
+        copy_short(&mut window[..header.len()], as_uninit(header));
+        copy_short(&mut window[header.len()..], as_uninit(b));
+        // SAFETY: the `n` bytes after the old length were written just above (the header,
+        // then `b`), and `n <= SHORT` lies inside the capacity `reserve` guaranteed.
+        unsafe { self.out.set_len(self.out.len() + n) };
     }
 
     /// Writes a byte string: bin8/16/32.
