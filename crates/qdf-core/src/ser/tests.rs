@@ -177,11 +177,10 @@ fn encode_body_truncates_on_error() {
     assert_eq!(out, [1, 2, 3]);
 }
 
-/// Every string length through the fixed-size copies of `write_short` (its `unsafe` `set_len`
-/// and `MaybeUninit` view; fixstr up to 31 bytes,
-/// str8 up to 62) and past them: exact bytes (header, then the string with a distinct byte at
-/// every position), in a struct so that the window is written mid-buffer and truncated, with
-/// the next field right after it.
+/// Every string length through the fixed-size copies of `write_short` (fixstr up to 31 bytes,
+/// str8 up to 62; its `MaybeUninit` view and `unsafe` `set_len`) and past them: exact bytes
+/// (header, then the string with a distinct byte at every position), in a struct so that the
+/// window is written mid-buffer, across buffer growth, with the next field right after it.
 #[test]
 fn short_strings_are_written_exactly() {
     #[derive(Serialize)]
