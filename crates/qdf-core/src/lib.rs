@@ -25,6 +25,7 @@ mod frame;
 mod options;
 mod ser;
 pub mod session;
+mod short;
 mod sync_stream;
 mod value;
 pub mod wire;

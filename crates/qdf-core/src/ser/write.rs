@@ -2,10 +2,9 @@
 //! (`docs/SPEC.md` §Integers, §Strings, §Arrays and maps). Each function picks the one form
 //! the strict decoder accepts.
 
-use std::mem::MaybeUninit;
-
 use super::Serializer;
 use crate::error::{Error, ErrorCode, Result};
+use crate::short::{SHORT, as_uninit, copy_short};
 use crate::wire::tags::*;
 use crate::wire::{ext, varint};
 
@@ -63,49 +62,6 @@ pub(crate) fn header_bytes(kind: Header, len: usize) -> Result<HeaderBytes> {
         )));
     };
     Ok(HeaderBytes { buf, len: n })
-}
-
-/// The window of [`Serializer::write_short`]: strings of up to 62 bytes (fixstr and short
-/// str8) are written without a `memcpy` call.
-const SHORT: usize = 64;
-
-/// `b` as a slice of `MaybeUninit<u8>`, the element type of a `Vec`'s spare capacity.
-#[inline(always)]
-fn as_uninit(b: &[u8]) -> &[MaybeUninit<u8>] {
-    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, every initialised byte is a valid
-    // `MaybeUninit<u8>`, and the result is only read (shared borrow of `b`).
-    unsafe { &*(b as *const [u8] as *const [MaybeUninit<u8>]) }
-}
-
-/// Copies `src` (at most 64 elements, and at most `dst.len()`) to the front of `dst` with two
-/// overlapping fixed-size copies (or three single elements below 4): no loop, no call.
-#[inline(always)]
-fn copy_short<T: Copy>(dst: &mut [T], src: &[T]) {
-    let n = src.len();
-    match n {
-        0 => {}
-        1..=3 => {
-            dst[0] = src[0];
-            dst[n / 2] = src[n / 2];
-            dst[n - 1] = src[n - 1];
-        }
-        4..=7 => {
-            dst[..4].copy_from_slice(&src[..4]);
-            dst[n - 4..n].copy_from_slice(&src[n - 4..]);
-        }
-        8..=16 => {
-            dst[..8].copy_from_slice(&src[..8]);
-            dst[n - 8..n].copy_from_slice(&src[n - 8..]);
-        }
-        17..=32 => {
-            dst[..16].copy_from_slice(&src[..16]);
-            dst[n - 16..n].copy_from_slice(&src[n - 16..]);
-        }
-        _ => {
-            dst[..32].copy_from_slice(&src[..32]);
-            dst[n - 32..n].copy_from_slice(&src[n - 32..]);
-        }
-    }
 }
 
 impl Serializer {
