@@ -190,6 +190,13 @@ impl<'de> Deserializer<'de> {
         Some(utf8(bytes).map_err(|e| self.invalid_utf8(len, e)))
     }
 
+    /// The 8 bytes after the (peeked, not consumed) tag at the front of the input, if the
+    /// input holds them; nothing is consumed.
+    #[inline(always)]
+    pub(crate) fn peek_payload8(&self) -> Option<[u8; 8]> {
+        self.read.rest().get(1..9)?.try_into().ok()
+    }
+
     /// The `len` UTF-8 bytes of an inline string whose header was read.
     #[inline(always)]
     fn str_body(&mut self, len: usize) -> Result<&'de str> {

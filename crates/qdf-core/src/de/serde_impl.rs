@@ -148,15 +148,31 @@ impl<'de> Deserializer<'de> {
     /// targets, so `300` into a `u8` is a `Data` error).
     #[inline]
     fn deserialize_num<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        // Fast paths for the common forms (fixint; f64 and u64 columns such as measurements
+        // and ns timestamps): tag and payload consumed in one step, without `read_num`'s
+        // jump table. A u64 that is not minimal, or a cut payload, takes the checked path.
+        match self.read.peek() {
+            Some(t) if t <= FIXINT_MAX => {
+                let _ = self.read.next("");
+                return visitor.visit_u64(t as u64);
+            }
+            Some(F64) => {
+                if let Some(b) = self.peek_payload8() {
+                    let _ = self.read.take(9, "");
+                    return visitor.visit_f64(f64::from_bits(u64::from_le_bytes(b)));
+                }
+            }
+            Some(U64) => {
+                if let Some(b) = self.peek_payload8()
+                    && u64::from_le_bytes(b) > u32::MAX as u64
+                {
+                    let _ = self.read.take(9, "");
+                    return visitor.visit_u64(u64::from_le_bytes(b));
+                }
+            }
+            _ => {}
+        }
         let tag = self.next_tag()?;
-        if tag <= FIXINT_MAX {
-            return visitor.visit_u64(tag as u64);
-        }
-        if tag == F64 {
-            // Float columns are the other common case: skip the jump table of `read_num`.
-            let bits = u64::from_le_bytes(self.read.array("an f64")?);
-            return visitor.visit_f64(f64::from_bits(bits));
-        }
         match self.read_num(tag)? {
             Some(n) => visit_num(n, visitor),
             None => Err(self.unexpected(tag, "a number")),

@@ -260,3 +260,42 @@ fn plain_string_resets_last_id_before_the_next_dense_tag() {
     let v: String = super::decode_body_with_state(&[0xE8], &opts, &mut state).unwrap();
     assert_eq!(v, "host");
 }
+
+/// The typed number fast paths (`deserialize_num`: fixint, f64, u64 read with their tag in one
+/// step) keep the checks of `read_num`: a u64 that fits 32 bits is not minimal, a cut payload
+/// is Eof, and values come back exactly (floats by bits).
+#[test]
+fn typed_number_fast_paths_keep_checks() {
+    let e = crate::from_slice::<u64>(&msg("c6 ff ff ff ff 00 00 00 00")).unwrap_err();
+    assert_eq!(e.code(), &ErrorCode::NonMinimal("a u64 holding a u32"));
+    assert_eq!(e.offset(), Some(5));
+    let e = crate::from_slice::<i64>(&msg("c6 ff ff ff ff 00 00 00 00")).unwrap_err();
+    assert_eq!(e.code(), &ErrorCode::NonMinimal("a u64 holding a u32"));
+    for cut in [
+        "c6 00 00 00 00 01 00 00",
+        "cc 00 00 00 00 00 00 f0",
+        "cc",
+        "c6",
+    ] {
+        let e = crate::from_slice::<u64>(&msg(cut)).unwrap_err();
+        assert_eq!(e.classify(), Category::Eof, "{cut}: {e:?}");
+        let e = crate::from_slice::<f64>(&msg(cut)).unwrap_err();
+        assert_eq!(e.classify(), Category::Eof, "{cut}: {e:?}");
+    }
+    let v: u64 = crate::from_slice(&msg("c6 00 00 00 00 01 00 00 00")).unwrap();
+    assert_eq!(v, 1 << 32);
+    let v: (u64, i64, u8) = crate::from_slice(&msg(
+        "a3 c6 ff ff ff ff ff ff ff ff c6 00 00 00 00 01 00 00 00 7f",
+    ))
+    .unwrap();
+    assert_eq!(v, (u64::MAX, 1 << 32, 127));
+    // u64::MAX into an i64 is out of range (Data), not wrapped.
+    let e = crate::from_slice::<i64>(&msg("c6 ff ff ff ff ff ff ff ff")).unwrap_err();
+    assert_eq!(e.classify(), Category::Data);
+    let nan = f64::from_bits(0xFFF8_0000_0000_0001);
+    for x in [-0.0f64, nan, f64::MIN_POSITIVE / 2.0, 1.5] {
+        let bytes = crate::to_vec(&x).unwrap();
+        let back: f64 = crate::from_slice(&bytes).unwrap();
+        assert_eq!(back.to_bits(), x.to_bits());
+    }
+}
