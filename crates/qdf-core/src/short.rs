@@ -1,7 +1,7 @@
 //! Copies of short byte strings (field names, ids, enum-like values) without a `memcpy`
 //! call: two overlapping fixed-size moves, chosen by length class. For strings of a few
-//! bytes the call and `memcpy`'s own size dispatch cost more than the copy (the encoder's
-//! strings and headers).
+//! bytes the call and `memcpy`'s own size dispatch cost more than the copy. The encoder
+//! appends its strings with them; the decoder builds owned `String`s with them.
 
 use std::mem::MaybeUninit;
 
@@ -25,28 +25,42 @@ pub(crate) fn copy_short<T: Copy>(dst: &mut [T], src: &[T]) {
     match n {
         0 => {}
         1..=3 => {
-            dst[0] = src[0];
-            dst[n / 2] = src[n / 2];
-            dst[n - 1] = src[n - 1];
+            let (a, b, c) = (src[0], src[n / 2], src[n - 1]);
+            dst[0] = a;
+            dst[n / 2] = b;
+            dst[n - 1] = c;
         }
-        4..=7 => {
-            dst[..4].copy_from_slice(&src[..4]);
-            dst[n - 4..n].copy_from_slice(&src[n - 4..]);
-        }
-        8..=16 => {
-            dst[..8].copy_from_slice(&src[..8]);
-            dst[n - 8..n].copy_from_slice(&src[n - 8..]);
-        }
-        17..=32 => {
-            dst[..16].copy_from_slice(&src[..16]);
-            dst[n - 16..n].copy_from_slice(&src[n - 16..]);
-        }
-        33..=SHORT => {
-            dst[..32].copy_from_slice(&src[..32]);
-            dst[n - 32..n].copy_from_slice(&src[n - 32..]);
-        }
+        4..=7 => two_moves::<T, 4>(dst, src),
+        8..=16 => two_moves::<T, 8>(dst, src),
+        17..=32 => two_moves::<T, 16>(dst, src),
+        33..=SHORT => two_moves::<T, 32>(dst, src),
         _ => dst[..n].copy_from_slice(src),
     }
+}
+
+/// The first and the last `K` elements of `src` (`K <= src.len() <= 2K`), both loaded before
+/// either is stored, so that the two moves stay register moves (the compiler otherwise merges
+/// the length classes back into one `memcpy` call of variable size).
+#[inline(always)]
+fn two_moves<T: Copy, const K: usize>(dst: &mut [T], src: &[T]) {
+    let n = src.len();
+    let head: [T; K] = src[..K].try_into().expect("K elements");
+    let tail: [T; K] = src[n - K..].try_into().expect("K elements");
+    dst[..K].copy_from_slice(&head);
+    dst[n - K..n].copy_from_slice(&tail);
+}
+
+/// `s` as an owned `String` with capacity exactly `s.len()` (what `to_owned` gives), copied
+/// by [`copy_short`].
+#[inline(always)]
+pub(crate) fn owned_str(s: &str) -> String {
+    let n = s.len();
+    let mut v: Vec<u8> = Vec::with_capacity(n);
+    copy_short(&mut v.spare_capacity_mut()[..n], as_uninit(s.as_bytes()));
+    // SAFETY: the `n` bytes of capacity `with_capacity` gave were all written just above.
+    unsafe { v.set_len(n) };
+    // SAFETY: `v` holds a byte-for-byte copy of the `str` `s`, so it is UTF-8.
+    unsafe { String::from_utf8_unchecked(v) }
 }
 
 #[cfg(test)]
@@ -63,6 +77,9 @@ mod tests {
             copy_short(&mut dst, &src);
             assert_eq!(dst[..n], src[..], "length {n}");
             assert!(dst[n..].iter().all(|&b| b == 0), "wrote past {n}");
+            let s: String = (0..n).map(|i| char::from(b'!' + (i % 90) as u8)).collect();
+            let owned = owned_str(&s);
+            assert_eq!((owned.as_str(), owned.capacity()), (s.as_str(), n));
         }
     }
 }

@@ -8,6 +8,7 @@ use super::access::{Enum, MAP_FORM, MapAccess, SeqAccess, TimestampSeq, VariantM
 use super::parse::Num;
 use super::read::{Reference, Text};
 use crate::error::{Error, ErrorCode, Result};
+use crate::short::owned_str;
 use crate::wire::ext::{self, magic};
 use crate::wire::tags::*;
 
@@ -289,9 +290,23 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.deserialize_text(visitor, "a string")
     }
 
+    /// Like `deserialize_str`, but an inline string (fixstr, str8) goes to `visit_string` as
+    /// a `String` built by [`owned_str`] (exact capacity, fixed-size copies instead of a
+    /// `memcpy` call), which serde's `String` keeps as is; other visitors get it through
+    /// `visit_str`. Interned strings are passed as `deserialize_str` passes them.
     #[inline]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_text(visitor, "a string")
+        if let Some(s) = self.peek_fixstr() {
+            return visitor.visit_string(owned_str(s?));
+        }
+        let tag = self.next_tag()?;
+        if let Some(s) = self.read_short_str(tag)? {
+            return visitor.visit_string(owned_str(s));
+        }
+        match self.read_text(tag)? {
+            Some(t) => visit_text(t, visitor),
+            None => Err(self.unexpected(tag, "a string")),
+        }
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {

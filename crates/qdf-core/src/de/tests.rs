@@ -299,3 +299,41 @@ fn typed_number_fast_paths_keep_checks() {
         assert_eq!(back.to_bits(), x.to_bits());
     }
 }
+
+/// `deserialize_string` builds the `String` itself for fixstr and str8 (`owned_str`, with its
+/// `unsafe` `set_len` and `from_utf8_unchecked`): every length through its copy classes
+/// decodes exactly, with capacity equal to the length; multi-byte UTF-8 too; a visitor that
+/// only implements `visit_str` still gets the text.
+#[test]
+fn owned_strings_decode_exactly() {
+    for n in 0..=80usize {
+        let s: String = (0..n).map(|i| char::from(b'!' + (i % 90) as u8)).collect();
+        let bytes = crate::to_vec(&s).unwrap();
+        let back: String = crate::from_slice(&bytes).unwrap();
+        assert_eq!((back.as_str(), back.capacity()), (s.as_str(), n));
+    }
+    let multi = "h\u{e9}llo w\u{f6}rld \u{1f600} \u{4e16}\u{754c}";
+    let back: String = crate::from_slice(&crate::to_vec(&multi).unwrap()).unwrap();
+    assert_eq!(back, multi);
+
+    struct OnlyStr;
+    impl<'de> serde::de::Visitor<'de> for OnlyStr {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<usize, E> {
+            Ok(v.len())
+        }
+    }
+    struct Len(usize);
+    impl<'de> serde::Deserialize<'de> for Len {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_string(OnlyStr).map(Len)
+        }
+    }
+    let Len(n) = crate::from_slice(&crate::to_vec(&"abc").unwrap()).unwrap();
+    assert_eq!(n, 3);
+    let Len(n) = crate::from_slice(&crate::to_vec(&"x".repeat(40)).unwrap()).unwrap();
+    assert_eq!(n, 40);
+}
