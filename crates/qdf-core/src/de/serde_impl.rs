@@ -291,7 +291,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     /// Like `deserialize_str`, but an inline string (fixstr, str8) goes to `visit_string` as
-    /// a `String` built by [`owned_str`] (exact capacity, fixed-size copies instead of a
+    /// a `String` built by `owned_str` (exact capacity, fixed-size copies instead of a
     /// `memcpy` call), which serde's `String` keeps as is; other visitors get it through
     /// `visit_str`. Interned strings are passed as `deserialize_str` passes them.
     #[inline]
