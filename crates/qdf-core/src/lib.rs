@@ -26,6 +26,7 @@ mod frame;
 mod options;
 mod ser;
 pub mod session;
+mod short;
 mod sync_stream;
 mod value;
 pub mod wire;

@@ -23,6 +23,11 @@ pub(crate) struct DecState<'de> {
     /// `spans[i]` holds the bytes of id `first_id + i`, defined in this body.
     spans: Vec<&'de [u8]>,
     first_id: u32,
+    /// A plain string or byte string was read since the Dense state last heard of one: its
+    /// [`DenseState::note_inline`] is still owed. Settled before any use of the state and
+    /// when it goes back to a session, so the state's updates stay in wire order, while a
+    /// plain string costs one store instead of a test of `dense` (most bodies have none).
+    inline_owed: bool,
 }
 
 impl<'de> DecState<'de> {
@@ -35,25 +40,37 @@ impl<'de> DecState<'de> {
             opts: *opts,
             spans: Vec::new(),
             first_id,
+            inline_owed: false,
         }
     }
 
-    /// The Dense state, created on first use.
+    /// The Dense state, created on first use, with any owed `note_inline` applied.
     #[inline]
     pub(crate) fn dense(&mut self) -> &mut DenseState {
         let opts = &self.opts;
-        self.dense
-            .get_or_insert_with(|| Box::new(DenseState::new_decoder(opts)))
+        let d = self
+            .dense
+            .get_or_insert_with(|| Box::new(DenseState::new_decoder(opts)));
+        if std::mem::take(&mut self.inline_owed) {
+            d.note_inline();
+        }
+        d
     }
 
-    /// The Dense state if any was used, for shape lookups.
+    /// The Dense state if any was used, for shape lookups (which do not read the
+    /// predictions, so an owed `note_inline` can wait).
     #[inline]
     pub(crate) fn dense_ref(&self) -> Option<&DenseState> {
         self.dense.as_deref()
     }
 
-    /// Gives the Dense state back to a session.
-    pub(crate) fn into_dense(self) -> Option<Box<DenseState>> {
+    /// Gives the Dense state back to a session, with any owed `note_inline` applied.
+    pub(crate) fn into_dense(mut self) -> Option<Box<DenseState>> {
+        if self.inline_owed
+            && let Some(d) = self.dense.as_deref_mut()
+        {
+            d.note_inline();
+        }
         self.dense
     }
 }
@@ -64,12 +81,10 @@ fn utf8(b: &[u8], at: u64) -> Result<&str> {
 }
 
 impl<'de> Deserializer<'de> {
-    /// A plain string or byte string was read.
-    #[inline]
+    /// A plain string or byte string was read (the Dense state hears of it when next used).
+    #[inline(always)]
     pub(crate) fn dense_inline(&mut self) {
-        if let Some(d) = self.state.dense.as_deref_mut() {
-            d.note_inline();
-        }
+        self.state.inline_owed = true;
     }
 
     /// Reads the string or bytes that Dense tag `tag` (already consumed, one of E0, E1,

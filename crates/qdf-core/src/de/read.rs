@@ -2,7 +2,8 @@
 //! [`Reference`] type that says whether a decoded string borrows from the input or from the
 //! decoder's own storage (like `serde_json::de::Reference`).
 //!
-//! Bounds checks are written in subtraction form (`n <= len - pos`) so they cannot overflow.
+//! Bounds checks compare against the remaining length (`n <= rest.len()`), so they cannot
+//! overflow.
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::varint;
@@ -37,24 +38,31 @@ pub(crate) enum Text<'de, 's> {
     Bytes(Reference<'de, 's, [u8]>),
 }
 
-/// A byte slice with a cursor; offsets in errors are `base + pos`.
+/// A byte slice with a cursor; offsets in errors are `base + position`.
+///
+/// Holds the unread bytes as one slice (not `data` + `pos`), so each read is a single bounds
+/// check against `rest.len()` with no second check that `pos` lies inside `data`; the offset
+/// is derived from the end: `end - rest.len()`.
 #[derive(Debug, Clone)]
 pub(crate) struct SliceRead<'de> {
-    data: &'de [u8],
-    pos: usize,
-    base: u64,
+    rest: &'de [u8],
+    /// Offset just past the last byte of the input (`base + data.len()`).
+    end: u64,
 }
 
 impl<'de> SliceRead<'de> {
     /// Reads `data`, whose first byte is at offset `base` of the caller's input.
     pub(crate) fn new(data: &'de [u8], base: u64) -> Self {
-        SliceRead { data, pos: 0, base }
+        SliceRead {
+            rest: data,
+            end: base + data.len() as u64,
+        }
     }
 
     /// Offset of the next byte in the caller's input.
     #[inline]
     pub(crate) fn offset(&self) -> u64 {
-        self.base + self.pos as u64
+        self.end - self.rest.len() as u64
     }
 
     /// The whole input slice and the position of the next byte in it (codecs that take an
@@ -67,13 +75,13 @@ impl<'de> SliceRead<'de> {
     /// Bytes not yet read.
     #[inline]
     pub(crate) fn remaining(&self) -> usize {
-        self.data.len() - self.pos
+        self.rest.len()
     }
 
     /// The unread bytes.
     #[inline(always)]
     pub(crate) fn rest(&self) -> &'de [u8] {
-        &self.data[self.pos..]
+        self.rest
     }
 
     /// An `UnexpectedEof` error at the current offset.
@@ -91,15 +99,15 @@ impl<'de> SliceRead<'de> {
     /// The next byte without consuming it.
     #[inline]
     pub(crate) fn peek(&self) -> Option<u8> {
-        self.data.get(self.pos).copied()
+        self.rest.first().copied()
     }
 
     /// Consumes one byte.
     #[inline]
     pub(crate) fn next(&mut self, expected: &'static str) -> Result<u8> {
-        match self.data.get(self.pos) {
-            Some(&b) => {
-                self.pos += 1;
+        match self.rest.split_first() {
+            Some((&b, r)) => {
+                self.rest = r;
                 Ok(b)
             }
             None => Err(self.eof(expected)),
@@ -110,9 +118,9 @@ impl<'de> SliceRead<'de> {
     #[inline(always)]
     pub(crate) fn take(&mut self, n: usize, expected: &'static str) -> Result<&'de [u8]> {
         // One bounds check: `split_at_checked` fails exactly when `n > remaining`.
-        match self.rest().split_at_checked(n) {
-            Some((s, _)) => {
-                self.pos += n;
+        match self.rest.split_at_checked(n) {
+            Some((s, r)) => {
+                self.rest = r;
                 Ok(s)
             }
             None => Err(self.eof(expected)),
@@ -131,9 +139,9 @@ impl<'de> SliceRead<'de> {
     /// Consumes a strict uvarint.
     #[inline]
     pub(crate) fn uvarint(&mut self) -> Result<u64> {
-        let at = self.offset();
-        let (v, n) = varint::read_uvarint(self.rest()).map_err(|e| e.with_offset(at))?;
-        self.pos += n;
+        // Nothing is consumed on error, so the offset is still the varint's start.
+        let (v, n) = varint::read_uvarint(self.rest).map_err(|e| e.with_offset(self.offset()))?;
+        self.rest = &self.rest[n..];
         Ok(v)
     }
 

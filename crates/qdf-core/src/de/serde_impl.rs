@@ -8,6 +8,7 @@ use super::access::{Enum, MAP_FORM, MapAccess, SeqAccess, TimestampSeq, VariantM
 use super::parse::Num;
 use super::read::{Reference, Text};
 use crate::error::{Error, ErrorCode, Result};
+use crate::short::owned_str;
 use crate::wire::ext::{self, magic};
 use crate::wire::tags::*;
 
@@ -68,11 +69,16 @@ impl<'de> Deserializer<'de> {
 
     /// Visits the map whose header `tag` was read.
     fn visit_map<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
-        if tag == SHAPE {
+        let n = if tag == MAP8 {
+            // The common struct header, without the call into `map_len`'s table.
+            self.map8_len()?
+        } else if tag == SHAPE {
             return self.visit_shape(visitor);
-        }
-        let Some(n) = self.map_len(tag)? else {
-            return Err(self.unexpected(tag, "a map"));
+        } else {
+            match self.map_len(tag)? {
+                Some(n) => n,
+                None => return Err(self.unexpected(tag, "a map")),
+            }
         };
         self.enter()?;
         let mut map = MapAccess { de: self, left: n };
@@ -146,15 +152,31 @@ impl<'de> Deserializer<'de> {
     /// targets, so `300` into a `u8` is a `Data` error).
     #[inline]
     fn deserialize_num<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        // Fast paths for the common forms (fixint; f64 and u64 columns such as measurements
+        // and ns timestamps): tag and payload consumed in one step, without `read_num`'s
+        // jump table. A u64 that is not minimal, or a cut payload, takes the checked path.
+        match self.read.peek() {
+            Some(t) if t <= FIXINT_MAX => {
+                let _ = self.read.next("");
+                return visitor.visit_u64(t as u64);
+            }
+            Some(F64) => {
+                if let Some(b) = self.peek_payload8() {
+                    let _ = self.read.take(9, "");
+                    return visitor.visit_f64(f64::from_bits(u64::from_le_bytes(b)));
+                }
+            }
+            Some(U64) => {
+                if let Some(b) = self.peek_payload8()
+                    && u64::from_le_bytes(b) > u32::MAX as u64
+                {
+                    let _ = self.read.take(9, "");
+                    return visitor.visit_u64(u64::from_le_bytes(b));
+                }
+            }
+            _ => {}
+        }
         let tag = self.next_tag()?;
-        if tag <= FIXINT_MAX {
-            return visitor.visit_u64(tag as u64);
-        }
-        if tag == F64 {
-            // Float columns are the other common case: skip the jump table of `read_num`.
-            let bits = u64::from_le_bytes(self.read.array("an f64")?);
-            return visitor.visit_f64(f64::from_bits(bits));
-        }
         match self.read_num(tag)? {
             Some(n) => visit_num(n, visitor),
             None => Err(self.unexpected(tag, "a number")),
@@ -167,6 +189,9 @@ impl<'de> Deserializer<'de> {
         visitor: V,
         expected: &'static str,
     ) -> Result<V::Value> {
+        if let Some(s) = self.peek_fixstr() {
+            return visitor.visit_borrowed_str(s?);
+        }
         let tag = self.next_tag()?;
         if let Some(s) = self.read_short_str(tag)? {
             return visitor.visit_borrowed_str(s);
@@ -269,9 +294,23 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.deserialize_text(visitor, "a string")
     }
 
+    /// Like `deserialize_str`, but an inline string (fixstr, str8) goes to `visit_string` as
+    /// a `String` built by `owned_str` (exact capacity, fixed-size copies instead of a
+    /// `memcpy` call), which serde's `String` keeps as is; other visitors get it through
+    /// `visit_str`. Interned strings are passed as `deserialize_str` passes them.
     #[inline]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_text(visitor, "a string")
+        if let Some(s) = self.peek_fixstr() {
+            return visitor.visit_string(owned_str(s?));
+        }
+        let tag = self.next_tag()?;
+        if let Some(s) = self.read_short_str(tag)? {
+            return visitor.visit_string(owned_str(s));
+        }
+        match self.read_text(tag)? {
+            Some(t) => visit_text(t, visitor),
+            None => Err(self.unexpected(tag, "a string")),
+        }
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -375,10 +414,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         let tag = self.next_tag()?;
-        match tag {
-            FIXARR..=FIXARR_MAX | ARR16 | ARR32 | TIMESTAMP => self.visit_array(tag, visitor),
-            _ => self.visit_map(tag, visitor),
+        // `map8` first: the header of nearly every struct.
+        if tag != MAP8 && matches!(tag, FIXARR..=FIXARR_MAX | ARR16 | ARR32 | TIMESTAMP) {
+            return self.visit_array(tag, visitor);
         }
+        self.visit_map(tag, visitor)
     }
 
     /// `F2 06..=09 name [payload]`; also a bare string (unit variant) and a 1-entry map
@@ -448,6 +488,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     /// serde's derived identifiers also accept). The hot path of every struct field.
     #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(s) = self.peek_fixstr() {
+            return visitor.visit_borrowed_str(s?);
+        }
         let tag = self.next_tag()?;
         if let Some(s) = self.read_short_str(tag)? {
             return visitor.visit_borrowed_str(s);

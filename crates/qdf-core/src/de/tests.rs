@@ -207,3 +207,133 @@ fn short_string_fast_path_keeps_checks() {
     let s = crate::from_slice::<String>(&msg(&body)).unwrap();
     assert_eq!(s, "a".repeat(32));
 }
+
+/// The fixstr fast path (`peek_fixstr`: field names and short values) charges exactly one unit
+/// per byte, like every other string read: map entry 1 + name 1 + value 3 = 5 units.
+#[test]
+fn fixstr_fast_path_charges_the_budget_exactly() {
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct S {
+        a: String,
+    }
+    let bytes = msg("d5 01 81 61 83 78 79 7a");
+    let with = |max| crate::from_slice_with::<S>(&bytes, crate::Options::default().max_output(max));
+    assert_eq!(with(5).unwrap(), S { a: "xyz".into() });
+    // Over by the value: detected after its bytes (offset 13 = header 5 + body 8).
+    let e = with(4).unwrap_err();
+    assert_eq!(
+        (e.code(), e.offset()),
+        (&ErrorCode::OutputBudget(4), Some(13))
+    );
+    // Over by the field name: detected after the name (offset 9).
+    let e = with(1).unwrap_err();
+    assert_eq!(
+        (e.code(), e.offset()),
+        (&ErrorCode::OutputBudget(1), Some(9))
+    );
+}
+
+/// A plain string between Dense references resets `lastID` (SPEC §14), also when the Dense
+/// state only hears of it later: at the next Dense tag, or when the state goes back to a
+/// session at the end of the body.
+#[test]
+fn plain_string_resets_last_id_before_the_next_dense_tag() {
+    let opts = crate::Options::balanced();
+    // Control: E0 defines "host" (lastID = 0), E8 repeats it.
+    let v: (String, String) = crate::from_slice(&msg("a2 e0 04 68 6f 73 74 e8")).unwrap();
+    assert_eq!(v, ("host".into(), "host".into()));
+    // "ab" (plain) in between: E8 has no lastID to repeat.
+    let e = crate::from_slice::<(String, String, String)>(&msg("a3 e0 04 68 6f 73 74 82 61 62 e8"))
+        .unwrap_err();
+    assert_eq!(e.classify(), Category::Syntax, "{e:?}");
+    // Across bodies of a session: the plain string ends body 1, E8 starts body 2.
+    let body1 = [0xA2, 0xE0, 4, b'h', b'o', b's', b't', 0x82, b'a', b'b'];
+    let mut state = None;
+    let v: (String, String) = super::decode_body_with_state(&body1, &opts, &mut state).unwrap();
+    assert_eq!(v, ("host".into(), "ab".into()));
+    let e = super::decode_body_with_state::<String>(&[0xE8], &opts, &mut state).unwrap_err();
+    assert_eq!(e.classify(), Category::Syntax, "{e:?}");
+    // Control for the session: with "ab" first, "host" is last and E8 repeats it.
+    let body1 = [0xA2, 0x82, b'a', b'b', 0xE0, 4, b'h', b'o', b's', b't'];
+    let mut state = None;
+    let _: (String, String) = super::decode_body_with_state(&body1, &opts, &mut state).unwrap();
+    let v: String = super::decode_body_with_state(&[0xE8], &opts, &mut state).unwrap();
+    assert_eq!(v, "host");
+}
+
+/// The typed number fast paths (`deserialize_num`: fixint, f64, u64 read with their tag in one
+/// step) keep the checks of `read_num`: a u64 that fits 32 bits is not minimal, a cut payload
+/// is Eof, and values come back exactly (floats by bits).
+#[test]
+fn typed_number_fast_paths_keep_checks() {
+    let e = crate::from_slice::<u64>(&msg("c6 ff ff ff ff 00 00 00 00")).unwrap_err();
+    assert_eq!(e.code(), &ErrorCode::NonMinimal("a u64 holding a u32"));
+    assert_eq!(e.offset(), Some(5));
+    let e = crate::from_slice::<i64>(&msg("c6 ff ff ff ff 00 00 00 00")).unwrap_err();
+    assert_eq!(e.code(), &ErrorCode::NonMinimal("a u64 holding a u32"));
+    for cut in [
+        "c6 00 00 00 00 01 00 00",
+        "cc 00 00 00 00 00 00 f0",
+        "cc",
+        "c6",
+    ] {
+        let e = crate::from_slice::<u64>(&msg(cut)).unwrap_err();
+        assert_eq!(e.classify(), Category::Eof, "{cut}: {e:?}");
+        let e = crate::from_slice::<f64>(&msg(cut)).unwrap_err();
+        assert_eq!(e.classify(), Category::Eof, "{cut}: {e:?}");
+    }
+    let v: u64 = crate::from_slice(&msg("c6 00 00 00 00 01 00 00 00")).unwrap();
+    assert_eq!(v, 1 << 32);
+    let v: (u64, i64, u8) = crate::from_slice(&msg(
+        "a3 c6 ff ff ff ff ff ff ff ff c6 00 00 00 00 01 00 00 00 7f",
+    ))
+    .unwrap();
+    assert_eq!(v, (u64::MAX, 1 << 32, 127));
+    // u64::MAX into an i64 is out of range (Data), not wrapped.
+    let e = crate::from_slice::<i64>(&msg("c6 ff ff ff ff ff ff ff ff")).unwrap_err();
+    assert_eq!(e.classify(), Category::Data);
+    let nan = f64::from_bits(0xFFF8_0000_0000_0001);
+    for x in [-0.0f64, nan, f64::MIN_POSITIVE / 2.0, 1.5] {
+        let bytes = crate::to_vec(&x).unwrap();
+        let back: f64 = crate::from_slice(&bytes).unwrap();
+        assert_eq!(back.to_bits(), x.to_bits());
+    }
+}
+
+/// `deserialize_string` builds the `String` itself for fixstr and str8 (`owned_str`, with its
+/// `unsafe` `set_len` and `from_utf8_unchecked`): every length through its copy classes
+/// decodes exactly, with capacity equal to the length; multi-byte UTF-8 too; a visitor that
+/// only implements `visit_str` still gets the text.
+#[test]
+fn owned_strings_decode_exactly() {
+    for n in 0..=80usize {
+        let s: String = (0..n).map(|i| char::from(b'!' + (i % 90) as u8)).collect();
+        let bytes = crate::to_vec(&s).unwrap();
+        let back: String = crate::from_slice(&bytes).unwrap();
+        assert_eq!((back.as_str(), back.capacity()), (s.as_str(), n));
+    }
+    let multi = "h\u{e9}llo w\u{f6}rld \u{1f600} \u{4e16}\u{754c}";
+    let back: String = crate::from_slice(&crate::to_vec(&multi).unwrap()).unwrap();
+    assert_eq!(back, multi);
+
+    struct OnlyStr;
+    impl<'de> serde::de::Visitor<'de> for OnlyStr {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<usize, E> {
+            Ok(v.len())
+        }
+    }
+    struct Len(usize);
+    impl<'de> serde::Deserialize<'de> for Len {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_string(OnlyStr).map(Len)
+        }
+    }
+    let Len(n) = crate::from_slice(&crate::to_vec(&"abc").unwrap()).unwrap();
+    assert_eq!(n, 3);
+    let Len(n) = crate::from_slice(&crate::to_vec(&"x".repeat(40)).unwrap()).unwrap();
+    assert_eq!(n, 40);
+}

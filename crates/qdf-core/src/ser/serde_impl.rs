@@ -87,8 +87,7 @@ impl<'a> serde::Serializer for &'a mut Serializer {
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<()> {
-        self.out.push(F64);
-        self.out.extend_from_slice(&v.to_bits().to_le_bytes());
+        self.write_tagged(F64, v.to_bits().to_le_bytes(), 8);
         Ok(())
     }
     fn serialize_char(self, v: char) -> Result<()> {

@@ -176,3 +176,28 @@ fn encode_body_truncates_on_error() {
     assert_eq!(err.classify(), crate::Category::Limit);
     assert_eq!(out, [1, 2, 3]);
 }
+
+/// Every string length through the fixed-size copies of `write_short` (fixstr up to 31 bytes,
+/// str8 up to 62; its `MaybeUninit` view and `unsafe` `set_len`) and past them: exact bytes
+/// (header, then the string with a distinct byte at every position), in a struct so that the
+/// window is written mid-buffer, across buffer growth, with the next field right after it.
+#[test]
+fn short_strings_are_written_exactly() {
+    #[derive(Serialize)]
+    struct Two {
+        s: String,
+        n: u8,
+    }
+    for n in 0..=70usize {
+        let s: String = (0..n).map(|i| char::from(b'!' + (i % 90) as u8)).collect();
+        let bytes = crate::to_vec_with(&Two { s: s.clone(), n: 7 }, Options::speed()).unwrap();
+        let mut want = vec![0xD5, 2, 0x81, b's'];
+        match n {
+            0..=31 => want.push(0x80 | n as u8),
+            _ => want.extend([0xCD, n as u8]),
+        }
+        want.extend_from_slice(s.as_bytes());
+        want.extend([0x81, b'n', 7]);
+        assert_eq!(bytes[5..], want[..], "length {n}");
+    }
+}

@@ -4,6 +4,7 @@
 
 use super::Serializer;
 use crate::error::{Error, ErrorCode, Result};
+use crate::short::{SHORT, as_uninit, copy_short};
 use crate::wire::tags::*;
 use crate::wire::{ext, varint};
 
@@ -70,21 +71,18 @@ impl Serializer {
         if v <= FIXINT_MAX as u64 {
             self.out.push(v as u8);
         } else if v <= 0xFF {
-            self.out.extend_from_slice(&[U8, v as u8]);
+            self.write_tagged(U8, v.to_le_bytes(), 1);
         } else if v <= 0xFFFF {
-            let b = (v as u16).to_le_bytes();
-            self.out.extend_from_slice(&[U16, b[0], b[1]]);
+            self.write_tagged(U16, v.to_le_bytes(), 2);
         } else if v <= u32::MAX as u64 {
-            self.out.push(U32);
-            self.out.extend_from_slice(&(v as u32).to_le_bytes());
+            self.write_tagged(U32, v.to_le_bytes(), 4);
         } else {
-            self.out.push(U64);
-            self.out.extend_from_slice(&v.to_le_bytes());
+            self.write_tagged(U64, v.to_le_bytes(), 8);
         }
     }
 
     /// Writes a signed integer: `≥ 0` as unsigned, −1..=−8 as negfixint, else the smallest
-    /// of i8, i16, i32, i64.
+    /// of i8, i16, i32, i64 (the low bytes of the two's complement, little-endian).
     #[inline]
     pub(crate) fn write_i64(&mut self, v: i64) {
         if v >= 0 {
@@ -92,17 +90,23 @@ impl Serializer {
         } else if v >= -8 {
             self.out.push(NEGFIXINT | (-v - 1) as u8);
         } else if v >= i8::MIN as i64 {
-            self.out.extend_from_slice(&[I8, v as u8]);
+            self.write_tagged(I8, v.to_le_bytes(), 1);
         } else if v >= i16::MIN as i64 {
-            let b = (v as i16).to_le_bytes();
-            self.out.extend_from_slice(&[I16, b[0], b[1]]);
+            self.write_tagged(I16, v.to_le_bytes(), 2);
         } else if v >= i32::MIN as i64 {
-            self.out.push(I32);
-            self.out.extend_from_slice(&(v as i32).to_le_bytes());
+            self.write_tagged(I32, v.to_le_bytes(), 4);
         } else {
-            self.out.push(I64);
-            self.out.extend_from_slice(&v.to_le_bytes());
+            self.write_tagged(I64, v.to_le_bytes(), 8);
         }
+    }
+
+    /// Appends `tag` and the first `n` bytes of `le` (a little-endian value) through
+    /// [`Serializer::write_prefix`].
+    #[inline(always)]
+    pub(crate) fn write_tagged(&mut self, tag: u8, le: [u8; 8], n: usize) {
+        let mut buf = [tag; 9];
+        buf[1..].copy_from_slice(&le);
+        self.write_prefix(&buf, 1 + n);
     }
 
     /// Writes a 128-bit integer: a 64-bit form when it fits, else `F2 03` (u128) / `F2 04`
@@ -176,8 +180,26 @@ impl Serializer {
             return Ok(());
         }
         let h = header_bytes(kind, len)?;
-        self.out.extend_from_slice(h.as_slice());
+        self.write_header_bytes(&h);
         Ok(())
+    }
+
+    /// Appends `h`: a `memcpy` call for a 1–5 byte header would cost more than the header.
+    #[inline(always)]
+    fn write_header_bytes(&mut self, h: &HeaderBytes) {
+        self.write_prefix(&h.buf, h.len);
+    }
+
+    /// Appends the first `n` bytes of `buf` (`n <= W`) as one constant-size copy of all `W`
+    /// into the spare capacity, then commits `n`: one capacity check, no `memcpy` call.
+    #[inline(always)]
+    pub(crate) fn write_prefix<const W: usize>(&mut self, buf: &[u8; W], n: usize) {
+        let n = n.min(W);
+        self.out.reserve(W);
+        self.out.spare_capacity_mut()[..W].copy_from_slice(as_uninit(buf));
+        // SAFETY: `W >= n` bytes after the old length were written just above, inside the
+        // capacity `reserve` guaranteed.
+        unsafe { self.out.set_len(self.out.len() + n) };
     }
 
     /// Writes a string: fixstr up to 31 bytes, else str8/16/32.
@@ -207,15 +229,32 @@ impl Serializer {
     #[inline(always)]
     fn write_plain_str(&mut self, b: &[u8]) -> Result<()> {
         if b.len() <= 31 {
-            self.out.reserve(1 + b.len());
-            self.out.push(FIXSTR | b.len() as u8);
+            self.write_short(&[FIXSTR | b.len() as u8], b);
+        } else if b.len() <= SHORT - 2 {
+            self.write_short(&[STR8, b.len() as u8], b);
         } else {
             let h = header_bytes(Header::Str, b.len())?;
             self.out.reserve(h.len + b.len());
             self.out.extend_from_slice(h.as_slice());
+            self.out.extend_from_slice(b);
         }
-        self.out.extend_from_slice(b);
         Ok(())
+    }
+
+    /// Writes `header` (1 or 2 bytes) and `b` (at most `SHORT - header.len()` bytes) with
+    /// fixed-size copies into the spare capacity: one capacity check for a `SHORT`-byte
+    /// window, then [`copy_short`], then the length. A `memcpy` call for a field name or a
+    /// short value costs more than the bytes it copies.
+    #[inline(always)]
+    fn write_short(&mut self, header: &[u8], b: &[u8]) {
+        let n = header.len() + b.len();
+        self.out.reserve(SHORT);
+        let window = &mut self.out.spare_capacity_mut()[..SHORT];
+        copy_short(&mut window[..header.len()], as_uninit(header));
+        copy_short(&mut window[header.len()..], as_uninit(b));
+        // SAFETY: the `n` bytes after the old length were written just above (the header,
+        // then `b`), and `n <= SHORT` lies inside the capacity `reserve` guaranteed.
+        unsafe { self.out.set_len(self.out.len() + n) };
     }
 
     /// Writes a byte string: bin8/16/32.

@@ -1,0 +1,85 @@
+//! Copies of short byte strings (field names, ids, enum-like values) without a `memcpy`
+//! call: two overlapping fixed-size moves, chosen by length class. For strings of a few
+//! bytes the call and `memcpy`'s own size dispatch cost more than the copy. The encoder
+//! appends its strings with them; the decoder builds owned `String`s with them.
+
+use std::mem::MaybeUninit;
+
+/// Lengths up to this are copied with fixed-size moves (longer ones by `copy_from_slice`).
+pub(crate) const SHORT: usize = 64;
+
+/// `b` as a slice of `MaybeUninit<u8>`, the element type of a `Vec`'s spare capacity.
+#[inline(always)]
+pub(crate) fn as_uninit(b: &[u8]) -> &[MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, every initialised byte is a valid
+    // `MaybeUninit<u8>`, and the result is only read (shared borrow of `b`).
+    unsafe { &*(b as *const [u8] as *const [MaybeUninit<u8>]) }
+}
+
+/// Copies `src` to the front of `dst` (`src.len() <= dst.len()`): up to [`SHORT`] elements
+/// with two overlapping fixed-size copies (three single elements below 4), no loop and no
+/// call; longer ones with `copy_from_slice`. Writes only `dst[..src.len()]`.
+#[inline(always)]
+pub(crate) fn copy_short<T: Copy>(dst: &mut [T], src: &[T]) {
+    let n = src.len();
+    match n {
+        0 => {}
+        1..=3 => {
+            let (a, b, c) = (src[0], src[n / 2], src[n - 1]);
+            dst[0] = a;
+            dst[n / 2] = b;
+            dst[n - 1] = c;
+        }
+        4..=7 => two_moves::<T, 4>(dst, src),
+        8..=16 => two_moves::<T, 8>(dst, src),
+        17..=32 => two_moves::<T, 16>(dst, src),
+        33..=SHORT => two_moves::<T, 32>(dst, src),
+        _ => dst[..n].copy_from_slice(src),
+    }
+}
+
+/// The first and the last `K` elements of `src` (`K <= src.len() <= 2K`), both loaded before
+/// either is stored, so that the two moves stay register moves (the compiler otherwise merges
+/// the length classes back into one `memcpy` call of variable size).
+#[inline(always)]
+fn two_moves<T: Copy, const K: usize>(dst: &mut [T], src: &[T]) {
+    let n = src.len();
+    let head: [T; K] = src[..K].try_into().expect("K elements");
+    let tail: [T; K] = src[n - K..].try_into().expect("K elements");
+    dst[..K].copy_from_slice(&head);
+    dst[n - K..n].copy_from_slice(&tail);
+}
+
+/// `s` as an owned `String` with capacity exactly `s.len()` (what `to_owned` gives), copied
+/// by [`copy_short`].
+#[inline(always)]
+pub(crate) fn owned_str(s: &str) -> String {
+    let n = s.len();
+    let mut v: Vec<u8> = Vec::with_capacity(n);
+    copy_short(&mut v.spare_capacity_mut()[..n], as_uninit(s.as_bytes()));
+    // SAFETY: the `n` bytes of capacity `with_capacity` gave were all written just above.
+    unsafe { v.set_len(n) };
+    // SAFETY: `v` holds a byte-for-byte copy of the `str` `s`, so it is UTF-8.
+    unsafe { String::from_utf8_unchecked(v) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every length through every class and past [`SHORT`], with a distinct byte at every
+    /// position: the overlapping moves must cover each byte and write nothing after `n`.
+    #[test]
+    fn copies_every_length_exactly() {
+        for n in 0..=SHORT + 40 {
+            let src: Vec<u8> = (0..n).map(|i| (i % 251) as u8 + 1).collect();
+            let mut dst = vec![0u8; n + 8];
+            copy_short(&mut dst, &src);
+            assert_eq!(dst[..n], src[..], "length {n}");
+            assert!(dst[n..].iter().all(|&b| b == 0), "wrote past {n}");
+            let s: String = (0..n).map(|i| char::from(b'!' + (i % 90) as u8)).collect();
+            let owned = owned_str(&s);
+            assert_eq!((owned.as_str(), owned.capacity()), (s.as_str(), n));
+        }
+    }
+}
