@@ -65,11 +65,11 @@ impl<'de> SliceRead<'de> {
         self.end - self.rest.len() as u64
     }
 
-    /// The whole input slice and the position of the next byte in it (codecs that take an
-    /// absolute start; their error offsets are then `offset() - pos` too small).
+    /// The unread input and the position of the next byte in it, always 0 (codecs that take
+    /// an input and a start; their error offsets are then `offset()` too small).
     #[inline]
     pub(crate) fn data_pos(&self) -> (&'de [u8], usize) {
-        (self.data, self.pos)
+        (self.rest, 0)
     }
 
     /// Bytes not yet read.
