@@ -28,6 +28,7 @@ mod ser;
 pub mod session;
 mod short;
 mod sync_stream;
+mod utf8;
 mod value;
 pub mod wire;
 

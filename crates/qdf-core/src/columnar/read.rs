@@ -391,7 +391,7 @@ fn read_strs<'de>(
         Some(t) if strings::is_block_tag(t) => {
             let (data, pos) = de.read.data_pos();
             let base = de.read.offset() - pos as u64;
-            let (col, used) = strings::decode_block(data, pos, v, &mut de.budget_left)
+            let (mut col, used) = strings::decode_block(data, pos, v, &mut de.budget_left)
                 .map_err(|e| e.shifted(base))?;
             let at = de.read.offset();
             col.check_utf8().map_err(|e| e.with_offset(at))?;

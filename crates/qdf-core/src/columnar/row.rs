@@ -218,9 +218,9 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, '_, 'de> {
                     StrRef::Borrowed(s) => CellVal::Str(s),
                     StrRef::Owned(a, b) => CellVal::Copied(&c.arena[a..b]),
                 },
-                Data::Strs(StrVals::Block(s)) => match s.borrowed(k) {
-                    Some(b) => CellVal::Str(utf8(b)?),
-                    None => CellVal::Copied(utf8(s.get(k).unwrap_or_default())?),
+                Data::Strs(StrVals::Block(s)) => match s.borrowed_text(k) {
+                    Some(b) => CellVal::Str(b),
+                    None => CellVal::Copied(s.text(k).ok_or_else(short_column)?),
                 },
             }
         };
@@ -243,9 +243,13 @@ fn num<'x, 'de>(n: &Packed, k: usize) -> CellVal<'x, 'de> {
     }
 }
 
-/// Block rows were checked as UTF-8 when the column was loaded.
-fn utf8(b: &[u8]) -> Result<&str> {
-    std::str::from_utf8(b).map_err(|_| Error::new(crate::error::ErrorCode::InvalidUtf8))
+/// A block row the masks promised is missing (counts are checked when the column is
+/// loaded, and blocks were checked as UTF-8 then, so this is not reached).
+#[cold]
+fn short_column() -> Error {
+    Error::new(crate::error::ErrorCode::BadCodec(
+        "a string column holds fewer values than its masks",
+    ))
 }
 
 /// One cell's value.

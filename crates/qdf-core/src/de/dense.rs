@@ -76,8 +76,7 @@ impl<'de> DecState<'de> {
 }
 
 fn utf8(b: &[u8], at: u64) -> Result<&str> {
-    std::str::from_utf8(b)
-        .map_err(|e| Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64))
+    crate::utf8::utf8(b).map_err(|e| Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64))
 }
 
 impl<'de> Deserializer<'de> {

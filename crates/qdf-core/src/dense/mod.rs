@@ -315,7 +315,7 @@ impl DenseState {
                 let id = self
                     .pred
                     .ring_at(rank)
-                    .ok_or(Error::new(ErrorCode::UnknownStateId(rank)))?;
+                    .ok_or_else(|| Error::new(ErrorCode::UnknownStateId(rank)))?;
                 self.pred.touch(id);
                 Ok((id, used))
             }
@@ -328,7 +328,7 @@ impl DenseState {
                 let id = self
                     .pred
                     .pair_after(last)
-                    .ok_or(Error::new(ErrorCode::UnknownStateId(last as u64)))?;
+                    .ok_or_else(|| Error::new(ErrorCode::UnknownStateId(last as u64)))?;
                 self.pred.touch(id);
                 Ok((id, used))
             }
@@ -341,9 +341,10 @@ impl DenseState {
 
     fn last_or_err(&self) -> Result<u32> {
         // No valid lastID: the id the peer meant is unknown; u64::MAX stands for "none".
+        // `ok_or_else`: the error is boxed, and this runs for every E8/EA reference.
         self.pred
             .last()
-            .ok_or(Error::new(ErrorCode::UnknownStateId(u64::MAX)))
+            .ok_or_else(|| Error::new(ErrorCode::UnknownStateId(u64::MAX)))
     }
 
     /// The bytes and kind of entry `id` (ids from [`define`](Self::define) or

@@ -74,15 +74,24 @@ pub(super) enum Rows {
 }
 
 /// A decoded string column: `len()` rows of bytes. Values are bytes, not checked UTF-8:
-/// a `str` column calls [`StrColumn::check_utf8`] once (it checks each distinct value once).
+/// a `str` column calls [`StrColumn::check_utf8`] once (it checks each distinct value once),
+/// after which [`text`](StrColumn::text) and [`borrowed_text`](StrColumn::borrowed_text)
+/// hand out rows as `str` without checking them again.
 pub(crate) struct StrColumn<'a> {
     store: Store<'a>,
     rows: Rows,
+    /// Set by a successful [`StrColumn::check_utf8`]: every row is UTF-8. The store and the
+    /// rows never change after construction, so it stays true.
+    utf8: bool,
 }
 
 impl<'a> StrColumn<'a> {
     pub(super) fn new(store: Store<'a>, rows: Rows) -> Self {
-        StrColumn { store, rows }
+        StrColumn {
+            store,
+            rows,
+            utf8: false,
+        }
     }
 
     /// Number of rows.
@@ -131,18 +140,38 @@ impl<'a> StrColumn<'a> {
         (0..self.len()).filter_map(move |i| self.get(i))
     }
 
-    /// Checks that every row is UTF-8, visiting each distinct stored value once.
+    /// Row `i` as `str`; `None` past the end or when [`check_utf8`](Self::check_utf8) has
+    /// not succeeded.
+    pub(crate) fn text(&self, i: usize) -> Option<&str> {
+        let bytes = self.get(i).filter(|_| self.utf8)?;
+        // SAFETY: `utf8` is set only by `check_utf8`, which validated every row's span of
+        // the store; neither the store nor the spans change afterwards.
+        Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+    }
+
+    /// Row `i` as `str` with the input's lifetime, as [`borrowed`](Self::borrowed) gives it
+    /// (F5, F8, F9); `None` for rebuilt values, past the end, or before a successful
+    /// [`check_utf8`](Self::check_utf8).
+    pub(crate) fn borrowed_text(&self, i: usize) -> Option<&'a str> {
+        let bytes = self.borrowed(i).filter(|_| self.utf8)?;
+        // SAFETY: as in `text`: this row's span was validated by `check_utf8`.
+        Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+    }
+
+    /// Checks that every row is UTF-8, visiting each distinct stored value once; on success
+    /// [`text`](Self::text) and [`borrowed_text`](Self::borrowed_text) hand out rows.
     ///
     /// Errors: [`ErrorCode::InvalidUtf8`] (no offset: the bytes may be rebuilt).
-    pub(crate) fn check_utf8(&self) -> Result<()> {
+    pub(crate) fn check_utf8(&mut self) -> Result<()> {
         let store = self.store();
-        let ok = |r: Range<usize>| std::str::from_utf8(&store[r]).is_ok();
+        let ok = |r: Range<usize>| crate::utf8::utf8(&store[r]).is_ok();
         let all = match &self.rows {
             Rows::Repeat { span, .. } => ok(span.range()),
             Rows::Fixed { len, n } => (0..*n).all(|i| ok(i * len..(i + 1) * len)),
             Rows::Dict { table, .. } => table.iter().all(|s| ok(s.range())),
             Rows::Each(spans) => spans.iter().all(|s| ok(s.range())),
         };
+        self.utf8 = all;
         if all {
             Ok(())
         } else {

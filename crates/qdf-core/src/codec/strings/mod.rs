@@ -159,6 +159,32 @@ mod tests {
         assert_eq!(err.offset(), Some(3));
     }
 
+    /// Rows come out as `str` only after `check_utf8` passed, borrowed where the block keeps
+    /// them in the input (F8) and from the arena where it rebuilds them (FA).
+    #[test]
+    fn text_is_handed_out_only_after_the_utf8_check() {
+        let slab = [0xF8, 2, 5, 2, 0xC3, 0xA9, 3, b'a', 0xE2, 0x82];
+        let mut budget = 1 << 20;
+        let (mut col, _) = decode_block(&slab, 0, 2, &mut budget).unwrap();
+        assert_eq!((col.text(0), col.borrowed_text(0)), (None, None));
+        col.check_utf8().unwrap_err();
+        assert_eq!((col.text(0), col.borrowed_text(1)), (None, None));
+
+        let slab = [0xF8, 2, 6, 2, 0xC3, 0xA9, 4, b'a', 0xE2, 0x82, 0xAC];
+        let (mut col, _) = decode_block(&slab, 0, 2, &mut budget).unwrap();
+        col.check_utf8().unwrap();
+        assert_eq!(col.borrowed_text(0), Some("é"));
+        assert_eq!(col.text(1), Some("a€"));
+        assert_eq!(col.text(2), None);
+
+        // FA: entries "ab" and "a€" (prefix 1), rows [1, 0]; rebuilt into an arena.
+        let front = [0xFA, 2, 0, 2, b'a', b'b', 1, 3, 0xE2, 0x82, 0xAC, 2, 0b01];
+        let (mut col, _) = decode_block(&front, 0, 2, &mut budget).unwrap();
+        col.check_utf8().unwrap();
+        assert_eq!(col.borrowed_text(0), None);
+        assert_eq!((col.text(0), col.text(1)), (Some("a€"), Some("ab")));
+    }
+
     /// Each block expanding a little input into much output hits the budget first.
     #[test]
     fn output_budget_is_charged_before_allocating() {

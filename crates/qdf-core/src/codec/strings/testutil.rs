@@ -23,7 +23,7 @@ pub(super) fn decode_all(block: &[u8], n: usize) -> Result<Vec<Vec<u8>>> {
 pub(super) fn mutations_never_panic(block: &[u8], n: usize) {
     let try_decode = |bytes: &[u8]| {
         let mut budget = 1u64 << 24;
-        if let Ok((col, used)) = decode_block(bytes, 0, n, &mut budget) {
+        if let Ok((mut col, used)) = decode_block(bytes, 0, n, &mut budget) {
             assert!(used <= bytes.len());
             assert_eq!(col.len(), n);
             let _ = col.check_utf8();
