@@ -9,6 +9,7 @@
 //! so `deny_unknown_fields` fails as in row mode, and its value accepts only
 //! `deserialize_ignored_any`.
 
+use crate::short::owned_str;
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
@@ -326,8 +327,18 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
         deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
         deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
         deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_map
-        deserialize_identifier deserialize_seq
+        deserialize_bytes deserialize_byte_buf deserialize_map deserialize_identifier
+        deserialize_seq
+    }
+
+    /// A string cell as an owned `String` built here (as row mode builds them), else as
+    /// [`deserialize_any`](Self::deserialize_any).
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.v {
+            CellVal::Residual => de::Deserializer::deserialize_string(self.de, visitor),
+            CellVal::Str(s) | CellVal::Copied(s) => visitor.visit_string(owned_str(s)),
+            _ => self.deserialize_any(visitor),
+        }
     }
 
     /// `None` for a null cell, else `Some(cell)` (one depth level, as row mode counts it).

@@ -308,6 +308,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             return visitor.visit_string(owned_str(s));
         }
         match self.read_text(tag)? {
+            Some(Text::Str(s)) => visitor.visit_string(owned_str(&s)),
             Some(t) => visit_text(t, visitor),
             None => Err(self.unexpected(tag, "a string")),
         }
