@@ -141,7 +141,7 @@ impl<'a> Compound<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.count += 1;
         if let Some(p) = &mut self.pack {
@@ -158,6 +158,29 @@ impl<'a> Compound<'a> {
             return Ok(());
         }
         value.serialize(&mut *self.ser)
+    }
+
+    /// Writes every item of `iter` (a sequence's `collect_seq`). When the sequence is
+    /// neither packed nor collected into columns (the Speed tier), leading primitives go
+    /// through [`Serializer::write_prims`]; from the first item that is not one, the rest go
+    /// element by element, as they all do otherwise. The bytes are the same either way.
+    #[inline]
+    pub(crate) fn elements<I>(&mut self, iter: I) -> Result<()>
+    where
+        I: Iterator,
+        I::Item: Serialize,
+    {
+        let mut iter = iter;
+        if self.pack.is_none() && !self.cols_ok {
+            let (n, first, rest) = self.ser.write_prims(iter);
+            self.count += n;
+            iter = rest;
+            match first {
+                Some(item) => self.element(&item)?,
+                None => return Ok(()),
+            }
+        }
+        iter.try_for_each(|item| self.element(&item))
     }
 
     /// Offers `value` to the columnar collector; `true` if it was captured (or replayed).

@@ -9,6 +9,7 @@
 pub(crate) mod capture;
 mod compound;
 mod dense;
+mod prim;
 pub(crate) mod qpack;
 mod serde_impl;
 mod shape_key;

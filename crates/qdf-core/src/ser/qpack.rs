@@ -3,43 +3,28 @@
 //! written as one QPack value (`docs/SPEC.md` §QPack) instead of an array, when it has at
 //! least [`MIN_PACK`] elements and the packed form is strictly smaller.
 //!
-//! The sequence collector offers each element to a [`Probe`] serializer that accepts only
-//! primitives. Elements are buffered (nothing is written after the array header) while they
-//! fit one class; when one does not, the buffer is written as plain elements after the header
-//! and the sequence continues plain, so nothing already written changes. At the end the
-//! header is either kept (plain) or cut off and replaced by the packed value.
+//! The sequence collector offers each element to the primitive probe ([`super::prim`]).
+//! Elements are buffered (nothing is written after the array header) while they fit one
+//! class; when one does not, the buffer is written as plain elements after the header and the
+//! sequence continues plain, so nothing already written changes. At the end the header is
+//! either kept (plain) or cut off and replaced by the packed value.
 //!
 //! The element kind on the wire depends only on the values, never on the Rust type: unsigned
 //! when no value is negative, else signed, at the narrowest width that holds every value. So a
 //! `Vec<i32>` and the `Value` decoded from it encode to the same bytes.
 
-use std::fmt;
-
 use serde::Serialize;
-use serde::ser::{self, Impossible};
 
 use super::Serializer;
-
-use super::write::{Header, header_bytes};
+use super::prim::{Prim, probe};
+use super::write::{Form, Header, header_bytes};
 use crate::codec::{self, Kind, pick};
 use crate::error::Result;
 use crate::options::{Features, Options};
-use crate::wire::ext::magic;
-use crate::wire::tags;
 pub(crate) use Class as PackClass;
 
 /// Sequences shorter than this stay plain arrays.
 pub(crate) const MIN_PACK: usize = 8;
-
-/// One element as the probe saw it.
-#[derive(Copy, Clone, Debug)]
-enum Prim {
-    Bool(bool),
-    /// Two's-complement bits, and whether the value is negative.
-    Int(u64, bool),
-    F32(f32),
-    F64(f64),
-}
 
 /// The class a buffer holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -88,7 +73,7 @@ impl PackBuf {
     /// Buffers `value` if it is a primitive of the buffer's class; `false` if it is not (the
     /// caller then writes the buffer plain with [`PackBuf::write_plain`] and continues plain).
     pub(crate) fn offer<T: ?Sized + Serialize>(&mut self, value: &T) -> bool {
-        let Ok(p) = value.serialize(Probe) else {
+        let Some(p) = probe(value) else {
             return false;
         };
         let (class, bits) = match p {
@@ -115,19 +100,13 @@ impl PackBuf {
     /// Writes the buffered elements as plain values, in their Speed forms.
     pub(crate) fn write_plain(self, ser: &mut Serializer) {
         for &v in &self.vals {
-            match self.class {
-                Some(Class::Bool) => ser.out.push(if v == 1 { tags::TRUE } else { tags::FALSE }),
-                Some(Class::Int) if self.neg => ser.write_i64(v as i64),
-                Some(Class::Int) => ser.write_u64(v),
-                Some(Class::F32) => {
-                    ser.out.push(tags::F32);
-                    ser.out.extend_from_slice(&(v as u32).to_le_bytes());
-                }
-                Some(Class::F64) | None => {
-                    ser.out.push(tags::F64);
-                    ser.out.extend_from_slice(&v.to_le_bytes());
-                }
-            }
+            ser.write_form(match self.class {
+                Some(Class::Bool) => Form::bool(v == 1),
+                Some(Class::Int) if self.neg => Form::i64(v as i64),
+                Some(Class::Int) => Form::u64(v),
+                Some(Class::F32) => Form::f32(f32::from_bits(v as u32)),
+                Some(Class::F64) | None => Form::f64(f64::from_bits(v)),
+            });
         }
     }
 
@@ -251,157 +230,4 @@ impl PackBuf {
 /// True if `ser` packs sequences.
 pub(crate) fn packs(ser: &Serializer) -> bool {
     ser.opts.has(Features::QPACK)
-}
-
-/// The probe's refusal: the element is not a primitive.
-#[derive(Debug)]
-pub(crate) struct NotPrim;
-
-impl fmt::Display for NotPrim {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("not a packable primitive")
-    }
-}
-
-impl std::error::Error for NotPrim {}
-
-impl ser::Error for NotPrim {
-    fn custom<T: fmt::Display>(_msg: T) -> Self {
-        NotPrim
-    }
-}
-
-/// A serializer that accepts one primitive and refuses everything else.
-struct Probe;
-
-type No = Impossible<Prim, NotPrim>;
-
-macro_rules! refuse {
-    ($($m:ident($($a:ty),*))*) => {$(
-        fn $m(self, $(_: $a),*) -> std::result::Result<Prim, NotPrim> {
-            Err(NotPrim)
-        }
-    )*};
-}
-
-impl ser::Serializer for Probe {
-    type Ok = Prim;
-    type Error = NotPrim;
-    type SerializeSeq = No;
-    type SerializeTuple = No;
-    type SerializeTupleStruct = No;
-    type SerializeTupleVariant = No;
-    type SerializeMap = No;
-    type SerializeStruct = No;
-    type SerializeStructVariant = No;
-
-    fn is_human_readable(&self) -> bool {
-        false
-    }
-    fn serialize_bool(self, v: bool) -> std::result::Result<Prim, NotPrim> {
-        Ok(Prim::Bool(v))
-    }
-    fn serialize_i8(self, v: i8) -> std::result::Result<Prim, NotPrim> {
-        self.serialize_i64(v as i64)
-    }
-    fn serialize_i16(self, v: i16) -> std::result::Result<Prim, NotPrim> {
-        self.serialize_i64(v as i64)
-    }
-    fn serialize_i32(self, v: i32) -> std::result::Result<Prim, NotPrim> {
-        self.serialize_i64(v as i64)
-    }
-    fn serialize_i64(self, v: i64) -> std::result::Result<Prim, NotPrim> {
-        Ok(Prim::Int(v as u64, v < 0))
-    }
-    fn serialize_i128(self, v: i128) -> std::result::Result<Prim, NotPrim> {
-        match (u64::try_from(v), i64::try_from(v)) {
-            (Ok(u), _) => Ok(Prim::Int(u, false)),
-            (_, Ok(i)) => Ok(Prim::Int(i as u64, true)),
-            _ => Err(NotPrim),
-        }
-    }
-    fn serialize_u8(self, v: u8) -> std::result::Result<Prim, NotPrim> {
-        self.serialize_u64(v as u64)
-    }
-    fn serialize_u16(self, v: u16) -> std::result::Result<Prim, NotPrim> {
-        self.serialize_u64(v as u64)
-    }
-    fn serialize_u32(self, v: u32) -> std::result::Result<Prim, NotPrim> {
-        self.serialize_u64(v as u64)
-    }
-    fn serialize_u64(self, v: u64) -> std::result::Result<Prim, NotPrim> {
-        Ok(Prim::Int(v, false))
-    }
-    fn serialize_u128(self, v: u128) -> std::result::Result<Prim, NotPrim> {
-        u64::try_from(v)
-            .map(|u| Prim::Int(u, false))
-            .map_err(|_| NotPrim)
-    }
-    fn serialize_f32(self, v: f32) -> std::result::Result<Prim, NotPrim> {
-        Ok(Prim::F32(v))
-    }
-    fn serialize_f64(self, v: f64) -> std::result::Result<Prim, NotPrim> {
-        Ok(Prim::F64(v))
-    }
-    /// Transparent like the real serializer, except `Value`'s private carrier names.
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        name: &'static str,
-        value: &T,
-    ) -> std::result::Result<Prim, NotPrim> {
-        if magic::variant_kind(name).is_some() {
-            return Err(NotPrim);
-        }
-        value.serialize(self)
-    }
-    refuse! {
-        serialize_char(char) serialize_str(&str) serialize_bytes(&[u8]) serialize_none()
-        serialize_unit() serialize_unit_struct(&'static str)
-        serialize_unit_variant(&'static str, u32, &'static str)
-    }
-    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> std::result::Result<Prim, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> std::result::Result<Prim, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_tuple(self, _: usize) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_map(self, _: Option<usize>) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::Serializer;
 use super::compound::Compound;
-use super::write::Header;
+use super::write::{Form, Header};
 use crate::error::{Error, Result};
 use crate::wire::ext::{self, magic};
 use crate::wire::tags::*;
@@ -81,13 +81,12 @@ impl<'a> serde::Serializer for &'a mut Serializer {
     /// Never narrowed: raw IEEE-754 bits, so −0.0, NaN payloads and subnormals survive.
     #[inline]
     fn serialize_f32(self, v: f32) -> Result<()> {
-        self.out.push(F32);
-        self.out.extend_from_slice(&v.to_bits().to_le_bytes());
+        self.write_form(Form::f32(v));
         Ok(())
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<()> {
-        self.write_tagged(F64, v.to_bits().to_le_bytes(), 8);
+        self.write_form(Form::f64(v));
         Ok(())
     }
     fn serialize_char(self, v: char) -> Result<()> {
@@ -182,6 +181,24 @@ impl<'a> serde::Serializer for &'a mut Serializer {
     #[inline]
     fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a>> {
         Compound::open(self, Header::Array, len, 1)
+    }
+    /// serde's default (`serialize_seq` with the exact size hint, each element, `end`), with
+    /// the elements written by [`Compound::elements`]: `Vec`, slices, sets and other
+    /// collections come here.
+    #[inline]
+    fn collect_seq<I>(self, iter: I) -> Result<()>
+    where
+        I: IntoIterator,
+        I::Item: Serialize,
+    {
+        let iter = iter.into_iter();
+        let len = match iter.size_hint() {
+            (lo, Some(hi)) if lo == hi => Some(lo),
+            _ => None,
+        };
+        let mut seq = Compound::open(self, Header::Array, len, 1)?;
+        seq.elements(iter)?;
+        serde::ser::SerializeSeq::end(seq)
     }
     #[inline]
     fn serialize_tuple(self, len: usize) -> Result<Compound<'a>> {

@@ -201,3 +201,97 @@ fn short_strings_are_written_exactly() {
         assert_eq!(bytes[5..], want[..], "length {n}");
     }
 }
+
+/// Sequences of primitives take [`Serializer::write_prims`](super::Serializer) (one
+/// constant-size copy per element into the spare capacity, `unsafe` `set_len` per refill):
+/// the bytes must equal the element-by-element path's (`serialize_seq`, `serialize_element`)
+/// at every width boundary, across many refills from an empty buffer, and when an item that
+/// is not a primitive stops the fast path midway (the rest then goes element by element).
+#[test]
+fn primitive_sequences_match_element_by_element() {
+    /// The same items through `serialize_seq` and `serialize_element`, not `collect_seq`.
+    struct OneByOne<'a, T>(&'a [T]);
+    impl<T: Serialize> Serialize for OneByOne<'_, T> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeSeq;
+            let mut seq = s.serialize_seq(Some(self.0.len()))?;
+            for v in self.0 {
+                seq.serialize_element(v)?;
+            }
+            seq.end()
+        }
+    }
+    #[track_caller]
+    fn same<T: Serialize + Debug>(items: &[T]) {
+        for opts in [Options::speed(), Options::balanced()] {
+            let fast = crate::to_vec_with(&items, opts).unwrap();
+            let slow = crate::to_vec_with(&OneByOne(items), opts).unwrap();
+            assert_eq!(fast, slow, "{items:?}");
+        }
+        // From an empty buffer (no initial capacity): the first element already refills.
+        let mut ser = super::Serializer::new(Options::speed());
+        items.serialize(&mut ser).unwrap();
+        let slow = crate::to_vec_with(&OneByOne(items), Options::speed()).unwrap();
+        assert_eq!(ser.as_bytes(), &slow[5..], "{items:?}");
+    }
+    let edges: Vec<i64> = vec![
+        0,
+        1,
+        127,
+        128,
+        255,
+        256,
+        65535,
+        65536,
+        u32::MAX as i64,
+        1 << 32,
+        i64::MAX,
+        -1,
+        -8,
+        -9,
+        -128,
+        -129,
+        -32768,
+        -32769,
+        i32::MIN as i64,
+        i32::MIN as i64 - 1,
+        i64::MIN,
+    ];
+    same(&edges);
+    // Above `i64::MAX` for the negative ones.
+    same(&edges.iter().map(|&v| v as u64).collect::<Vec<_>>());
+    same(&edges.iter().map(|&v| v as i128).collect::<Vec<_>>());
+    same(&edges.iter().map(|&v| v as i8).collect::<Vec<_>>());
+    // A u128 beyond u64 is not a primitive to the probe.
+    same(&[5, u128::MAX, u64::MAX as u128 + 1, 7]);
+    same(&[true, false, true]);
+    same(&[1.5f32, -0.0, f32::NAN, f32::MIN_POSITIVE / 2.0]);
+    same(&[
+        0.1f64,
+        f64::INFINITY,
+        -0.0,
+        f64::from_bits(0x7FF8_0000_0000_0001),
+    ]);
+    let long: Vec<i64> = (0..20_000).map(|i| edges[i % edges.len()]).collect();
+    same(&long);
+    let back: Vec<i64> =
+        crate::from_slice(&crate::to_vec_with(&long, Options::speed()).unwrap()).unwrap();
+    assert_eq!(back, long);
+    #[derive(Serialize, Debug)]
+    #[serde(untagged)]
+    enum Item {
+        N(u32),
+        S(&'static str),
+    }
+    same(&[
+        Item::N(1),
+        Item::N(300),
+        Item::S("x"),
+        Item::N(70_000),
+        Item::S(""),
+    ]);
+    same(&[Item::S("first"), Item::N(2)]);
+    same(&[Some(1u8), None]);
+    same(&[vec![1u16, 2], vec![], vec![300]]);
+    same::<u8>(&[]);
+}

@@ -1,0 +1,55 @@
+//! Calls exactly what `benches/speed.rs` calls, `N` times, for instruction counts and
+//! profiles of the Speed-tier rows (docs/BENCH.md):
+//!
+//! ```sh
+//! cargo build --release --example speed_count
+//! valgrind --tool=callgrind target/release/examples/speed_count iot encode qdf 11
+//! perf record -g target/release/examples/speed_count iot encode qdf 20000
+//! ```
+//!
+//! Arguments: `logbatch|iot`, `encode|decode`, `qdf|rmp`, number of calls. Instructions per
+//! call = (count for 11 calls − count for 1 call) / 10.
+
+use std::hint::black_box;
+
+use qdf::Options;
+use qdf_fixtures::synth::{iot, logbatch};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usize) {
+    let qdf_bytes = qdf::to_vec_with(data, Options::speed()).expect("encodes");
+    let rmp_bytes = rmp_serde::to_vec_named(data).expect("encodes");
+    for _ in 0..n {
+        match (op, codec) {
+            ("encode", "qdf") => {
+                black_box(qdf::to_vec_with(black_box(data), Options::speed()).expect("encodes"));
+            }
+            ("encode", "rmp") => {
+                black_box(rmp_serde::to_vec_named(black_box(data)).expect("encodes"));
+            }
+            ("decode", "qdf") => {
+                let v: T = qdf::from_slice(black_box(&qdf_bytes)).expect("decodes");
+                black_box(v);
+            }
+            ("decode", "rmp") => {
+                let v: T = rmp_serde::from_slice(black_box(&rmp_bytes)).expect("decodes");
+                black_box(v);
+            }
+            _ => panic!("usage: speed_count logbatch|iot encode|decode qdf|rmp N"),
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [set, op, codec, n] = &args[..] else {
+        panic!("usage: speed_count logbatch|iot encode|decode qdf|rmp N");
+    };
+    let n: usize = n.parse().expect("a number of calls");
+    match set.as_str() {
+        "logbatch" => run(&logbatch::log_batch(1000), op, codec, n),
+        "iot" => run(&iot::iot_batch(32, 256), op, codec, n),
+        _ => panic!("usage: speed_count logbatch|iot encode|decode qdf|rmp N"),
+    }
+}
