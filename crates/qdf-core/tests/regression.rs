@@ -141,3 +141,53 @@ fn map_key_without_value_is_an_encode_error() {
     let back: std::collections::BTreeMap<String, u8> = qdf_core::from_slice(&bytes).unwrap();
     assert_eq!(back.get("k"), Some(&1));
 }
+
+/// An `EF` declaring no column (`K = 0`) used to decode: 11 bytes stood for 131 072 empty
+/// rows (4 MB as `Value`, four times the 1 MiB default budget). The encoder never writes one
+/// (a batch without a column stays in row mode), so it is now rejected like an `F7` without a
+/// transposed column (Syntax).
+#[test]
+fn columnar_container_with_no_column_is_rejected() {
+    let bomb = msg(0x03, &[0xEF, 0x80, 0x80, 0x08, 0x00, 0x00]); // M = 131072, K = 0
+    let e = qdf_core::from_slice::<Value>(&bomb).unwrap_err();
+    assert_eq!(e.classify(), qdf_core::Category::Syntax, "{e}");
+    let e = qdf_core::from_slice::<serde::de::IgnoredAny>(&bomb).unwrap_err();
+    assert_eq!(e.classify(), qdf_core::Category::Syntax, "{e}");
+    let small = msg(0x03, &[0xEF, 0x10, 0x00, 0x00]);
+    let e = qdf_core::from_slice::<Value>(&small).unwrap_err();
+    assert_eq!(e.classify(), qdf_core::Category::Syntax, "{e}");
+    // Sixteen empty structs still round-trip (as a plain array of empty maps).
+    #[derive(serde::Serialize, Deserialize, Debug, PartialEq)]
+    struct Empty {}
+    let rows: Vec<Empty> = (0..16).map(|_| Empty {}).collect();
+    let b = qdf_core::to_vec(&rows).unwrap();
+    assert_eq!(b[5], 0xB0, "a fixarr of 16, not a container");
+    assert_eq!(qdf_core::from_slice::<Vec<Empty>>(&b).unwrap(), rows);
+}
+
+/// The `Value` docs promised `T → bytes → Value → bytes` gives equal bytes for every `T`; in
+/// the default (Balanced) tier a struct is a shape (`EC`) and comes back from `Value` as a
+/// plain map, so the bytes differ (the docs now say the byte equality is the Speed tier's).
+/// `T` itself comes back exactly in every tier.
+#[test]
+fn value_reencode_bytes_equal_only_in_speed() {
+    #[derive(serde::Serialize, Deserialize, Debug, PartialEq)]
+    struct P {
+        x: u8,
+        name: String,
+    }
+    let p = P {
+        x: 7,
+        name: "seven".into(),
+    };
+    let speed = qdf_core::to_vec_with(&p, Options::speed()).unwrap();
+    let v: Value = qdf_core::from_slice(&speed).unwrap();
+    assert_eq!(qdf_core::to_vec_with(&v, Options::speed()).unwrap(), speed);
+    let dense = qdf_core::to_vec(&p).unwrap();
+    assert_eq!(dense[5], 0xEC, "a struct shape");
+    let v: Value = qdf_core::from_slice(&dense).unwrap();
+    let again = qdf_core::to_vec(&v).unwrap();
+    assert_ne!(again, dense);
+    assert_eq!(again[5], 0xD5, "a plain map8");
+    assert_eq!(qdf_core::from_slice::<P>(&again).unwrap(), p);
+}

@@ -40,6 +40,11 @@ const MIN_RESERVE: usize = 8 * 1024;
 /// in a Dense stream break the decoder (every later `decode` fails with
 /// [`qdf_core::ErrorCode::Broken`]); a body error in a stateless (`fast()`) stream skips that
 /// frame. The decoder never returns a value after an error that could have corrupted it.
+///
+/// Note that `tokio_util`'s `Framed`/`FramedRead` end the stream after yielding any decoder
+/// error: the next `next()` returns `None`, and a frame already buffered behind the failed
+/// one is only delivered if the stream is polled again *and* more bytes arrive. With
+/// `Framed`, treat a decode error as the end of the connection, even in a `fast()` stream.
 pub struct QdfCodec<D> {
     enc: EncoderSession,
     dec: DecoderSession,

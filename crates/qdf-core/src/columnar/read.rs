@@ -93,7 +93,7 @@ impl<'de> Container<'de> {
     /// Reads the header after tag `tag` (`EF` or `F7`): `uvarint(M) uvarint(shapeID)`, the
     /// declaration when the id is 0, and the column index.
     ///
-    /// Errors: `M` below 16, an unknown shape id (`UnknownStateId`), a kind byte with an
+    /// Errors: `M` below 16, a declaration of no column, an unknown shape id (`UnknownStateId`), a kind byte with an
     /// unknown class or reserved bits, a nullable residual column, residual columns in an
     /// `EF` (or none, or only residual ones, in an `F7`), a declaration over this side's caps
     /// (`SessionCap`), counts beyond the input, the output budget.
@@ -110,6 +110,11 @@ impl<'de> Container<'de> {
         let mut cols = Vec::new();
         if id == 0 {
             let k = de.read.uvarint()?;
+            // The encoder never writes a container without a column (such a batch stays in
+            // row mode); accepting one would let 4 bytes stand for M empty rows.
+            if k == 0 {
+                return Err(bad(at, "a columnar container with no column"));
+            }
             // Each column declares a name (≥ 1 byte) and a kind byte.
             de.read.check_count(k, 2)?;
             cols.reserve(k as usize);

@@ -1,7 +1,10 @@
 //! [`Value`]: any qdf value, decoded without a schema.
 //!
 //! Lossless: every serde kind the wire distinguishes has its own variant, so for every type
-//! `T`, `T → bytes → Value → bytes → T` gives back `T` and the two byte strings are equal.
+//! `T`, `T → bytes → Value → bytes → T` gives back `T`. With the Speed tier the two byte
+//! strings are also equal; with the Dense tiers (Balanced, the default, and Compression) they
+//! may differ, since a `Value` holds a struct as a map (no struct shape) and a columnar
+//! `Vec` of structs as an array of maps (`docs/SPEC.md` §Columnar containers).
 //! Floats compare by bits (so `NaN == NaN` when the payloads agree, and `0.0 != -0.0`), maps
 //! keep entry order, integers keep their full 64/128-bit range.
 //!
@@ -46,7 +49,8 @@ pub struct Variant {
 /// Any qdf value, decoded without a schema.
 ///
 /// Lossless: every serde kind the wire distinguishes has its own variant, so for every type
-/// `T`, `T → bytes → Value → bytes → T` gives back `T` and the two byte strings are equal.
+/// `T`, `T → bytes → Value → bytes → T` gives back `T` (and, in the Speed tier, the two byte
+/// strings are equal; the Dense tiers re-encode structs and columnar batches as maps).
 /// Floats compare by bits, maps keep entry order, integers keep their full range.
 /// `Display` gives a readable Rust-like text (`docs/SPEC.md` §Value text).
 ///
