@@ -681,3 +681,54 @@ fn huge_row_count_is_refused_by_the_budget() {
     msg.truncate(8);
     assert!(qdf_core::from_slice::<Value>(&msg).is_err());
 }
+
+/// Borrowing from a columnar string column: blocks that keep values contiguous in the input
+/// (F5 dictionary, F8 slab, F9 constant) hand out borrowed strings; blocks that rebuild them
+/// (FA front coding, FB alphabet, F6 FSST) cannot, so a `Cow<'a, str>` field comes out owned
+/// there and a bare `&'a str` field is a Data error, as serde_json does for escaped strings
+/// (docs/SPEC.md §Columnar containers, "Row presentation").
+#[test]
+fn string_columns_borrow_where_the_block_keeps_values_in_the_input() {
+    use std::borrow::Cow;
+    #[derive(Deserialize, Debug)]
+    struct CowRow<'a> {
+        #[serde(borrow)]
+        s: Cow<'a, str>,
+    }
+    #[derive(Deserialize, Debug)]
+    struct StrRow<'a> {
+        #[allow(dead_code)]
+        s: &'a str,
+    }
+    let dict: Vec<S> = (0..64)
+        .map(|i| S {
+            s: ["INFO", "WARN", "ERROR", "DEBUG", "TRACE"][(i * 7) % 5].into(),
+        })
+        .collect();
+    let front: Vec<S> = (0..64)
+        .map(|i| S {
+            s: format!(
+                "/api/v1/resource/{}",
+                ["users", "items", "orders", "carts"][(i * 3) % 4]
+            ),
+        })
+        .collect();
+    for (v, block, borrowed) in [(dict, 0xF5, true), (front, 0xFA, false)] {
+        let b = qdf_core::to_vec(&v).unwrap();
+        assert_eq!(b[5 + 1 + 1 + 5], block);
+        let rows: Vec<CowRow> = qdf_core::from_slice(&b).unwrap();
+        let got: Vec<&str> = rows.iter().map(|r| r.s.as_ref()).collect();
+        let want: Vec<&str> = v.iter().map(|r| r.s.as_str()).collect();
+        assert_eq!(got, want);
+        assert!(
+            rows.iter()
+                .all(|r| matches!(r.s, Cow::Borrowed(_)) == borrowed),
+            "block {block:02X}"
+        );
+        let strs = qdf_core::from_slice::<Vec<StrRow>>(&b);
+        match borrowed {
+            true => assert_eq!(strs.unwrap().len(), 64),
+            false => assert_eq!(strs.unwrap_err().classify(), Category::Data),
+        }
+    }
+}
