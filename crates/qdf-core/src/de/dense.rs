@@ -75,8 +75,9 @@ impl<'de> DecState<'de> {
     }
 }
 
+#[inline]
 fn utf8(b: &[u8], at: u64) -> Result<&str> {
-    std::str::from_utf8(b)
+    super::parse::utf8(b)
         .map_err(|e| Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64))
 }
 

@@ -146,7 +146,7 @@ impl<'de> ShapeAccess<'_, 'de> {
             .dense_ref()
             .and_then(|d| d.shapes().field_name(self.id, self.idx))
             .expect("idx < count of a defined shape");
-        let name = std::str::from_utf8(name).expect("shape names are read as strings");
+        let name = super::parse::utf8(name).expect("shape names are read as strings");
         self.idx += 1;
         seed.deserialize(StrDeserializer::<Error>::new(name))
     }
