@@ -205,6 +205,17 @@ impl DenseState {
         self.table.len()
     }
 
+    /// The table sizes a session reports.
+    pub(crate) fn stats(&self) -> crate::session::SessionStats {
+        crate::session::SessionStats {
+            intern_entries: self.table.len(),
+            intern_bytes: self.table.byte_len(),
+            shapes: self.shapes.len(),
+            col_shapes: self.col_shapes.len(),
+            shape_bytes: self.shapes.charged() + self.col_shapes.charged(),
+        }
+    }
+
     // ---- encoder ------------------------------------------------------------------------
 
     fn may_intern(&self, len: usize) -> bool {
