@@ -45,7 +45,9 @@ pub use options::{
     DEFAULT_MIN_INTERN, Features, Options,
 };
 pub use ser::{Compound, Serializer};
-pub use session::{DEFAULT_MAX_FRAME_LEN, DecoderSession, EncoderSession, FrameStatus};
+pub use session::{
+    DEFAULT_MAX_FRAME_LEN, DecoderSession, EncoderSession, FrameStatus, SessionStats,
+};
 pub use sync_stream::{StreamDecoder, StreamEncoder};
 pub use value::{Value, Variant, VariantKind};
 

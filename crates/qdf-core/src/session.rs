@@ -80,6 +80,41 @@ pub enum FrameStatus {
     },
 }
 
+/// The sizes of a session's Dense tables, from [`EncoderSession::stats`] and
+/// [`DecoderSession::stats`]: what the session holds in memory beyond its buffers, bounded
+/// by the caps of its [`Options`] (`max_intern_entries`, `max_intern_bytes`, `max_shapes`).
+///
+/// All zero for a session without Dense state: a stream without `FLAG_DENSE` (the Speed
+/// tier), or a decoder before the first body of a Dense stream. An encoder's tables only
+/// grow (a failed message is rolled back); so do a decoder's, until the session breaks.
+///
+/// ```
+/// use qdf_core::{EncoderSession, Options, SessionStats};
+///
+/// let mut enc = EncoderSession::new(Options::balanced());
+/// assert_eq!(enc.stats(), SessionStats::default());
+/// enc.encode_frame(&("attic", "attic", 21.5f64), &mut Vec::new())?;
+/// let s = enc.stats();
+/// assert_eq!((s.intern_entries, s.intern_bytes), (1, 5)); // "attic" once
+/// # Ok::<(), qdf_core::Error>(())
+/// ```
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct SessionStats {
+    /// Intern table entries defined (strings and byte strings sent once), at most
+    /// `max_intern_entries` (and the wire's 65 535).
+    pub intern_entries: u32,
+    /// Bytes of the intern table's entries (their contents), at most `max_intern_bytes`.
+    pub intern_bytes: u64,
+    /// Struct (and map key-set) shapes defined, at most `max_shapes`.
+    pub shapes: u32,
+    /// Column shapes of columnar containers defined, at most `max_shapes`.
+    pub col_shapes: u32,
+    /// Bytes the shape and column-shape tables charge against `max_intern_bytes` (each
+    /// name's length plus 4).
+    pub shape_bytes: u64,
+}
+
 /// Stream options: the whole-message features (ColumnIndex, entropy pass) are always off in
 /// streams (Go wire notes §4).
 fn stream_options(opts: Options) -> Options {
@@ -137,6 +172,15 @@ impl EncoderSession {
     /// The options (as used: stream-forbidden features cleared).
     pub fn options(&self) -> &Options {
         &self.opts
+    }
+
+    /// The sizes of the Dense tables (all zero without the `DENSE` feature). O(1): a few
+    /// loads, cheap enough to call after every frame.
+    pub fn stats(&self) -> SessionStats {
+        self.dense
+            .as_deref()
+            .map(DenseState::stats)
+            .unwrap_or_default()
     }
 
     /// Appends one frame to `out`: the stream header before the first frame, then
@@ -263,6 +307,15 @@ impl DecoderSession {
     /// The options.
     pub fn options(&self) -> &Options {
         &self.opts
+    }
+
+    /// The sizes of the peer's Dense tables as mirrored here (all zero before the first
+    /// body of a Dense stream, and for any other stream). O(1).
+    pub fn stats(&self) -> SessionStats {
+        self.dense
+            .as_deref()
+            .map(DenseState::stats)
+            .unwrap_or_default()
     }
 
     /// `Some(category of the first error)` once the session refuses further use.

@@ -1,7 +1,9 @@
 //! Copies of short byte strings (field names, ids, enum-like values) without a `memcpy`
 //! call: two overlapping fixed-size moves, chosen by length class. For strings of a few
 //! bytes the call and `memcpy`'s own size dispatch cost more than the copy. The encoder
-//! appends its strings with them; the decoder builds owned `String`s with them.
+//! appends its strings with them; the decoder builds owned `String`s with them. Equality of
+//! short byte strings ([`eq_short`], the encoder's intern and shape-name lookups) follows the
+//! same plan instead of a `memcmp` call.
 
 use std::mem::MaybeUninit;
 
@@ -50,6 +52,32 @@ fn two_moves<T: Copy, const K: usize>(dst: &mut [T], src: &[T]) {
     dst[n - K..n].copy_from_slice(&tail);
 }
 
+/// `a == b`, for strings of up to 32 bytes with two to four overlapping word compares
+/// (single bytes below 4) and no call or loop; longer ones with the slice comparison.
+#[inline(always)]
+pub(crate) fn eq_short(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let w64 = |x: &[u8], i: usize| u64::from_le_bytes(x[i..i + 8].try_into().expect("8 bytes"));
+    let w32 = |x: &[u8], i: usize| u32::from_le_bytes(x[i..i + 4].try_into().expect("4 bytes"));
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => (w32(a, 0) ^ w32(b, 0)) | (w32(a, n - 4) ^ w32(b, n - 4)) == 0,
+        8..=16 => (w64(a, 0) ^ w64(b, 0)) | (w64(a, n - 8) ^ w64(b, n - 8)) == 0,
+        17..=32 => {
+            (w64(a, 0) ^ w64(b, 0))
+                | (w64(a, 8) ^ w64(b, 8))
+                | (w64(a, n - 16) ^ w64(b, n - 16))
+                | (w64(a, n - 8) ^ w64(b, n - 8))
+                == 0
+        }
+        _ => a == b,
+    }
+}
+
 /// `s` as an owned `String` with capacity exactly `s.len()` (what `to_owned` gives), copied
 /// by [`copy_short`].
 #[inline(always)]
@@ -80,6 +108,25 @@ mod tests {
             let s: String = (0..n).map(|i| char::from(b'!' + (i % 90) as u8)).collect();
             let owned = owned_str(&s);
             assert_eq!((owned.as_str(), owned.capacity()), (s.as_str(), n));
+        }
+    }
+
+    /// Every length through every class: equal strings compare equal, and a difference at
+    /// any single position, or in the length, is seen.
+    #[test]
+    fn eq_short_sees_every_byte() {
+        for n in 0..=SHORT + 8 {
+            let a: Vec<u8> = (0..n).map(|i| (i % 251) as u8 + 1).collect();
+            assert!(eq_short(&a, &a.clone()), "length {n}");
+            for i in 0..n {
+                let mut b = a.clone();
+                b[i] ^= 0x40;
+                assert!(!eq_short(&a, &b), "length {n}, byte {i}");
+            }
+            assert!(!eq_short(&a, &a[..n.saturating_sub(1)]) || n == 0);
+            let mut longer = a.clone();
+            longer.push(0);
+            assert!(!eq_short(&a, &longer));
         }
     }
 }

@@ -4,11 +4,11 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use bytes::{Buf, BytesMut};
-use qdf_core::{DecoderSession, EncoderSession, FrameStatus, Options};
+use qdf_core::{DecoderSession, EncoderSession, FrameStatus, Options, SessionStats};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_util::codec::{Decoder, Encoder};
-use tracing::debug;
+use tracing::{Level, debug, trace};
 
 use crate::{Builder, QdfCodecError};
 
@@ -50,7 +50,25 @@ pub struct QdfCodec<D> {
     dec: DecoderSession,
     /// Reused encode buffer: a frame is built here, then copied whole into the write buffer.
     scratch: Vec<u8>,
+    /// The table sizes last reported at `debug` level, per direction (see [`grew`]).
+    enc_reported: SessionStats,
+    dec_reported: SessionStats,
     _item: PhantomData<fn() -> D>,
+}
+
+/// `Some(now)` if a `debug` subscriber listens and the tables of `now` differ from
+/// `reported`, which then becomes `now`. The stats are only read once `debug` is enabled, so
+/// without a subscriber this is one cached level check.
+#[inline]
+fn grew(reported: &mut SessionStats, now: impl FnOnce() -> SessionStats) -> Option<SessionStats> {
+    if !tracing::enabled!(Level::DEBUG) {
+        return None;
+    }
+    let now = now();
+    (now != *reported).then(|| {
+        *reported = now;
+        now
+    })
 }
 
 impl<D> QdfCodec<D> {
@@ -70,6 +88,8 @@ impl<D> QdfCodec<D> {
             enc,
             dec,
             scratch: Vec::new(),
+            enc_reported: SessionStats::default(),
+            dec_reported: SessionStats::default(),
             _item: PhantomData,
         }
     }
@@ -87,6 +107,17 @@ impl<D> QdfCodec<D> {
     /// The decoding session (whether it is broken, its options and limits).
     pub fn decoder_session(&self) -> &DecoderSession {
         &self.dec
+    }
+
+    /// The sizes of the encoding session's Dense tables (see [`SessionStats`]; all zero for a
+    /// [`fast()`](Self::fast) codec).
+    pub fn encoder_stats(&self) -> SessionStats {
+        self.enc.stats()
+    }
+
+    /// The sizes of the peer's Dense tables as this codec's decoder mirrors them.
+    pub fn decoder_stats(&self) -> SessionStats {
+        self.dec.stats()
     }
 }
 
@@ -133,7 +164,18 @@ impl<D: DeserializeOwned> Decoder for QdfCodec<D> {
         src.advance(len);
         match decoded {
             Ok(v) => {
-                debug!(frame_len = len, buffered = src.len(), "qdf frame decoded");
+                trace!(frame_len = len, buffered = src.len(), "qdf frame decoded");
+                if let Some(t) = grew(&mut self.dec_reported, || self.dec.stats()) {
+                    debug!(
+                        frame_len = len,
+                        intern_entries = t.intern_entries,
+                        intern_bytes = t.intern_bytes,
+                        shapes = t.shapes,
+                        col_shapes = t.col_shapes,
+                        shape_bytes = t.shape_bytes,
+                        "qdf decoder tables grew"
+                    );
+                }
                 Ok(v.map(|(v, _)| v))
             }
             Err(e) => {
@@ -157,13 +199,24 @@ impl<D, T: Serialize> Encoder<T> for QdfCodec<D> {
 
     fn encode(&mut self, item: T, dst: &mut BytesMut) -> Result<(), QdfCodecError> {
         self.scratch.clear();
-        self.enc.encode_frame(&item, &mut self.scratch)?;
+        if let Err(e) = self.enc.encode_frame(&item, &mut self.scratch) {
+            debug!(error = %e, "qdf frame not encoded");
+            return Err(e.into());
+        }
         dst.extend_from_slice(&self.scratch);
-        debug!(
-            frame_len = self.scratch.len(),
-            buffered = dst.len(),
-            "qdf frame encoded"
-        );
+        let len = self.scratch.len();
+        trace!(frame_len = len, buffered = dst.len(), "qdf frame encoded");
+        if let Some(t) = grew(&mut self.enc_reported, || self.enc.stats()) {
+            debug!(
+                frame_len = len,
+                intern_entries = t.intern_entries,
+                intern_bytes = t.intern_bytes,
+                shapes = t.shapes,
+                col_shapes = t.col_shapes,
+                shape_bytes = t.shape_bytes,
+                "qdf encoder tables grew"
+            );
+        }
         Ok(())
     }
 }

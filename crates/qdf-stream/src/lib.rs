@@ -158,8 +158,19 @@
 //!
 //! # Tracing
 //!
-//! Frame sizes and failures are logged with `tracing` at `debug` level; nothing is logged at
-//! `info` or above.
+//! The codec emits `tracing` events under the target `qdf_stream::codec`, never at `info` or
+//! above:
+//!
+//! | level | message | fields |
+//! |---|---|---|
+//! | `trace` | `qdf frame encoded` / `qdf frame decoded`, once per frame | `frame_len` (bytes the frame occupies in the stream: length prefix and body, plus the 5-byte stream header for the first frame), `buffered` (bytes left in the write or read buffer) |
+//! | `debug` | `qdf encoder tables grew` / `qdf decoder tables grew`, after a frame that grew the session's Dense tables | `frame_len`, and the new sizes ([`SessionStats`](qdf_core::SessionStats)): `intern_entries`, `intern_bytes`, `shapes`, `col_shapes`, `shape_bytes` |
+//! | `debug` | `qdf frame not encoded` / `qdf frame failed` | `error`; on decode `frame_len` and `broken` |
+//!
+//! A long-lived Dense connection stops growing once its vocabulary is known, so at `debug`
+//! a healthy stream logs a few growth events and then nothing. Without a subscriber the cost
+//! is a cached level check per event; the table sizes are read only when `debug` is enabled.
+//! [`QdfCodec::encoder_stats`] and [`QdfCodec::decoder_stats`] give the same sizes on demand.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

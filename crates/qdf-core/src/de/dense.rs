@@ -75,6 +75,7 @@ impl<'de> DecState<'de> {
     }
 }
 
+#[inline]
 fn utf8(b: &[u8], at: u64) -> Result<&str> {
     crate::utf8::utf8(b).map_err(|e| Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64))
 }

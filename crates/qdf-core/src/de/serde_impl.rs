@@ -294,10 +294,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         self.deserialize_text(visitor, "a string")
     }
 
-    /// Like `deserialize_str`, but an inline string (fixstr, str8) goes to `visit_string` as
-    /// a `String` built by `owned_str` (exact capacity, fixed-size copies instead of a
-    /// `memcpy` call), which serde's `String` keeps as is; other visitors get it through
-    /// `visit_str`. Interned strings are passed as `deserialize_str` passes them.
+    /// Like `deserialize_str`, but every string (inline, or a Dense definition or reference)
+    /// goes to `visit_string` as a `String` built by `owned_str` (exact capacity, fixed-size
+    /// copies instead of a `memcpy` call), which serde's `String` keeps as is; other visitors
+    /// get it through `visit_str`. Byte strings are passed as `deserialize_str` passes them.
     #[inline]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if let Some(s) = self.peek_fixstr() {
@@ -308,6 +308,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             return visitor.visit_string(owned_str(s));
         }
         match self.read_text(tag)? {
+            // Dense entries and references too (a fresh `String` either way).
             Some(Text::Str(s)) => visitor.visit_string(owned_str(&s)),
             Some(t) => visit_text(t, visitor),
             None => Err(self.unexpected(tag, "a string")),

@@ -110,7 +110,10 @@ pub(crate) struct ShapeCursor {
     /// The count written in the header (serde's announced length, for maps a guess).
     len: usize,
     idx: usize,
+    /// The running hash of the first `hashed` names (see [`DenseState::struct_field`]).
     hash: NamesHash,
+    hashed: usize,
+    /// The hash of the first name alone, once known.
     first: Option<NamesHash>,
     mode: Mode,
 }
@@ -160,6 +163,7 @@ impl DenseState {
             len,
             idx: 0,
             hash: NamesHash::default(),
+            hashed: 0,
             first: None,
             mode,
         };
@@ -181,7 +185,7 @@ impl DenseState {
         let len = len.unwrap_or(usize::MAX);
         let h1 = self.shape_pred.feed(NamesHash::default(), first);
         let (mode, start) = match self.shape_pred.predict((Owner::Map, len, Some(h1))) {
-            Some(id) if self.shapes.field_name(id, 0) == Some(first) => {
+            Some(id) if self.shapes.name_is(id, 0, first) => {
                 (Mode::Reuse(id), StructStart::Reuse(id))
             }
             _ if self.may_declare_shape() => {
@@ -196,6 +200,7 @@ impl DenseState {
             len: if len == usize::MAX { 0 } else { len },
             idx: 0,
             hash: NamesHash::default(),
+            hashed: 0,
             first: Some(h1),
             mode,
         };
@@ -203,26 +208,45 @@ impl DenseState {
     }
 
     /// The next field is named `key`: what to write before its value.
+    ///
+    /// The running names hash is only needed when a struct leaves its predicted shape (an
+    /// escape or a restart) or declares one, so a reuse whose names match hashes nothing:
+    /// [`catch_up`](Self::catch_up) folds in the predicted names when it is needed. Plain
+    /// structs never need it.
+    #[inline]
     pub(crate) fn struct_field(&mut self, cur: &mut ShapeCursor, key: &[u8]) -> Result<FieldStep> {
-        cur.hash = self.shape_pred.feed(cur.hash, key);
         cur.idx += 1;
-        if cur.idx == 1 && cur.first.is_none() {
-            cur.first = Some(self.shape_pred.feed(NamesHash::default(), key));
+        if let Mode::Reuse(id) = cur.mode
+            && self.shapes.name_is(id, cur.idx - 1, key)
+        {
+            return Ok(FieldStep::ValueOnly);
         }
+        self.struct_field_other(cur, key)
+    }
+
+    /// [`struct_field`](Self::struct_field) for every field a reuse does not predict (out of
+    /// line: the predicted field is the hot path).
+    #[inline(never)]
+    fn struct_field_other(&mut self, cur: &mut ShapeCursor, key: &[u8]) -> Result<FieldStep> {
         let step = match cur.mode {
-            Mode::Plain | Mode::PlainCounted | Mode::Tail { .. } => FieldStep::Name,
+            Mode::Plain | Mode::PlainCounted => FieldStep::Name,
+            Mode::Tail { .. } => {
+                self.feed_name(cur, key);
+                FieldStep::Name
+            }
             Mode::Declare => {
+                self.feed_name(cur, key);
                 self.shape_name(key);
                 FieldStep::Name
             }
-            Mode::Reuse(id) if self.shapes.field_name(id, cur.idx - 1) == Some(key) => {
-                FieldStep::ValueOnly
-            }
             Mode::Reuse(id) if cur.idx == 1 => {
+                self.feed_name(cur, key);
                 let start = self.restart(cur, id, key);
                 FieldStep::Restart(start)
             }
             Mode::Reuse(id) => {
+                self.catch_up(cur, id, cur.idx - 1);
+                self.feed_name(cur, key);
                 cur.mode = Mode::Tail { declared: false };
                 if self.shape_len(id) < cur.idx {
                     FieldStep::OpenThenName(id)
@@ -232,6 +256,31 @@ impl DenseState {
             }
         };
         Ok(step)
+    }
+
+    /// Folds `key`, the name of field `cur.idx`, into the names hash (and, for the first
+    /// field, into `first`).
+    #[inline]
+    fn feed_name(&self, cur: &mut ShapeCursor, key: &[u8]) {
+        cur.hash = self.shape_pred.feed(cur.hash, key);
+        cur.hashed += 1;
+        if cur.idx == 1 && cur.first.is_none() {
+            cur.first = Some(cur.hash);
+        }
+    }
+
+    /// In a reuse of shape `id`, every name so far was the shape's: folds the names at
+    /// positions `cur.hashed..upto` into the hash, giving what hashing each name as it came
+    /// would have given.
+    fn catch_up(&self, cur: &mut ShapeCursor, id: u32, upto: usize) {
+        while cur.hashed < upto {
+            let name = self.shapes.field_name(id, cur.hashed).unwrap_or_default();
+            cur.hash = self.shape_pred.feed(cur.hash, name);
+            cur.hashed += 1;
+            if cur.hashed == 1 && cur.first.is_none() {
+                cur.first = Some(cur.hash);
+            }
+        }
     }
 
     /// The next key of a shaped map is not a string: how to write it (the value follows).
@@ -259,6 +308,7 @@ impl DenseState {
                 }
             }
             Mode::Reuse(id) => {
+                self.catch_up(cur, id, cur.idx - 1);
                 cur.mode = Mode::Tail { declared: false };
                 let open = self.shape_len(id) < cur.idx;
                 FieldStep::Key {
@@ -280,7 +330,7 @@ impl DenseState {
         if let Some(k) = cur.first_key()
             && let Some(other) = self.shape_pred.predict(k)
             && other != id
-            && self.shapes.field_name(other, 0) == Some(key)
+            && self.shapes.name_is(other, 0, key)
         {
             cur.mode = Mode::Reuse(other);
             return StructStart::Reuse(other);
@@ -304,7 +354,7 @@ impl DenseState {
     }
 
     /// The struct is done: defines a declared shape, updates predictions after an escape.
-    pub(crate) fn struct_end(&mut self, cur: ShapeCursor) -> Result<EndStep> {
+    pub(crate) fn struct_end(&mut self, mut cur: ShapeCursor) -> Result<EndStep> {
         let recount = |was, end| EndStep::Recount {
             was,
             now: was,
@@ -339,6 +389,8 @@ impl DenseState {
                     self.shape_pred.used(cur.key(), id);
                     return Ok(EndStep::Nothing);
                 }
+                let upto = cur.idx;
+                self.catch_up(&mut cur, id, upto);
                 self.shape_pred.escaped(cur.key(), cur.hash);
                 Ok(EndStep::EscapeThenEnd)
             }

@@ -3,8 +3,11 @@
 //! All entries live in one byte arena with an end offset per id, so a session of 65 535
 //! entries costs the bytes themselves plus 5 bytes per id, not one heap block per string.
 //! The encoder also keeps a content index (a `hashbrown::HashTable<u32>` of ids hashed by
-//! their arena bytes, so content is stored once); the decoder never looks up by content and
-//! skips it.
+//! their arena bytes, so content is stored once), fronted by a 256-slot direct-mapped cache
+//! (1 KiB) selected by a cheap hash of the length and the outer bytes: a session's recurring
+//! values hit it and skip the seeded hash and the probe. A slot is only a hint: every hit is
+//! compared with the arena, so a stale slot (after a rollback) or a collision costs the full
+//! lookup, never a wrong id. The decoder never looks up by content and skips both.
 //!
 //! Strings and byte strings are keyed by `(kind, content)`: a `&str` and an equal `&[u8]`
 //! get different ids. The Go library keys by content alone; qdf-rs separates them so a
@@ -16,6 +19,8 @@ use std::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
+use crate::short::eq_short;
+
 /// The kind an intern entry was defined with: `E0` (string) or `E2` (bytes).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Kind {
@@ -25,6 +30,44 @@ pub(crate) enum Kind {
     Bin,
 }
 
+/// The index hash of an entry: the bytes' hash, its lowest bit flipped for byte strings (one
+/// hasher round per lookup; hashing a `(kind, bytes)` tuple costs a second one).
+#[inline]
+fn content_hash(hasher: &DefaultHashBuilder, bytes: &[u8], kind: Kind) -> u64 {
+    hasher.hash_one(bytes) ^ (kind == Kind::Bin) as u64
+}
+
+/// Slots of the encoder's front cache (a power of two).
+const CACHE_SLOTS: usize = 256;
+
+/// An empty cache slot.
+const NO_ID: u32 = u32::MAX;
+
+/// The cache slot of `(bytes, kind)`: a multiplicative hash of the length, the kind and up to
+/// 16 outer bytes (not seeded: a collision only sends the lookup to the index).
+#[inline(always)]
+fn cache_slot(bytes: &[u8], kind: Kind) -> usize {
+    let n = bytes.len();
+    let w64 = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+    let w32 = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes")) as u64;
+    let x = match n {
+        0 => 0,
+        1..=3 => bytes[0] as u64 | (bytes[n / 2] as u64) << 8 | (bytes[n - 1] as u64) << 16,
+        4..=7 => w32(0) | w32(n - 4) << 32,
+        _ => w64(0) ^ w64(n - 8).rotate_left(29),
+    };
+    let h = (x ^ (n as u64) << 48 ^ (kind == Kind::Bin) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> (64 - CACHE_SLOTS.trailing_zeros())) as usize
+}
+
+/// The encoder's content → id lookup: the index and its front cache.
+#[derive(Clone)]
+struct Index {
+    table: HashTable<u32>,
+    /// Recently found or defined ids by [`cache_slot`], [`NO_ID`] when empty.
+    cache: Box<[u32; CACHE_SLOTS]>,
+}
+
 /// Sequential id → bytes storage, with an optional content → id index (encoder).
 #[derive(Clone)]
 pub(crate) struct InternTable {
@@ -32,7 +75,7 @@ pub(crate) struct InternTable {
     /// `ends[id]` is the arena offset one past entry `id`.
     ends: Vec<usize>,
     kinds: Vec<Kind>,
-    index: Option<HashTable<u32>>,
+    index: Option<Index>,
     hasher: DefaultHashBuilder,
 }
 
@@ -52,7 +95,10 @@ impl InternTable {
             arena: Vec::new(),
             ends: Vec::new(),
             kinds: Vec::new(),
-            index: indexed.then(HashTable::new),
+            index: indexed.then(|| Index {
+                table: HashTable::new(),
+                cache: Box::new([NO_ID; CACHE_SLOTS]),
+            }),
             hasher: DefaultHashBuilder::default(),
         }
     }
@@ -78,17 +124,45 @@ impl InternTable {
         Some((&self.arena[start..end], self.kinds[i]))
     }
 
+    #[inline]
     fn hash(&self, bytes: &[u8], kind: Kind) -> u64 {
-        self.hasher.hash_one((kind, bytes))
+        content_hash(&self.hasher, bytes, kind)
     }
 
-    /// The id of `(bytes, kind)` if interned. Always `None` without an index.
+    /// Whether entry `id` exists and is `(bytes, kind)`.
+    #[inline(always)]
+    fn holds(&self, id: u32, bytes: &[u8], kind: Kind) -> bool {
+        let i = id as usize;
+        let Some(&end) = self.ends.get(i) else {
+            return false;
+        };
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.kinds[i] == kind && eq_short(&self.arena[start..end], bytes)
+    }
+
+    /// The id of `(bytes, kind)` if interned: the front cache, else the index (which then
+    /// fills the cache slot). Always `None` without an index.
     #[inline]
-    pub(crate) fn find(&self, bytes: &[u8], kind: Kind) -> Option<u32> {
+    pub(crate) fn find(&mut self, bytes: &[u8], kind: Kind) -> Option<u32> {
+        let slot = cache_slot(bytes, kind);
+        let cached = self.index.as_ref()?.cache[slot];
+        if self.holds(cached, bytes, kind) {
+            return Some(cached);
+        }
+        let id = self.find_indexed(bytes, kind)?;
+        if let Some(index) = self.index.as_mut() {
+            index.cache[slot] = id;
+        }
+        Some(id)
+    }
+
+    /// The index lookup alone.
+    fn find_indexed(&self, bytes: &[u8], kind: Kind) -> Option<u32> {
         let index = self.index.as_ref()?;
         let h = self.hash(bytes, kind);
         index
-            .find(h, |&id| self.get(id) == Some((bytes, kind)))
+            .table
+            .find(h, |&id| self.holds(id, bytes, kind))
             .copied()
     }
 
@@ -101,11 +175,12 @@ impl InternTable {
         self.kinds.push(kind);
         if let Some(index) = self.index.as_mut() {
             let (arena, ends, kinds, hasher) = (&self.arena, &self.ends, &self.kinds, &self.hasher);
-            index.insert_unique(h, id, |&other| {
+            index.table.insert_unique(h, id, |&other| {
                 let i = other as usize;
                 let start = if i == 0 { 0 } else { ends[i - 1] };
-                hasher.hash_one((kinds[i], &arena[start..ends[i]]))
+                content_hash(hasher, &arena[start..ends[i]], kinds[i])
             });
+            index.cache[cache_slot(bytes, kind)] = id;
         }
         id
     }
@@ -118,7 +193,7 @@ impl InternTable {
                 let (bytes, kind) = self.get(id).expect("id < len");
                 let h = self.hash(bytes, kind);
                 if let Some(index) = self.index.as_mut()
-                    && let Ok(entry) = index.find_entry(h, |&x| x == id)
+                    && let Ok(entry) = index.table.find_entry(h, |&x| x == id)
                 {
                     entry.remove();
                 }
@@ -142,10 +217,10 @@ impl InternTable {
         let Some(index) = self.index.as_ref() else {
             return true;
         };
-        index.len() == self.ends.len()
+        index.table.len() == self.ends.len()
             && (0..self.len()).all(|id| {
                 let (b, k) = self.get(id).unwrap();
-                self.find(b, k) == Some(id)
+                self.find_indexed(b, k) == Some(id)
             })
     }
 }
@@ -182,6 +257,41 @@ mod tests {
         assert_eq!(t.byte_len(), 10 * 7 + 30 * 8);
         assert!(t.index_consistent());
         assert_eq!(t.push(b"value-99", Kind::Str), 40);
+        assert!(t.index_consistent());
+    }
+
+    /// More entries than cache slots, of every length class, looked up twice (misses that
+    /// fill slots, then hits or collisions): every lookup finds its own id, and a slot left
+    /// by a rollback or holding a colliding entry never answers for other content.
+    #[test]
+    fn front_cache_is_only_a_hint() {
+        let mut t = InternTable::new(true);
+        let value = |i: usize| format!("{}{i}", "v".repeat(i % 40));
+        for i in 0..1000 {
+            assert_eq!(t.push(value(i).as_bytes(), Kind::Str), i as u32);
+        }
+        for _ in 0..2 {
+            for i in 0..1000 {
+                assert_eq!(t.find(value(i).as_bytes(), Kind::Str), Some(i as u32));
+                assert_eq!(t.find(value(i).as_bytes(), Kind::Bin), None);
+            }
+        }
+        t.truncate(500);
+        for i in 0..1000 {
+            let want = (i < 500).then_some(i as u32);
+            assert_eq!(t.find(value(i).as_bytes(), Kind::Str), want, "{i}");
+        }
+        // Re-defined ids with other content: the old slots must not answer.
+        for i in 500..1000 {
+            t.push(format!("other-{i}").as_bytes(), Kind::Str);
+        }
+        for i in 500..1000 {
+            assert_eq!(t.find(value(i).as_bytes(), Kind::Str), None);
+            assert_eq!(
+                t.find(format!("other-{i}").as_bytes(), Kind::Str),
+                Some(i as u32)
+            );
+        }
         assert!(t.index_consistent());
     }
 

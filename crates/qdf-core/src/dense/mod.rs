@@ -97,6 +97,7 @@ impl Emission {
 
     /// Appends a non-inline emission; returns `false` for [`Emission::Inline`], which the
     /// caller writes with the plain tags.
+    #[inline]
     pub(crate) fn write(self, out: &mut Vec<u8>, bytes: &[u8], kind: Kind) -> bool {
         match self {
             Emission::Inline => return false,
@@ -108,6 +109,7 @@ impl Emission {
                 write_uvarint(out, bytes.len() as u64);
                 out.extend_from_slice(bytes);
             }
+            Emission::Ref(id) if id < 0x80 => out.extend_from_slice(&[tags::STATE_REF, id as u8]),
             Emission::Ref(id) => {
                 out.push(tags::STATE_REF);
                 write_uvarint(out, id as u64);
@@ -203,6 +205,17 @@ impl DenseState {
         self.table.len()
     }
 
+    /// The table sizes a session reports.
+    pub(crate) fn stats(&self) -> crate::session::SessionStats {
+        crate::session::SessionStats {
+            intern_entries: self.table.len(),
+            intern_bytes: self.table.byte_len(),
+            shapes: self.shapes.len(),
+            col_shapes: self.col_shapes.len(),
+            shape_bytes: self.shapes.charged() + self.col_shapes.charged(),
+        }
+    }
+
     // ---- encoder ------------------------------------------------------------------------
 
     fn may_intern(&self, len: usize) -> bool {
@@ -295,7 +308,23 @@ impl DenseState {
     /// Errors: [`ErrorCode::UnknownStateId`] for an id, rank or prediction the state does
     /// not hold (ranks ≥ 128 included), [`ErrorCode::BadCodec`] for a pair rank other than
     /// 0, varint errors, and [`ErrorCode::BadTag`] for any other tag.
+    #[inline]
     pub(crate) fn resolve(&mut self, tag: u8, buf: &[u8]) -> Result<(u32, usize)> {
+        // The common case inline: `E1` with a one-byte id.
+        if tag == tags::STATE_REF
+            && let Some(&b) = buf.first()
+            && b < 0x80
+            && (b as u32) < self.table.len()
+        {
+            self.pred.touch(b as u32);
+            return Ok((b as u32, 1));
+        }
+        self.resolve_other(tag, buf)
+    }
+
+    /// [`resolve`](Self::resolve) for every other reference (and every error).
+    #[inline(never)]
+    fn resolve_other(&mut self, tag: u8, buf: &[u8]) -> Result<(u32, usize)> {
         match tag {
             tags::STATE_REF => {
                 let (id, used) = read_uvarint(buf)?;

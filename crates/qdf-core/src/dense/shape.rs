@@ -87,6 +87,13 @@ impl ShapeTable {
         Some(&self.names[start..self.name_ends[k]])
     }
 
+    /// Whether field name `i` of shape `id` is `name` (false if there is no such field).
+    #[inline]
+    pub(crate) fn name_is(&self, id: u32, i: usize, name: &[u8]) -> bool {
+        self.field_name(id, i)
+            .is_some_and(|n| crate::short::eq_short(n, name))
+    }
+
     /// Opens a declaration (after `EC 00 N`).
     pub(crate) fn begin_decl(&mut self) {
         self.open.push(self.pending_ends.len());
@@ -183,6 +190,28 @@ pub(crate) struct ShapePredictor {
     /// Undo log of `by_struct` writes while a checkpoint is open.
     undo: Vec<(PredKey, Option<u32>)>,
     logging: bool,
+    /// The last few `by_struct` lookups and their answers, so that a record type's start and
+    /// end (and its nested structs) skip hashing the key (its serde name included). Cleared
+    /// by every `by_struct` write and by rollback, so it never disagrees with the map.
+    recent: [Option<(PredKey, Option<u32>)>; RECENT],
+    /// The slot the next lookup that misses `recent` fills.
+    recent_next: usize,
+}
+
+/// Entries of [`ShapePredictor::recent`].
+const RECENT: usize = 4;
+
+/// `a == b`, comparing struct names by address first (serde names are `&'static str`s, the
+/// same one for every record of a type).
+#[inline]
+fn same_key(a: &PredKey, b: &PredKey) -> bool {
+    a.1 == b.1
+        && a.2 == b.2
+        && match (a.0, b.0) {
+            (Owner::Struct(x), Owner::Struct(y)) => std::ptr::eq(x, y) || x == y,
+            (Owner::Map, Owner::Map) => true,
+            _ => false,
+        }
 }
 
 /// Whose shape a prediction is for.
@@ -204,8 +233,19 @@ pub(crate) struct NamesHash(u64);
 impl ShapePredictor {
     /// The shape to try for `key`.
     #[inline]
-    pub(crate) fn predict(&self, key: PredKey) -> Option<u32> {
-        self.by_struct.get(&key).copied()
+    pub(crate) fn predict(&mut self, key: PredKey) -> Option<u32> {
+        if let Some((_, id)) = self
+            .recent
+            .iter()
+            .flatten()
+            .find(|(k, _)| same_key(k, &key))
+        {
+            return *id;
+        }
+        let id = self.by_struct.get(&key).copied();
+        self.recent[self.recent_next] = Some((key, id));
+        self.recent_next = (self.recent_next + 1) % RECENT;
+        id
     }
 
     /// Feeds the next field name into `h`.
@@ -215,6 +255,7 @@ impl ShapePredictor {
     }
 
     fn set(&mut self, key: PredKey, id: Option<u32>) {
+        self.recent = [None; RECENT];
         let old = match id {
             Some(id) => self.by_struct.insert(key, id),
             None => self.by_struct.remove(&key),
@@ -279,6 +320,7 @@ impl ShapePredictor {
     /// Restores the predictions of the checkpoint; `shapes` is the shape count at the mark.
     pub(crate) fn rollback(&mut self, shapes: u32) {
         self.logging = false;
+        self.recent = [None; RECENT];
         while let Some((key, old)) = self.undo.pop() {
             match old {
                 Some(id) => self.by_struct.insert(key, id),

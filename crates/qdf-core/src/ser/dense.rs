@@ -69,7 +69,9 @@ impl Serializer {
         value.serialize(self)
     }
 
-    /// The name part of [`shape_field`](Self::shape_field).
+    /// The name part of [`shape_field`](Self::shape_field). A predicted name (the common
+    /// case) writes nothing and stays inline; every other step is written out of line.
+    #[inline]
     pub(crate) fn shape_name(
         &mut self,
         cur: &mut ShapeCursor,
@@ -77,6 +79,21 @@ impl Serializer {
         key: &str,
     ) -> Result<()> {
         match self.dense_mut().struct_field(cur, key.as_bytes())? {
+            FieldStep::ValueOnly => Ok(()),
+            step => self.write_field_step(step, cur, start, key),
+        }
+    }
+
+    /// Writes what [`DenseState::struct_field`] asked for before a name it did not predict.
+    #[inline(never)]
+    fn write_field_step(
+        &mut self,
+        step: FieldStep,
+        cur: &mut ShapeCursor,
+        start: usize,
+        key: &str,
+    ) -> Result<()> {
+        match step {
             FieldStep::ValueOnly => Ok(()),
             FieldStep::Name => self.write_str(key),
             FieldStep::EscapeThenName => {

@@ -131,3 +131,68 @@ fn oversize_messages_break_the_decoder() {
     assert!(matches!(e.code(), ErrorCode::FrameTooLarge { max: 3, .. }));
     assert_eq!(dec.broken(), Some(Category::Limit));
 }
+
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Reading {
+    sensor: String,
+    celsius: f64,
+}
+
+fn reading(sensor: &str) -> Reading {
+    Reading {
+        sensor: sensor.into(),
+        celsius: 1.5,
+    }
+}
+
+/// `stats()` reports the real table sizes: the first record declares one shape (its two
+/// names are charged `len + 4` each and, written in the declaration, interned) and interns
+/// its value; a repeat adds nothing; a new value adds one entry; a failed message is rolled
+/// back; the decoder mirrors every step; a Speed session keeps no tables.
+#[test]
+fn stats_report_the_dense_tables_on_both_sides() {
+    let mut enc = EncoderSession::new(Options::balanced());
+    let mut dec = DecoderSession::new(Options::balanced());
+    assert_eq!(enc.stats(), SessionStats::default());
+    let mut wire = Vec::new();
+    let mut frames = Vec::new();
+    let mut encode = |enc: &mut EncoderSession, r: &Reading, wire: &mut Vec<u8>| {
+        let at = wire.len();
+        enc.encode_frame(r, wire).unwrap();
+        frames.push(at..wire.len());
+        enc.stats()
+    };
+    let first = SessionStats {
+        intern_entries: 3,
+        intern_bytes: ("sensor".len() + "celsius".len() + "attic".len()) as u64,
+        shapes: 1,
+        col_shapes: 0,
+        shape_bytes: ("sensor".len() + 4 + "celsius".len() + 4) as u64,
+    };
+    assert_eq!(encode(&mut enc, &reading("attic"), &mut wire), first);
+    assert_eq!(encode(&mut enc, &reading("attic"), &mut wire), first);
+    let third = SessionStats {
+        intern_entries: 4,
+        intern_bytes: first.intern_bytes + "cellar".len() as u64,
+        ..first
+    };
+    assert_eq!(encode(&mut enc, &reading("cellar"), &mut wire), third);
+    // A message that fails after interning a new string leaves the tables as they were.
+    let err = enc
+        .encode_frame(&("brand-new", Unserializable), &mut wire)
+        .unwrap_err();
+    assert_eq!(err.classify(), Category::Data);
+    assert_eq!(enc.stats(), third);
+
+    assert_eq!(dec.stats(), SessionStats::default());
+    for (range, want) in frames.iter().zip([first, first, third]) {
+        let (r, n): (Reading, usize) = dec.decode_frame(&wire[range.clone()]).unwrap().unwrap();
+        assert_eq!((n, r.celsius), (range.len(), 1.5));
+        assert_eq!(dec.stats(), want);
+    }
+
+    let mut fast = EncoderSession::new(Options::speed());
+    fast.encode_frame(&reading("attic"), &mut Vec::new())
+        .unwrap();
+    assert_eq!(fast.stats(), SessionStats::default());
+}
