@@ -80,12 +80,12 @@ impl<'de> Rows<'_, 'de> {
     fn visit_row<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.de.enter()?;
         let r = self.row;
-        let left = self
-            .c
-            .cols
-            .iter()
-            .filter(|c| !c.optional || bit(c.present, r))
-            .count();
+        let left = match self.c.any_optional {
+            false => self.c.cols.len(),
+            true => (self.c.cols.iter())
+                .filter(|c| !c.optional || bit(c.present, r))
+                .count(),
+        };
         let mut map = RowMap {
             rows: self,
             next: 0,
@@ -200,6 +200,13 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, '_, 'de> {
             .ok_or_else(|| Error::mismatch("a map key before its value", "a value"))?;
         let Rows { de, c, .. } = &mut *self.rows;
         let col = &mut c.cols[j];
+        if let Data::Skipped = col.data {
+            // Not materialised: no value to count or read, only ignoring it is accepted.
+            return seed.deserialize(CellDe {
+                de,
+                v: CellVal::Skipped(&c.cols[j].name),
+            });
+        }
         let p = col.next_present;
         col.next_present += 1;
         let null = col.nullable && !bit(col.non_null, p);
