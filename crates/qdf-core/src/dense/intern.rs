@@ -1,7 +1,8 @@
 //! The intern table: sequential ids from 0, never evicted (Go notes §1.5 "State").
 //!
 //! All entries live in one byte arena with an end offset per id, so a session of 65 535
-//! entries costs the bytes themselves plus 5 bytes per id, not one heap block per string.
+//! entries costs the bytes themselves plus 9 bytes per id (an 8-byte end offset and a kind
+//! byte; the encoder's index adds about 5 more), not one heap block per string.
 //! The encoder also keeps a content index (a `hashbrown::HashTable<u32>` of ids hashed by
 //! their arena bytes, so content is stored once), fronted by a 256-slot direct-mapped cache
 //! (1 KiB) selected by a cheap hash of the length and the outer bytes: a session's recurring
