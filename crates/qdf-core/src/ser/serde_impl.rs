@@ -183,7 +183,7 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         Compound::open(self, Header::Array, len, 1)
     }
     /// serde's default (`serialize_seq` with the exact size hint, each element, `end`), with
-    /// the elements written by [`Compound::elements`]: `Vec`, slices, sets and other
+    /// the elements written by `Compound::elements`: `Vec`, slices, sets and other
     /// collections come here.
     #[inline]
     fn collect_seq<I>(self, iter: I) -> Result<()>
