@@ -56,6 +56,22 @@ pub struct QdfCodec<D> {
     _item: PhantomData<fn() -> D>,
 }
 
+/// The debug event after a frame that grew a session's tables: `frame_len` and the new
+/// [`SessionStats`] (one field list for both directions; the message names the side).
+macro_rules! tables_grew {
+    ($msg:literal, $len:expr, $t:expr) => {
+        debug!(
+            frame_len = $len,
+            intern_entries = $t.intern_entries,
+            intern_bytes = $t.intern_bytes,
+            shapes = $t.shapes,
+            col_shapes = $t.col_shapes,
+            shape_bytes = $t.shape_bytes,
+            $msg
+        )
+    };
+}
+
 /// `Some(now)` if a `debug` subscriber listens and the tables of `now` differ from
 /// `reported`, which then becomes `now`. The stats are only read once `debug` is enabled, so
 /// without a subscriber this is one cached level check.
@@ -166,15 +182,7 @@ impl<D: DeserializeOwned> Decoder for QdfCodec<D> {
             Ok(v) => {
                 trace!(frame_len = len, buffered = src.len(), "qdf frame decoded");
                 if let Some(t) = grew(&mut self.dec_reported, || self.dec.stats()) {
-                    debug!(
-                        frame_len = len,
-                        intern_entries = t.intern_entries,
-                        intern_bytes = t.intern_bytes,
-                        shapes = t.shapes,
-                        col_shapes = t.col_shapes,
-                        shape_bytes = t.shape_bytes,
-                        "qdf decoder tables grew"
-                    );
+                    tables_grew!("qdf decoder tables grew", len, t);
                 }
                 Ok(v.map(|(v, _)| v))
             }
@@ -207,15 +215,7 @@ impl<D, T: Serialize> Encoder<T> for QdfCodec<D> {
         let len = self.scratch.len();
         trace!(frame_len = len, buffered = dst.len(), "qdf frame encoded");
         if let Some(t) = grew(&mut self.enc_reported, || self.enc.stats()) {
-            debug!(
-                frame_len = len,
-                intern_entries = t.intern_entries,
-                intern_bytes = t.intern_bytes,
-                shapes = t.shapes,
-                col_shapes = t.col_shapes,
-                shape_bytes = t.shape_bytes,
-                "qdf encoder tables grew"
-            );
+            tables_grew!("qdf encoder tables grew", len, t);
         }
         Ok(())
     }
