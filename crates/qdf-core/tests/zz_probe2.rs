@@ -997,3 +997,72 @@ fn value_kinds_inside_number_runs() {
         }
     }
 }
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct Nested {
+    v: Vec<u32>,
+    s: String,
+    f: Vec<f32>,
+    m: Vec<Option<i64>>,
+}
+
+#[test]
+fn number_sequences_inside_columns_and_replays() {
+    let v: Vec<Nested> = (0..40u32)
+        .map(|i| Nested {
+            v: (0..i % 12).map(|k| k * i).collect(),
+            s: MB[i as usize % MB.len()].into(),
+            f: (0..i % 10)
+                .map(|k| f32::from_bits(0x7FC0_0000 | k))
+                .collect(),
+            m: (0..i % 9)
+                .map(|k| (k % 2 == 0).then_some(-(k as i64)))
+                .collect(),
+        })
+        .collect();
+    for opts in tiers() {
+        let b = to_vec_with(&v, opts).unwrap();
+        let back: Vec<Nested> = from_slice(&b).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{v:?}"));
+        // Value rows whose keys change mid-batch (the capture gives up and replays).
+        let mut vals: Vec<Value> = v
+            .iter()
+            .map(|n| from_slice::<Value>(&to_vec_with(n, Options::speed()).unwrap()).unwrap())
+            .collect();
+        vals[20] = Value::Map(vec![(
+            Value::Str("other".into()),
+            Value::Array(vec![Value::U64(1); 9]),
+        )]);
+        let a = to_vec_with(&Collect(vals.clone(), (0, None)), opts).unwrap();
+        let m = to_vec_with(&Manual(vals.clone(), (0, None)), opts).unwrap();
+        assert_eq!(a, m);
+        let back: Vec<Value> = from_slice(&a).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{vals:?}"));
+    }
+}
+
+#[test]
+fn bytes_entry_referenced_as_string_is_checked() {
+    #[derive(Deserialize, Debug)]
+    struct Pair(#[serde(with = "serde_bytes_like")] Vec<u8>, String);
+    for bad in [
+        &b"\xff\xfe\xfd\xfc"[..],
+        b"ab\xc3",
+        b"\xed\xa0\x80xx",
+        b"abcdefgh\x80",
+    ] {
+        for opts in [
+            Options::balanced(),
+            Options::compression(),
+            Options::balanced().min_intern(0),
+        ] {
+            let v = Value::Array(vec![Value::Bytes(bad.to_vec()), Value::Bytes(bad.to_vec())]);
+            let b = to_vec_with(&v, opts).unwrap();
+            assert_eq!(from_slice::<Value>(&b).unwrap(), v);
+            let r = from_slice::<Pair>(&b);
+            assert!(r.is_err(), "invalid UTF-8 reference read as String: {r:?}");
+            let r = from_slice::<(String, String)>(&b);
+            assert!(r.is_err());
+        }
+    }
+}
