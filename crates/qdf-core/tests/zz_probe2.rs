@@ -1044,6 +1044,7 @@ fn number_sequences_inside_columns_and_replays() {
 #[test]
 fn bytes_entry_referenced_as_string_is_checked() {
     #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
     struct Pair(#[serde(with = "serde_bytes_like")] Vec<u8>, String);
     for bad in [
         &b"\xff\xfe\xfd\xfc"[..],
