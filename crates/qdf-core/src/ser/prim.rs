@@ -77,12 +77,20 @@ impl Serializer {
             unsafe { self.out.set_len(len + pos) };
             match stop {
                 Some(rest) => return (written, rest, iter),
-                // Each remaining element takes at least one byte.
-                None => self.out.reserve(Form::MAX.max(iter.size_hint().0)),
+                // Each remaining element takes at least one byte. The lower bound is only a
+                // hint (a buggy iterator may claim `usize::MAX`): capped, so that a lie costs
+                // at most [`RESERVE_CAP`] spare bytes, never a capacity overflow or an abort.
+                None => self
+                    .out
+                    .reserve(Form::MAX.max(iter.size_hint().0.min(RESERVE_CAP))),
             }
         }
     }
 }
+
+/// The most [`Serializer::write_prims`] reserves ahead on the word of `size_hint` (the
+/// `Vec` still grows by doubling past it).
+const RESERVE_CAP: usize = 1 << 16;
 
 /// One element as the probe saw it.
 #[derive(Copy, Clone, Debug)]
