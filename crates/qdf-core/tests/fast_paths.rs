@@ -1,5 +1,6 @@
-//! Probes of three performance paths: the intern front cache, one-pass number sequences,
-//! and columnar skipped columns / string columns.
+//! The fast paths pinned against their slow twins: the intern front cache (rollback, one-byte
+//! differences, kinds), one-pass number sequences (lying size hints, every element kind and
+//! tier), and columnar skipped columns and string columns (subset decode, multibyte, hostile).
 
 use std::cell::Cell;
 
