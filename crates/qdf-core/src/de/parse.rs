@@ -6,6 +6,7 @@ use super::read::{Reference, Text};
 use crate::error::{Error, ErrorCode, Result};
 use crate::utf8::utf8;
 use crate::wire::ext;
+use crate::wire::tags::STR8 as STR8_TAG;
 use crate::wire::tags::*;
 
 /// A number as the wire holds it.
@@ -169,21 +170,29 @@ impl<'de> Deserializer<'de> {
         self.str_body(len).map(Some)
     }
 
-    /// The fixstr at the front of the input, tag and body consumed in one step; `None` (and
-    /// nothing consumed) when the input does not start with a complete fixstr, and the caller
-    /// falls back to [`Deserializer::next_tag`] + [`Deserializer::read_short_str`], which
-    /// report a truncated one. The hot path of field names and short values: one bounds
-    /// check and one cursor update instead of two each.
+    /// The fixstr (or, with `STR8`, also the str8) at the front of the input, header and body
+    /// consumed in one step; `None` (and nothing consumed) when the input does not start with
+    /// a complete one in its smallest form, and the caller falls back to
+    /// [`Deserializer::next_tag`] + [`Deserializer::read_short_str`], which report a truncated
+    /// or non-minimal one. The hot path of field names (fixstr only) and string values: one
+    /// bounds check and one cursor update instead of two each.
     #[inline(always)]
-    pub(crate) fn peek_fixstr(&mut self) -> Option<Result<&'de str>> {
-        let (&tag, body) = self.read.rest().split_first()?;
-        if tag & !0x1F != FIXSTR {
+    pub(crate) fn peek_str<const STR8: bool>(&mut self) -> Option<Result<&'de str>> {
+        let rest = self.read.rest();
+        let &tag = rest.first()?;
+        let (head, len) = if tag & !0x1F == FIXSTR {
+            (1, (tag & 0x1F) as usize)
+        } else if STR8 && tag == STR8_TAG {
+            match rest.get(1) {
+                Some(&n) if n >= 32 => (2, n as usize),
+                _ => return None,
+            }
+        } else {
             return None;
-        }
-        let len = (tag & 0x1F) as usize;
-        let bytes = body.get(..len)?;
-        // Cannot fail: `len + 1` bytes were just seen.
-        let _ = self.read.take(len + 1, "");
+        };
+        let bytes = rest.get(head..head + len)?;
+        // Cannot fail: `head + len` bytes were just seen.
+        let _ = self.read.take(head + len, "");
         self.dense_inline();
         if let Err(e) = self.charge(len as u64) {
             return Some(Err(e));

@@ -189,7 +189,7 @@ impl<'de> Deserializer<'de> {
         visitor: V,
         expected: &'static str,
     ) -> Result<V::Value> {
-        if let Some(s) = self.peek_fixstr() {
+        if let Some(s) = self.peek_str::<true>() {
             return visitor.visit_borrowed_str(s?);
         }
         let tag = self.next_tag()?;
@@ -199,6 +199,24 @@ impl<'de> Deserializer<'de> {
         match self.read_text(tag)? {
             Some(t) => visit_text(t, visitor),
             None => Err(self.unexpected(tag, expected)),
+        }
+    }
+
+    /// `deserialize_string` after its fixstr/str8 fast path: every other form (str16/32,
+    /// Dense references, byte strings, errors). Out of line, so that `String::deserialize`
+    /// (called once per `String` field, and not inlined: it lies in serde's code) holds only
+    /// the fast path and needs a small frame.
+    #[inline(never)]
+    fn string_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let tag = self.next_tag()?;
+        if let Some(s) = self.read_short_str(tag)? {
+            return visitor.visit_string(owned_str(s));
+        }
+        match self.read_text(tag)? {
+            // Dense entries and references too (a fresh `String` either way).
+            Some(Text::Str(s)) => visitor.visit_string(owned_str(&s)),
+            Some(t) => visit_text(t, visitor),
+            None => Err(self.unexpected(tag, "a string")),
         }
     }
 
@@ -300,19 +318,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     /// get it through `visit_str`. Byte strings are passed as `deserialize_str` passes them.
     #[inline]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(s) = self.peek_fixstr() {
+        if let Some(s) = self.peek_str::<true>() {
             return visitor.visit_string(owned_str(s?));
         }
-        let tag = self.next_tag()?;
-        if let Some(s) = self.read_short_str(tag)? {
-            return visitor.visit_string(owned_str(s));
-        }
-        match self.read_text(tag)? {
-            // Dense entries and references too (a fresh `String` either way).
-            Some(Text::Str(s)) => visitor.visit_string(owned_str(&s)),
-            Some(t) => visit_text(t, visitor),
-            None => Err(self.unexpected(tag, "a string")),
-        }
+        self.string_slow(visitor)
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -490,7 +499,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     /// serde's derived identifiers also accept). The hot path of every struct field.
     #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(s) = self.peek_fixstr() {
+        if let Some(s) = self.peek_str::<false>() {
             return visitor.visit_borrowed_str(s?);
         }
         let tag = self.next_tag()?;

@@ -208,7 +208,7 @@ fn short_string_fast_path_keeps_checks() {
     assert_eq!(s, "a".repeat(32));
 }
 
-/// The fixstr fast path (`peek_fixstr`: field names and short values) charges exactly one unit
+/// The fixstr fast path (`peek_str`: field names and short values) charges exactly one unit
 /// per byte, like every other string read: map entry 1 + name 1 + value 3 = 5 units.
 #[test]
 fn fixstr_fast_path_charges_the_budget_exactly() {
@@ -231,6 +231,45 @@ fn fixstr_fast_path_charges_the_budget_exactly() {
         (e.code(), e.offset()),
         (&ErrorCode::OutputBudget(1), Some(9))
     );
+}
+
+/// The str8 fast path of typed string values (`peek_str::<true>`, `String` and `&str`
+/// targets) is as strict as the tag-by-tag path: exact budget charge and offset, a str8 that a
+/// fixstr could hold is `NonMinimal`, invalid UTF-8 is reported at its byte, and every cut is
+/// `Eof`.
+#[test]
+fn str8_fast_path_is_strict_and_charges_exactly() {
+    let bytes = msg(&format!("cd 20{}", " 61".repeat(32)));
+    let owned =
+        |max| crate::from_slice_with::<String>(&bytes, crate::Options::default().max_output(max));
+    assert_eq!(owned(32).unwrap(), "a".repeat(32));
+    assert_eq!(crate::from_slice::<&str>(&bytes).unwrap(), "a".repeat(32));
+    // Over by the value: detected after its bytes (offset 39 = header 5 + 2 + 32).
+    let e = owned(31).unwrap_err();
+    assert_eq!(
+        (e.code(), e.offset()),
+        (&ErrorCode::OutputBudget(31), Some(39))
+    );
+    let short = msg(&format!("cd 1f{}", " 61".repeat(31)));
+    let e = crate::from_slice::<String>(&short).unwrap_err();
+    assert!(matches!(e.code(), ErrorCode::NonMinimal(_)), "{e:?}");
+    assert_eq!((e.classify(), e.offset()), (Category::Syntax, Some(5)));
+    let e = crate::from_slice::<&str>(&short).unwrap_err();
+    assert!(matches!(e.code(), ErrorCode::NonMinimal(_)), "{e:?}");
+    let mut bad = bytes.clone();
+    bad[5 + 2 + 3] = 0xff;
+    for e in [
+        crate::from_slice::<String>(&bad).unwrap_err(),
+        crate::from_slice::<&str>(&bad).unwrap_err(),
+    ] {
+        assert_eq!((e.code(), e.offset()), (&ErrorCode::InvalidUtf8, Some(10)));
+    }
+    for cut in 5..bytes.len() {
+        let e = crate::from_slice::<String>(&bytes[..cut]).unwrap_err();
+        assert_eq!(e.classify(), Category::Eof, "cut at {cut}: {e:?}");
+        let e = crate::from_slice::<&str>(&bytes[..cut]).unwrap_err();
+        assert_eq!(e.classify(), Category::Eof, "cut at {cut}: {e:?}");
+    }
 }
 
 /// A plain string between Dense references resets `lastID` (SPEC §14), also when the Dense
