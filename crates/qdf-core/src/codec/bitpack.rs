@@ -241,7 +241,10 @@ mod tests {
     fn packer_matches_a_bitwise_reference() {
         for bits in 1..=64u32 {
             let vals: Vec<u64> = (0..131u64)
-                .map(|i| i.wrapping_mul(0xD6E8_FEB8_6659_FD93).rotate_left(i as u32 * 7))
+                .map(|i| {
+                    i.wrapping_mul(0xD6E8_FEB8_6659_FD93)
+                        .rotate_left(i as u32 * 7)
+                })
                 .collect();
             let mut want = vec![0u8; packed_len(vals.len(), bits)];
             for (i, v) in vals.iter().enumerate() {
@@ -263,13 +266,18 @@ mod tests {
     fn push_bits_equals_single_pushes() {
         for w in 1..=8u32 {
             let k = 64 / w;
-            let codes: Vec<u64> = (0..3 * k as u64 + 5).map(|i| (i * 7 + 3) & mask(w)).collect();
+            let codes: Vec<u64> = (0..3 * k as u64 + 5)
+                .map(|i| (i * 7 + 3) & mask(w))
+                .collect();
             let mut one = Vec::new();
             pack(codes.iter().copied(), w, &mut one);
             let (mut words, mut p) = (Vec::new(), Packer::new(w));
             p.push(codes[0], &mut words);
             for c in codes[1..].chunks(k as usize) {
-                let v = c.iter().enumerate().fold(0, |a, (i, &x)| a | x << (w * i as u32));
+                let v = c
+                    .iter()
+                    .enumerate()
+                    .fold(0, |a, (i, &x)| a | x << (w * i as u32));
                 p.push_bits(v, w * c.len() as u32, &mut words);
             }
             p.finish(&mut words);

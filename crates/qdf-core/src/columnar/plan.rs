@@ -110,7 +110,7 @@ impl Batch {
             let id = if self
                 .order
                 .get(cursor)
-                .is_some_and(|&id| self.cols[id as usize] == key)
+                .is_some_and(|&id| same_name(self.cols[id as usize], key))
             {
                 let id = self.order[cursor];
                 cursor += 1;
@@ -156,7 +156,11 @@ impl Batch {
     /// Per plan position, the `(row, cell index)` of every row that carries the column, in
     /// row order.
     pub(crate) fn columns(&self) -> Vec<Vec<(u32, u32)>> {
-        let mut cols = vec![Vec::new(); self.order.len()];
+        let mut counts = vec![0usize; self.order.len()];
+        for f in &self.cells {
+            counts[self.position(f.col)] += 1;
+        }
+        let mut cols: Vec<Vec<(u32, u32)>> = counts.into_iter().map(Vec::with_capacity).collect();
         let mut r = 0usize;
         for (i, f) in self.cells.iter().enumerate() {
             while self.rows[r].end as usize <= i {
@@ -197,6 +201,13 @@ impl Batch {
             None => Class::Int { neg: false },
         }
     }
+}
+
+/// `a == b` for field names, first by address: a derived `Serialize` passes the same
+/// `&'static str` for a field in every row.
+#[inline(always)]
+fn same_name(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b) || a == b
 }
 
 /// The refusal of an element that is not a struct.

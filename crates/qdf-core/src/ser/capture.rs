@@ -956,11 +956,12 @@ mod tests {
         })
         .unwrap();
         let second = tape.evs.len() as u32;
-        (7u8, "s").serialize(TapeSer {
-            tape: &mut tape,
-            depth: d(128),
-        })
-        .unwrap();
+        (7u8, "s")
+            .serialize(TapeSer {
+                tape: &mut tape,
+                depth: d(128),
+            })
+            .unwrap();
         assert_eq!(tape.next(first as usize), second as usize);
         for opts in [crate::Options::speed(), crate::Options::balanced()] {
             let at = |at| EvRef { tape: &tape, at };
@@ -987,11 +988,12 @@ mod tests {
     #[test]
     fn rewind_drops_a_failed_capture() {
         let mut tape = Tape::default();
-        (1u8, "a").serialize(TapeSer {
-            tape: &mut tape,
-            depth: d(128),
-        })
-        .unwrap();
+        (1u8, "a")
+            .serialize(TapeSer {
+                tape: &mut tape,
+                depth: d(128),
+            })
+            .unwrap();
         let mark = tape.mark();
         let before = (tape.evs.clone(), tape.arena.clone());
         deep()

@@ -13,10 +13,10 @@
 //! a 32-character hex trace id takes 16 bytes. Rows are rebuilt into an arena.
 
 use super::bits::{packed_len, unpack, width_for};
-use crate::codec::bitpack::Packer;
 use super::column::{Rows, Span, Store, StrColumn};
 use super::read::{Reader, charge};
 use super::{MAX_ALPHABET, MIN_ALPHABET};
+use crate::codec::bitpack::Packer;
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::COL_STR_ALPHA;
 use crate::wire::varint::{uvarint_len, write_uvarint};
