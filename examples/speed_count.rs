@@ -1,29 +1,35 @@
-//! Calls exactly what `benches/speed.rs` calls, `N` times, for instruction counts and
-//! profiles of the Speed-tier rows (docs/BENCH.md):
+//! Calls exactly what `benches/speed.rs` (and, for `logs`, the `Logs 1024` group of
+//! `benches/peers.rs`) calls, `N` times, for instruction counts and profiles (docs/BENCH.md):
 //!
 //! ```sh
 //! cargo build --release --example speed_count
 //! valgrind --tool=callgrind target/release/examples/speed_count iot encode qdf 11
+//! valgrind --tool=callgrind target/release/examples/speed_count logs encode balanced 11
 //! perf record -g target/release/examples/speed_count iot encode qdf 20000
 //! ```
 //!
-//! Arguments: `logbatch|iot`, `encode|decode`, `qdf|rmp`, number of calls. Instructions per
+//! Arguments: `logbatch|iot|logs`, `encode|decode`, `qdf|balanced|rmp` (`qdf` is the Speed
+//! tier, `balanced` `Options::balanced()`), number of calls. Instructions per
 //! call = (count for 11 calls − count for 1 call) / 10.
 
 use std::hint::black_box;
 
 use qdf::Options;
-use qdf_fixtures::synth::{iot, logbatch};
+use qdf_fixtures::synth::{iot, logbatch, logs};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usize) {
     let qdf_bytes = qdf::to_vec_with(data, Options::speed()).expect("encodes");
+    let balanced_bytes = qdf::to_vec_with(data, Options::balanced()).expect("encodes");
     let rmp_bytes = rmp_serde::to_vec_named(data).expect("encodes");
     for _ in 0..n {
         match (op, codec) {
             ("encode", "qdf") => {
                 black_box(qdf::to_vec_with(black_box(data), Options::speed()).expect("encodes"));
+            }
+            ("encode", "balanced") => {
+                black_box(qdf::to_vec_with(black_box(data), Options::balanced()).expect("encodes"));
             }
             ("encode", "rmp") => {
                 black_box(rmp_serde::to_vec_named(black_box(data)).expect("encodes"));
@@ -32,11 +38,15 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
                 let v: T = qdf::from_slice(black_box(&qdf_bytes)).expect("decodes");
                 black_box(v);
             }
+            ("decode", "balanced") => {
+                let v: T = qdf::from_slice(black_box(&balanced_bytes)).expect("decodes");
+                black_box(v);
+            }
             ("decode", "rmp") => {
                 let v: T = rmp_serde::from_slice(black_box(&rmp_bytes)).expect("decodes");
                 black_box(v);
             }
-            _ => panic!("usage: speed_count logbatch|iot encode|decode qdf|rmp N"),
+            _ => panic!("usage: speed_count logbatch|iot|logs encode|decode qdf|balanced|rmp N"),
         }
     }
 }
@@ -44,12 +54,13 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [set, op, codec, n] = &args[..] else {
-        panic!("usage: speed_count logbatch|iot encode|decode qdf|rmp N");
+        panic!("usage: speed_count logbatch|iot|logs encode|decode qdf|balanced|rmp N");
     };
     let n: usize = n.parse().expect("a number of calls");
     match set.as_str() {
         "logbatch" => run(&logbatch::log_batch(1000), op, codec, n),
         "iot" => run(&iot::iot_batch(32, 256), op, codec, n),
-        _ => panic!("usage: speed_count logbatch|iot encode|decode qdf|rmp N"),
+        "logs" => run(&logs::log_batch(1024), op, codec, n),
+        _ => panic!("usage: speed_count logbatch|iot|logs encode|decode qdf|balanced|rmp N"),
     }
 }

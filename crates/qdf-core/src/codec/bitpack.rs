@@ -37,20 +37,88 @@ pub fn pack(vals: impl IntoIterator<Item = u64>, bits: u32, out: &mut Vec<u8>) {
     if bits == 0 {
         return;
     }
-    let m = mask(bits);
-    let mut acc: u128 = 0;
-    let mut filled: u32 = 0;
+    let mut p = Packer::new(bits);
     for v in vals {
-        acc |= ((v & m) as u128) << filled;
-        filled += bits;
-        if filled >= 64 {
-            out.extend_from_slice(&(acc as u64).to_le_bytes());
-            acc >>= 64;
-            filled -= 64;
+        p.push(v, out);
+    }
+    p.finish(out);
+}
+
+/// A streaming [`pack`]: values pushed one at a time (from nested loops, where an iterator
+/// chain would cost more than the packing), a word written every 64 bits.
+#[derive(Debug)]
+pub struct Packer {
+    /// Bits not yet written, the oldest in the low bits; fewer than 64 are pending.
+    acc: u64,
+    filled: u32,
+    bits: u32,
+    mask: u64,
+}
+
+impl Packer {
+    /// A packer of `bits`-wide values, `1 ≤ bits ≤ 64`.
+    #[inline]
+    pub fn new(bits: u32) -> Packer {
+        debug_assert!((1..=64).contains(&bits));
+        Packer {
+            acc: 0,
+            filled: 0,
+            bits,
+            mask: mask(bits),
         }
     }
-    let tail = filled.div_ceil(8) as usize;
-    out.extend_from_slice(&(acc as u64).to_le_bytes()[..tail]);
+
+    /// Appends `v` (masked to the width); a full 64-bit word goes to `out`.
+    #[inline(always)]
+    pub fn push(&mut self, v: u64, out: &mut Vec<u8>) {
+        let v = v & self.mask;
+        // `filled < 64`, so the shift is in range.
+        self.acc |= v << self.filled;
+        self.filled += self.bits;
+        if self.filled >= 64 {
+            out.extend_from_slice(&self.acc.to_le_bytes());
+            self.filled -= 64;
+            // The high `filled` bits of `v` that did not fit (`filled < bits`; two shifts so
+            // that `filled == 0` gives 0 even at width 64).
+            self.acc = (v >> 1) >> (self.bits - 1 - self.filled);
+        }
+    }
+
+    /// [`Packer::push`] for a packer made with `Packer::new(B)`, the width a constant.
+    #[inline(always)]
+    pub fn push_const<const B: u32>(&mut self, v: u64, out: &mut Vec<u8>) {
+        debug_assert_eq!(self.bits, B);
+        let v = v & mask(B);
+        self.acc |= v << self.filled;
+        self.filled += B;
+        if self.filled >= 64 {
+            out.extend_from_slice(&self.acc.to_le_bytes());
+            self.filled -= 64;
+            self.acc = (v >> 1) >> (B - 1 - self.filled);
+        }
+    }
+
+    /// Appends the low `n` bits of `v` (`1 ≤ n ≤ 64`, the higher bits of `v` zero) as if
+    /// they were several values pushed one by one, the first in the low bits: one step for
+    /// a word's worth of small codes.
+    #[inline(always)]
+    pub fn push_bits(&mut self, v: u64, n: u32, out: &mut Vec<u8>) {
+        debug_assert!((1..=64).contains(&n) && (n == 64 || v >> n == 0));
+        self.acc |= v << self.filled;
+        self.filled += n;
+        if self.filled >= 64 {
+            out.extend_from_slice(&self.acc.to_le_bytes());
+            self.filled -= 64;
+            self.acc = (v >> 1) >> (n - 1 - self.filled);
+        }
+    }
+
+    /// Writes the pending bits, the last byte padded with zeros.
+    #[inline]
+    pub fn finish(self, out: &mut Vec<u8>) {
+        let tail = self.filled.div_ceil(8) as usize;
+        out.extend_from_slice(&self.acc.to_le_bytes()[..tail]);
+    }
 }
 
 /// True if the bits after the first `n·bits` of `src` (the last byte's padding) are zero.
@@ -165,6 +233,55 @@ mod tests {
                 let want: Vec<u64> = vals.iter().map(|v| v.wrapping_add(7)).collect();
                 assert_eq!(back, want, "bits {bits} n {n}");
             }
+        }
+    }
+
+    /// The packer against a bit-at-a-time reference, at every width.
+    #[test]
+    fn packer_matches_a_bitwise_reference() {
+        for bits in 1..=64u32 {
+            let vals: Vec<u64> = (0..131u64)
+                .map(|i| {
+                    i.wrapping_mul(0xD6E8_FEB8_6659_FD93)
+                        .rotate_left(i as u32 * 7)
+                })
+                .collect();
+            let mut want = vec![0u8; packed_len(vals.len(), bits)];
+            for (i, v) in vals.iter().enumerate() {
+                for k in 0..bits as usize {
+                    if v >> k & 1 == 1 {
+                        let bit = i * bits as usize + k;
+                        want[bit / 8] |= 1 << (bit % 8);
+                    }
+                }
+            }
+            let mut got = vec![0xAA];
+            pack(vals.iter().copied(), bits, &mut got);
+            assert_eq!(got[1..], want[..], "bits {bits}");
+        }
+    }
+
+    /// A word of codes pushed at once packs like the codes one by one.
+    #[test]
+    fn push_bits_equals_single_pushes() {
+        for w in 1..=8u32 {
+            let k = 64 / w;
+            let codes: Vec<u64> = (0..3 * k as u64 + 5)
+                .map(|i| (i * 7 + 3) & mask(w))
+                .collect();
+            let mut one = Vec::new();
+            pack(codes.iter().copied(), w, &mut one);
+            let (mut words, mut p) = (Vec::new(), Packer::new(w));
+            p.push(codes[0], &mut words);
+            for c in codes[1..].chunks(k as usize) {
+                let v = c
+                    .iter()
+                    .enumerate()
+                    .fold(0, |a, (i, &x)| a | x << (w * i as u32));
+                p.push_bits(v, w * c.len() as u32, &mut words);
+            }
+            p.finish(&mut words);
+            assert_eq!(words, one, "width {w}");
         }
     }
 

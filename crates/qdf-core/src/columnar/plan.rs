@@ -12,7 +12,7 @@ use serde::ser::{self, Impossible};
 
 use super::Class;
 use crate::error::{Error, ErrorCode, Result};
-use crate::ser::capture::{Cell, CellSer, Depth};
+use crate::ser::capture::{Cell, CellSer, Depth, MAX_RESERVE, Tape};
 use crate::wire::ext::magic;
 
 /// One captured row (struct element).
@@ -40,14 +40,16 @@ pub(crate) struct Field {
 pub(crate) struct Batch {
     pub(crate) rows: Vec<Row>,
     pub(crate) cells: Vec<Field>,
-    /// Bytes of every string cell.
-    pub(crate) arena: Vec<u8>,
+    /// String cells' bytes and every value that is not a primitive cell.
+    pub(crate) tape: Tape,
     /// Column names by id.
     pub(crate) cols: Vec<&'static str>,
     /// Column ids in plan order.
     pub(crate) order: Vec<u32>,
     /// `pos[id]`: the plan position of column `id`.
     pos: Vec<u32>,
+    /// The sequence's announced length, capped (what to reserve for).
+    hint: usize,
 }
 
 /// What became of an offered element.
@@ -64,14 +66,36 @@ pub(crate) enum Offer {
 }
 
 impl Batch {
+    /// An empty batch of a sequence that announced `len` elements (`usize::MAX`: none).
+    pub(crate) fn new(len: usize) -> Batch {
+        let mut b = Batch {
+            hint: len.min(MAX_RESERVE / std::mem::size_of::<Row>()),
+            ..Batch::default()
+        };
+        b.rows.reserve(b.hint);
+        b
+    }
+
     /// Offers one element; `depth` is the serializer's depth at the sequence.
     pub(crate) fn offer<T: ?Sized + Serialize>(&mut self, value: &T, depth: Depth) -> Offer {
         let start = self.cells.len();
+        let mark = self.tape.mark();
         match value.serialize(RowProbe { batch: self, depth }) {
-            Ok(()) if self.commit(start) => Offer::Taken,
+            Ok(()) if self.commit(start) => {
+                if self.rows.len() == 1 && self.hint > 1 {
+                    // The first row tells what the announced others will take.
+                    let more = self.hint - 1;
+                    let cells = self.cells.len() * more;
+                    self.cells
+                        .reserve(cells.min(MAX_RESERVE / std::mem::size_of::<Field>()));
+                    self.tape.reserve_like(1, more);
+                }
+                Offer::Taken
+            }
             Ok(()) => Offer::Conflict,
             Err(_) => {
                 self.cells.truncate(start);
+                self.tape.rewind(mark);
                 Offer::Refused
             }
         }
@@ -86,7 +110,7 @@ impl Batch {
             let id = if self
                 .order
                 .get(cursor)
-                .is_some_and(|&id| self.cols[id as usize] == key)
+                .is_some_and(|&id| same_name(self.cols[id as usize], key))
             {
                 let id = self.order[cursor];
                 cursor += 1;
@@ -132,7 +156,11 @@ impl Batch {
     /// Per plan position, the `(row, cell index)` of every row that carries the column, in
     /// row order.
     pub(crate) fn columns(&self) -> Vec<Vec<(u32, u32)>> {
-        let mut cols = vec![Vec::new(); self.order.len()];
+        let mut counts = vec![0usize; self.order.len()];
+        for f in &self.cells {
+            counts[self.position(f.col)] += 1;
+        }
+        let mut cols: Vec<Vec<(u32, u32)>> = counts.into_iter().map(Vec::with_capacity).collect();
         let mut r = 0usize;
         for (i, f) in self.cells.iter().enumerate() {
             while self.rows[r].end as usize <= i {
@@ -175,6 +203,13 @@ impl Batch {
     }
 }
 
+/// `a == b` for field names, first by address: a derived `Serialize` passes the same
+/// `&'static str` for a field in every row.
+#[inline(always)]
+fn same_name(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b) || a == b
+}
+
 /// The refusal of an element that is not a struct.
 fn not_a_struct() -> Error {
     Error::new(ErrorCode::Unsupported("a columnar row must be a struct"))
@@ -199,7 +234,7 @@ impl ser::SerializeStruct for RowFields<'_> {
     type Error = Error;
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> Result<()> {
         let cell = v.serialize(CellSer {
-            arena: &mut self.batch.arena,
+            tape: &mut self.batch.tape,
             depth: self.inner,
         })?;
         self.batch.cells.push(Field {

@@ -64,7 +64,7 @@ impl ColPlan {
 /// The size of a string column written per value: a definition for the first sight of each
 /// value long enough to intern, a 2-byte reference for a repeat, the plain form otherwise.
 fn per_value_cost(values: &[&[u8]], min_intern: usize) -> usize {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::with_capacity(values.len());
     values
         .iter()
         .map(|v| {
@@ -114,12 +114,13 @@ impl Serializer {
     /// the columnar container in place of the header and returns `true`, or replays the rows
     /// after the header (row mode) and returns `false`.
     pub(crate) fn finish_batch(&mut self, b: &Batch, start: usize) -> Result<bool> {
-        let Some((plans, shape)) = self.plan_container(b)? else {
+        let cols = b.columns();
+        let Some((plans, shape)) = self.plan_container(b, &cols)? else {
             self.replay_rows(b)?;
             return Ok(false);
         };
         self.out.truncate(start);
-        self.write_container(b, &plans, shape)?;
+        self.write_container(b, &cols, &plans, shape)?;
         Ok(true)
     }
 
@@ -131,7 +132,7 @@ impl Serializer {
             for f in b.row_fields(r) {
                 let cell = CellRef {
                     cell: &f.cell,
-                    arena: &b.arena,
+                    tape: &b.tape,
                 };
                 s.serialize_field(f.key, &cell)?;
             }
@@ -143,7 +144,11 @@ impl Serializer {
     /// The column plans and the shape id to reuse (`None`: declare), or `None` when the
     /// batch stays in row mode.
     #[allow(clippy::type_complexity)]
-    fn plan_container(&self, b: &Batch) -> Result<Option<(Vec<ColPlan>, Option<u32>)>> {
+    fn plan_container(
+        &self,
+        b: &Batch,
+        cols: &[Vec<(u32, u32)>],
+    ) -> Result<Option<(Vec<ColPlan>, Option<u32>)>> {
         let m = b.rows.len();
         let Some(dense) = self.state.dense.as_deref() else {
             return Ok(None);
@@ -155,7 +160,7 @@ impl Serializer {
         let indexed = self.col_index.allowed && feats.contains(Features::COLUMN_INDEX);
         let min_intern = self.opts.intern_min_len() as usize;
         let mut plans = Vec::with_capacity(b.order.len());
-        for (j, present) in b.columns().iter().enumerate() {
+        for (j, present) in cols.iter().enumerate() {
             let name = b.cols[b.order[j] as usize];
             let optional = present.len() < m;
             let mut class = b.classify(present);
@@ -163,7 +168,7 @@ impl Serializer {
             let nulls = cells().filter(|c| **c == Cell::Null).count();
             let strs: Vec<&[u8]> = cells()
                 .filter_map(|c| match *c {
-                    Cell::Str(s, e) => Some(&b.arena[s as usize..e as usize]),
+                    Cell::Str(s, e) => Some(&b.tape.arena[s as usize..e as usize]),
                     _ => None,
                 })
                 .collect();
@@ -253,7 +258,13 @@ impl Serializer {
         Ok(Some((plans, shape)))
     }
 
-    fn write_container(&mut self, b: &Batch, plans: &[ColPlan], shape: Option<u32>) -> Result<()> {
+    fn write_container(
+        &mut self,
+        b: &Batch,
+        cols: &[Vec<(u32, u32)>],
+        plans: &[ColPlan],
+        shape: Option<u32>,
+    ) -> Result<()> {
         let m = b.rows.len();
         let hybrid = plans.iter().any(|p| p.class == Class::Residual);
         self.note_codec_tag();
@@ -287,8 +298,7 @@ impl Serializer {
             self.out.resize(index_at + 4 * plans.len(), 0);
             self.col_index.written = true;
         }
-        let cols = b.columns();
-        for (j, (p, present)) in plans.iter().zip(&cols).enumerate() {
+        for (j, (p, present)) in plans.iter().zip(cols).enumerate() {
             let start = self.out.len();
             if p.optional {
                 let bits = mask(m, present.iter().map(|&(r, _)| r as usize));
@@ -310,11 +320,7 @@ impl Serializer {
                 Body::PerValue => {
                     for &(_, i) in present {
                         if let Cell::Str(s, e) = *cell(i) {
-                            let v = &b.arena[s as usize..e as usize];
-                            // The arena holds only `&str` bytes.
-                            self.write_str(std::str::from_utf8(v).map_err(|_| {
-                                crate::error::Error::mismatch("UTF-8", "arena bytes")
-                            })?)?;
+                            self.write_str(b.tape.str(s, e))?;
                         }
                     }
                 }
@@ -332,7 +338,7 @@ impl Serializer {
                     if plans[b.position(f.col)].class == Class::Residual {
                         CellRef {
                             cell: &f.cell,
-                            arena: &b.arena,
+                            tape: &b.tape,
                         }
                         .serialize(&mut *self)?;
                     }

@@ -192,7 +192,10 @@ impl<'a> Compound<'a> {
             depth: self.ser.depth,
             limit: self.ser.opts.depth_limit(),
         };
-        let batch = self.cols.get_or_insert_with(Default::default);
+        let claimed = self.claimed;
+        let batch = self
+            .cols
+            .get_or_insert_with(|| Box::new(Batch::new(claimed)));
         let offer = batch.offer(value, depth);
         if offer == Offer::Taken {
             return Ok(true);

@@ -12,10 +12,11 @@
 //! With 16 symbols each byte becomes a nibble, the first byte of a value in the low nibble:
 //! a 32-character hex trace id takes 16 bytes. Rows are rebuilt into an arena.
 
-use super::bits::{pack, packed_len, unpack, width_for};
+use super::bits::{packed_len, unpack, width_for};
 use super::column::{Rows, Span, Store, StrColumn};
 use super::read::{Reader, charge};
 use super::{MAX_ALPHABET, MIN_ALPHABET};
+use crate::codec::bitpack::Packer;
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::COL_STR_ALPHA;
 use crate::wire::varint::{uvarint_len, write_uvarint};
@@ -36,21 +37,25 @@ impl<'v> Alphabet<'v> {
     pub(super) fn build(values: &'v [&'v [u8]]) -> Option<Alphabet<'v>> {
         let mut seen = [false; 256];
         let mut symbols = Vec::new();
-        for &b in values.iter().flat_map(|v| v.iter()) {
-            if !seen[b as usize] {
-                if symbols.len() == MAX_ALPHABET {
-                    return None;
+        let first = values.first().map_or(0, |v| v.len());
+        let (mut chars, mut same_len) = (0usize, true);
+        for v in values {
+            chars += v.len();
+            same_len &= v.len() == first;
+            for &b in *v {
+                if !seen[b as usize] {
+                    if symbols.len() == MAX_ALPHABET {
+                        return None;
+                    }
+                    seen[b as usize] = true;
+                    symbols.push(b);
                 }
-                seen[b as usize] = true;
-                symbols.push(b);
             }
         }
         if symbols.len() < MIN_ALPHABET {
             return None;
         }
-        let first = values.first().map(|v| v.len());
-        let fixed = first.filter(|&l| values.iter().all(|v| v.len() == l));
-        let chars = values.iter().map(|v| v.len()).sum();
+        let fixed = (same_len && !values.is_empty()).then_some(first);
         Some(Alphabet {
             values,
             symbols,
@@ -95,17 +100,46 @@ impl<'v> Alphabet<'v> {
                 }
             }
         }
-        let mut code = [0u8; 256];
+        let mut code = [0u64; 256];
         for (k, &b) in self.symbols.iter().enumerate() {
-            code[b as usize] = k as u8;
+            code[b as usize] = k as u64;
         }
-        let codes = self
-            .values
-            .iter()
-            .flat_map(|v| v.iter())
-            .map(|&b| code[b as usize]);
-        pack(codes, width_for(self.symbols.len()), out);
+        let w = width_for(self.symbols.len());
+        let body = packed_len(self.chars, w).unwrap_or(0);
+        out.reserve(body.saturating_add(8));
+        match w {
+            1 => pack_codes::<1>(self.values, &code, out),
+            2 => pack_codes::<2>(self.values, &code, out),
+            3 => pack_codes::<3>(self.values, &code, out),
+            4 => pack_codes::<4>(self.values, &code, out),
+            5 => pack_codes::<5>(self.values, &code, out),
+            _ => pack_codes::<6>(self.values, &code, out),
+        }
     }
+}
+
+/// Packs the code of every byte of `values`, `W` bits each (`W = width_for(a)`, at most 6
+/// for the 64 symbols of the largest alphabet). Nested loops and a constant width: this is
+/// the per-symbol hot loop of the encoder.
+/// Each value goes by chunks of the `64 / W` codes that fill one word, gathered with
+/// constant shifts and pushed at once, then its tail code by code.
+fn pack_codes<const W: u32>(values: &[&[u8]], code: &[u64; 256], out: &mut Vec<u8>) {
+    let k = (64 / W) as usize;
+    let mut p = Packer::new(W);
+    for v in values {
+        let mut chunks = v.chunks_exact(k);
+        for c in &mut chunks {
+            let mut w = 0u64;
+            for (i, &b) in c.iter().enumerate() {
+                w |= code[b as usize] << (W as usize * i);
+            }
+            p.push_bits(w, k as u32 * W, out);
+        }
+        for &b in chunks.remainder() {
+            p.push_const::<W>(code[b as usize], out);
+        }
+    }
+    p.finish(out);
 }
 
 /// Reads an FB body (after the tag).
