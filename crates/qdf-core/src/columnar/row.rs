@@ -9,12 +9,14 @@
 //! so `deny_unknown_fields` fails as in row mode, and its value accepts only
 //! `deserialize_ignored_any`.
 
+use std::borrow::Cow;
+
 use crate::short::owned_str;
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Class;
-use super::read::{Container, Data, StrRef, StrVals, bit};
+use super::read::{Column, Container, Data, StrRef, StrVals, bit};
 use crate::codec::Packed;
 use crate::de::Deserializer;
 use crate::error::{Error, Result};
@@ -80,16 +82,25 @@ impl<'de> Rows<'_, 'de> {
     fn visit_row<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.de.enter()?;
         let r = self.row;
-        let left = match self.c.any_optional {
-            false => self.c.cols.len(),
-            true => (self.c.cols.iter())
+        let Container {
+            cols,
+            any_optional,
+            arena,
+            ..
+        } = &mut self.c;
+        let left = match any_optional {
+            false => cols.len(),
+            true => (cols.iter())
                 .filter(|c| !c.optional || bit(c.present, r))
                 .count(),
         };
         let mut map = RowMap {
-            rows: self,
+            de: &mut *self.de,
+            cols,
+            arena,
+            row: r,
             next: 0,
-            cur: None,
+            cur: NO_KEY,
             left,
         };
         let v = visitor.visit_map(&mut map)?;
@@ -157,86 +168,138 @@ impl<'de> de::Deserializer<'de> for RowDe<'_, '_, 'de> {
     }
 }
 
+/// `RowMap::cur` before the first key and after each value.
+const NO_KEY: usize = usize::MAX;
+
 /// The present columns of one row.
-struct RowMap<'r, 'a, 'de> {
-    rows: &'r mut Rows<'a, 'de>,
+struct RowMap<'r, 'de> {
+    de: &'r mut Deserializer<'de>,
+    cols: &'r mut [Column<'de>],
+    /// Per-value strings copied out of the intern table.
+    arena: &'r str,
+    row: usize,
     /// The next column to look at.
     next: usize,
-    /// The column whose key was handed out last.
-    cur: Option<usize>,
+    /// The column whose key was handed out last ([`NO_KEY`] when its value was taken).
+    cur: usize,
     left: usize,
 }
 
-impl<'de> de::MapAccess<'de> for RowMap<'_, '_, 'de> {
+impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
     type Error = Error;
 
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let r = self.rows.row;
-        let cols = &self.rows.c.cols;
-        while self.next < cols.len() {
+        while let Some(col) = self.cols.get(self.next) {
             let j = self.next;
             self.next += 1;
-            let col = &cols[j];
-            if col.optional && !bit(col.present, r) {
+            if col.optional && !bit(col.present, self.row) {
                 continue;
             }
-            self.cur = Some(j);
+            self.cur = j;
             self.left -= 1;
-            return match &col.name {
-                std::borrow::Cow::Borrowed(s) => {
-                    seed.deserialize(BorrowedStrDeserializer::<Error>::new(s))
-                }
-                std::borrow::Cow::Owned(s) => seed.deserialize(StrDeserializer::<Error>::new(s)),
-            }
-            .map(Some);
+            return seed.deserialize(KeyDe(&col.name)).map(Some);
         }
         Ok(None)
     }
 
+    #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let j = self
-            .cur
-            .take()
-            .ok_or_else(|| Error::mismatch("a map key before its value", "a value"))?;
-        let Rows { de, c, .. } = &mut *self.rows;
-        let col = &mut c.cols[j];
+        let j = std::mem::replace(&mut self.cur, NO_KEY);
+        let Some(col) = self.cols.get_mut(j) else {
+            return Err(Error::mismatch("a map key before its value", "a value"));
+        };
         if let Data::Skipped = col.data {
             // Not materialised: no value to count or read, only ignoring it is accepted.
-            return seed.deserialize(CellDe {
-                de,
-                v: CellVal::Skipped(&c.cols[j].name),
-            });
+            return seed.deserialize(SkippedDe(&col.name));
         }
-        let p = col.next_present;
-        col.next_present += 1;
-        let null = col.nullable && !bit(col.non_null, p);
-        let k = col.next_value;
-        if !null && col.class != Class::Residual {
-            col.next_value += 1;
-        }
-        let col = &c.cols[j];
-        let v = if null {
-            CellVal::Null
-        } else {
-            match &col.data {
-                Data::Residual => CellVal::Residual,
-                Data::Skipped | Data::Pending => CellVal::Skipped(&col.name),
-                Data::Nums(n) => num(n, k),
-                Data::Strs(StrVals::Each(v)) => match v[k] {
-                    StrRef::Borrowed(s) => CellVal::Str(s),
-                    StrRef::Owned(a, b) => CellVal::Copied(&c.arena[a..b]),
-                },
-                Data::Strs(StrVals::Block(s)) => match s.borrowed_text(k) {
-                    Some(b) => CellVal::Str(b),
-                    None => CellVal::Copied(s.text(k).ok_or_else(short_column)?),
-                },
-            }
-        };
-        seed.deserialize(CellDe { de, v })
+        let v = cell(col, self.arena)?;
+        seed.deserialize(CellDe { de: self.de, v })
     }
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
+    }
+}
+
+/// The next value of a loaded column (its key was just handed out): advances the column's
+/// counters.
+#[inline]
+fn cell<'x, 'de>(col: &'x mut Column<'de>, arena: &'x str) -> Result<CellVal<'x, 'de>> {
+    let p = col.next_present;
+    col.next_present += 1;
+    let null = col.nullable && !bit(col.non_null, p);
+    let k = col.next_value;
+    if null {
+        return Ok(CellVal::Null);
+    }
+    if col.class != Class::Residual {
+        col.next_value += 1;
+    }
+    Ok(match &col.data {
+        Data::Residual => CellVal::Residual,
+        Data::Skipped | Data::Pending => CellVal::Skipped(&col.name),
+        Data::Nums(n) => num(n, k),
+        Data::Strs(StrVals::Each(v)) => match v[k] {
+            StrRef::Borrowed(s) => CellVal::Str(s),
+            StrRef::Owned(a, b) => CellVal::Copied(&arena[a..b]),
+        },
+        Data::Strs(StrVals::Block(s)) => match s.borrowed_text(k) {
+            Some(b) => CellVal::Str(b),
+            None => CellVal::Copied(s.text(k).ok_or_else(short_column)?),
+        },
+    })
+}
+
+/// A column name as a map key: borrowed from the input when the declaration is there.
+struct KeyDe<'x, 'de>(&'x Cow<'de, str>);
+
+impl<'de> de::Deserializer<'de> for KeyDe<'_, 'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.0 {
+            Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
+            Cow::Owned(s) => visitor.visit_str(s),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
+/// The value of a column the first row's type did not name (its name): only
+/// `deserialize_ignored_any` succeeds.
+struct SkippedDe<'x>(&'x str);
+
+impl<'de> de::Deserializer<'de> for SkippedDe<'_> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(CellDe::skipped(self.0))
+    }
+
+    #[inline]
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier
     }
 }
 

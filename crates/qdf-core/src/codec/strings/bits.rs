@@ -5,10 +5,6 @@
 
 use crate::codec::bitpack;
 
-/// Codes unpacked per call into a stack buffer (a multiple of 8, so every chunk starts on a
-/// byte boundary).
-const CHUNK: usize = 256;
-
 /// `⌈log2 d⌉`: bits per code for `d` symbols (0 for `d ≤ 1`).
 pub(super) fn width_for(d: usize) -> u32 {
     if d <= 1 {
@@ -30,21 +26,79 @@ pub(super) fn pack(codes: impl IntoIterator<Item = u8>, w: u32, out: &mut Vec<u8
 }
 
 /// Unpacks `n` codes of `w` bits from `src`, which must be exactly [`packed_len`] bytes.
-/// Returns `None` when a padding bit is set.
-pub(super) fn unpack(src: &[u8], n: usize, w: u32, dst: &mut Vec<u8>) -> Option<()> {
+/// Returns the largest code, or `None` when a padding bit is set.
+pub(super) fn unpack(src: &[u8], n: usize, w: u32, dst: &mut Vec<u8>) -> Option<u8> {
+    unpack_map(src, n, w, |c| c, dst)
+}
+
+/// [`unpack`], appending `map(code)` for each code (an alphabet's symbol): one pass, eight
+/// codes per word load. Returns the largest code (not mapped), or `None` when a padding bit
+/// is set.
+pub(super) fn unpack_map(
+    src: &[u8],
+    n: usize,
+    w: u32,
+    map: impl Fn(u8) -> u8 + Copy,
+    dst: &mut Vec<u8>,
+) -> Option<u8> {
     debug_assert!((1..=8).contains(&w));
     debug_assert_eq!(Some(src.len()), packed_len(n, w));
     if !bitpack::padding_is_zero(src, n, w) {
         return None;
     }
-    let mut buf = [0u64; CHUNK];
-    let step = CHUNK * w as usize / 8;
-    for (k, start) in (0..n).step_by(CHUNK).enumerate() {
-        let m = (n - start).min(CHUNK);
-        bitpack::unpack_add(&src[k * step..], w, 0, &mut buf[..m]);
-        dst.extend(buf[..m].iter().map(|&c| c as u8));
+    let start = dst.len();
+    dst.resize(start + n, 0);
+    let out = &mut dst[start..];
+    macro_rules! dispatch {
+        ($($w:literal)*) => {
+            match w {
+                $($w => codes::<$w>(src, out, map),)*
+                _ => unreachable!("code widths are 1..=8"),
+            }
+        };
     }
-    Some(())
+    Some(dispatch!(1 2 3 4 5 6 7 8))
+}
+
+/// Fills `out` with the mapped codes of width `W`; returns the largest code. Eight codes
+/// take exactly `W` bytes, so group `g` starts at byte `g·W`.
+#[inline(always)]
+fn codes<const W: usize>(src: &[u8], out: &mut [u8], map: impl Fn(u8) -> u8) -> u8 {
+    let mask = (1u64 << W) - 1;
+    let mut max = 0u8;
+    let mut groups = out.chunks_exact_mut(8);
+    let mut at = 0;
+    for o in &mut groups {
+        let x = load8(src, at);
+        for (j, d) in o.iter_mut().enumerate() {
+            let c = ((x >> (j * W)) & mask) as u8;
+            max = max.max(c);
+            *d = map(c);
+        }
+        at += W;
+    }
+    let rest = groups.into_remainder();
+    let x = load8(src, at);
+    for (j, d) in rest.iter_mut().enumerate() {
+        let c = ((x >> (j * W)) & mask) as u8;
+        max = max.max(c);
+        *d = map(c);
+    }
+    max
+}
+
+/// The 8 bytes of `src` from `at` as a little-endian word, zero past the end.
+#[inline(always)]
+fn load8(src: &[u8], at: usize) -> u64 {
+    match src.get(at..at + 8) {
+        Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
+        None => {
+            let tail = src.get(at..).unwrap_or(&[]);
+            let mut buf = [0u8; 8];
+            buf[..tail.len()].copy_from_slice(tail);
+            u64::from_le_bytes(buf)
+        }
+    }
 }
 
 #[cfg(test)]

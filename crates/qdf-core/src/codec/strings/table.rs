@@ -119,13 +119,15 @@ pub(super) fn read_index(r: &mut Reader<'_>, n_expected: usize, d: usize) -> Res
         None => return Err(r.bad("string dictionary index length overflows")),
     };
     let mut index = Vec::with_capacity(n_expected);
-    if unpack(bytes, n_expected, w, &mut index).is_none() {
+    let Some(max) = unpack(bytes, n_expected, w, &mut index) else {
         return Err(crate::Error::at(
             crate::ErrorCode::BadCodec("nonzero padding bits after a string dictionary index"),
             at,
         ));
-    }
-    if let Some(p) = index.iter().position(|&k| k as usize >= d) {
+    };
+    if max as usize >= d
+        && let Some(p) = index.iter().position(|&k| k as usize >= d)
+    {
         let byte = at + (p as u64 * u64::from(w)) / 8;
         return Err(crate::Error::at(
             crate::ErrorCode::BadCodec("string dictionary index points past the table"),
