@@ -71,40 +71,35 @@ impl<'de> de::SeqAccess<'de> for Rows<'_, 'de> {
 }
 
 impl<'de> Rows<'_, 'de> {
+    /// Loads the column bodies before the first row.
+    #[inline]
     fn load(&mut self, fields: Option<&[&str]>) -> Result<()> {
-        if !self.c.loaded {
-            self.c.load(self.de, fields)?;
+        if self.c.loaded {
+            return Ok(());
         }
-        Ok(())
+        self.load_now(fields)
+    }
+
+    #[inline(never)]
+    fn load_now(&mut self, fields: Option<&[&str]>) -> Result<()> {
+        self.c.load(self.de, fields)
     }
 
     /// Visits the current row as a map, then moves to the next.
     fn visit_row<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.de.enter()?;
         let r = self.row;
-        let Container {
-            cols,
-            any_optional,
-            arena,
-            ..
-        } = &mut self.c;
-        let left = match any_optional {
-            false => cols.len(),
-            true => (cols.iter())
-                .filter(|c| !c.optional || bit(c.present, r))
-                .count(),
-        };
+        let Container { cols, arena, .. } = &mut self.c;
         let mut map = RowMap {
+            rest: cols,
+            cur: None,
+            at: r / 8,
+            bit: 1 << (r % 8),
             de: &mut *self.de,
-            cols,
             arena,
-            row: r,
-            next: 0,
-            cur: NO_KEY,
-            left,
         };
         let v = visitor.visit_map(&mut map)?;
-        let left = map.left;
+        let left = map.left();
         self.de.leave();
         if left != 0 {
             return Err(Error::mismatch(
@@ -168,21 +163,35 @@ impl<'de> de::Deserializer<'de> for RowDe<'_, '_, 'de> {
     }
 }
 
-/// `RowMap::cur` before the first key and after each value.
-const NO_KEY: usize = usize::MAX;
-
 /// The present columns of one row.
 struct RowMap<'r, 'de> {
+    /// The columns after the last key handed out.
+    rest: &'r mut [Column<'de>],
+    /// The column whose key was handed out last (`None` once its value was taken).
+    cur: Option<&'r mut Column<'de>>,
+    /// The row's byte and bit in presence masks.
+    at: usize,
+    bit: u8,
     de: &'r mut Deserializer<'de>,
-    cols: &'r mut [Column<'de>],
     /// Per-value strings copied out of the intern table.
     arena: &'r str,
-    row: usize,
-    /// The next column to look at.
-    next: usize,
-    /// The column whose key was handed out last ([`NO_KEY`] when its value was taken).
-    cur: usize,
-    left: usize,
+}
+
+impl RowMap<'_, '_> {
+    /// Whether column `col` has a value in this row.
+    #[inline(always)]
+    fn present(&self, col: &Column<'_>) -> bool {
+        !col.optional || col.present.get(self.at).is_some_and(|&b| b & self.bit != 0)
+    }
+
+    /// Columns after the last key handed out that have a value in this row.
+    #[inline]
+    fn left(&self) -> usize {
+        if self.rest.is_empty() {
+            return 0;
+        }
+        self.rest.iter().filter(|c| self.present(c)).count()
+    }
 }
 
 impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
@@ -190,23 +199,21 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
 
     #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        while let Some(col) = self.cols.get(self.next) {
-            let j = self.next;
-            self.next += 1;
-            if col.optional && !bit(col.present, self.row) {
+        while let Some((col, rest)) = std::mem::take(&mut self.rest).split_first_mut() {
+            self.rest = rest;
+            if !self.present(col) {
                 continue;
             }
-            self.cur = j;
-            self.left -= 1;
-            return seed.deserialize(KeyDe(&col.name)).map(Some);
+            let key = seed.deserialize(KeyDe(&col.name))?;
+            self.cur = Some(col);
+            return Ok(Some(key));
         }
         Ok(None)
     }
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let j = std::mem::replace(&mut self.cur, NO_KEY);
-        let Some(col) = self.cols.get_mut(j) else {
+        let Some(col) = self.cur.take() else {
             return Err(Error::mismatch("a map key before its value", "a value"));
         };
         if let Data::Skipped = col.data {
@@ -218,7 +225,7 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.left)
+        Some(self.left())
     }
 }
 

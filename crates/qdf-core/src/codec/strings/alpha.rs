@@ -12,7 +12,7 @@
 //! With 16 symbols each byte becomes a nibble, the first byte of a value in the low nibble:
 //! a 32-character hex trace id takes 16 bytes. Rows are rebuilt into an arena.
 
-use super::bits::{pack, packed_len, unpack, unpack_map, width_for};
+use super::bits::{BadCodes, pack, packed_len, unpack_map, width_for};
 use super::column::{Rows, Span, Store, StrColumn};
 use super::read::{Reader, charge};
 use super::{MAX_ALPHABET, MIN_ALPHABET};
@@ -183,25 +183,22 @@ pub(super) fn decode<'a>(
     charge(budget, chars, at_lens)?;
     let at_codes = r.offset();
     let bytes = r.bytes(packed)?;
-    let mut lut = [0u8; 256];
-    lut[..a].copy_from_slice(symbols);
     let mut arena = Vec::with_capacity(chars as usize);
-    let max = unpack_map(bytes, chars as usize, w, |c| lut[c as usize], &mut arena);
-    let Some(max) = max else {
-        return Err(Error::at(
-            ErrorCode::BadCodec("nonzero padding bits after FB codes"),
-            at_codes,
-        ));
-    };
-    if max as usize >= a {
-        let mut codes = Vec::new();
-        unpack(bytes, chars as usize, w, &mut codes);
-        let i = codes.iter().position(|&c| c as usize >= a).unwrap_or(0);
-        let at = at_codes + (i as u64 * u64::from(w)) / 8;
-        return Err(Error::at(
-            ErrorCode::BadCodec("FB code past the alphabet"),
-            at,
-        ));
+    match unpack_map(bytes, chars as usize, w, symbols, &mut arena) {
+        Ok(()) => {}
+        Err(BadCodes::Padding) => {
+            return Err(Error::at(
+                ErrorCode::BadCodec("nonzero padding bits after FB codes"),
+                at_codes,
+            ));
+        }
+        Err(BadCodes::Past(i)) => {
+            let at = at_codes + (i as u64 * u64::from(w)) / 8;
+            return Err(Error::at(
+                ErrorCode::BadCodec("FB code past the alphabet"),
+                at,
+            ));
+        }
     }
     Ok(StrColumn::new(Store::Arena(arena), rows))
 }

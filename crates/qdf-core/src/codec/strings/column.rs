@@ -165,12 +165,16 @@ impl<'a> StrColumn<'a> {
     pub(crate) fn check_utf8(&mut self) -> Result<()> {
         let store = self.store();
         let ok = |r: Range<usize>| crate::utf8::utf8(&store[r]).is_ok();
-        let all = match &self.rows {
-            Rows::Repeat { span, .. } => ok(span.range()),
-            Rows::Fixed { len, n } => (0..*n).all(|i| ok(i * len..(i + 1) * len)),
-            Rows::Dict { table, .. } => table.iter().all(|s| ok(s.range())),
-            Rows::Each(spans) => spans.iter().all(|s| ok(s.range())),
-        };
+        // Where every row is checked, one pass over an ASCII store (rebuilt ids, names)
+        // covers them all: every span of ASCII bytes is UTF-8.
+        let per_row = matches!(self.rows, Rows::Fixed { .. } | Rows::Each(_));
+        let all = (per_row && store.is_ascii())
+            || match &self.rows {
+                Rows::Repeat { span, .. } => ok(span.range()),
+                Rows::Fixed { len, n } => (0..*n).all(|i| ok(i * len..(i + 1) * len)),
+                Rows::Dict { table, .. } => table.iter().all(|s| ok(s.range())),
+                Rows::Each(spans) => spans.iter().all(|s| ok(s.range())),
+            };
         self.utf8 = all;
         if all {
             Ok(())
