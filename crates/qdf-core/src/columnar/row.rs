@@ -251,9 +251,10 @@ fn cell<'x, 'de>(col: &'x mut Column<'de>, arena: &'x str) -> Result<CellVal<'x,
             StrRef::Borrowed(s) => CellVal::Str(s),
             StrRef::Owned(a, b) => CellVal::Copied(&arena[a..b]),
         },
-        Data::Strs(StrVals::Block(s)) => match s.borrowed_text(k) {
-            Some(b) => CellVal::Str(b),
-            None => CellVal::Copied(s.text(k).ok_or_else(short_column)?),
+        Data::Strs(StrVals::Block(s)) => match s.row_text(k) {
+            Some(Ok(b)) => CellVal::Str(b),
+            Some(Err(a)) => CellVal::Copied(a),
+            None => return Err(short_column()),
         },
     })
 }
