@@ -136,7 +136,6 @@ fn load8(src: &[u8], at: usize) -> u64 {
 mod tests {
     use super::*;
 
-
     #[test]
     fn widths() {
         let got: Vec<u32> = [1, 2, 3, 4, 5, 16, 17, 64, 256].map(width_for).to_vec();
@@ -193,18 +192,25 @@ mod tests {
     #[test]
     fn codes_past_the_table_are_found_at_their_position() {
         // 20 codes of 3 bits (a word group, then a tail): code 13 is 6, past a table of 5.
-        let codes: Vec<u8> = (0..20).map(|i| if i == 13 { 6 } else { (i % 5) as u8 }).collect();
+        let codes: Vec<u8> = (0..20)
+            .map(|i| if i == 13 { 6 } else { (i % 5) as u8 })
+            .collect();
         let mut out = Vec::new();
         pack(codes.iter().copied(), 3, &mut out);
         let mut back = vec![9];
         let table = [b'a', b'b', b'c', b'd', b'e'];
-        assert_eq!(unpack_map(&out, 20, 3, &table, &mut back), Err(BadCodes::Past(13)));
+        assert_eq!(
+            unpack_map(&out, 20, 3, &table, &mut back),
+            Err(BadCodes::Past(13))
+        );
         assert_eq!(back, [9], "nothing appended on error");
         let ok: Vec<u8> = codes.iter().map(|&c| c.min(4)).collect();
         let mut out = Vec::new();
         pack(ok.iter().copied(), 3, &mut out);
         unpack_map(&out, 20, 3, &table, &mut back).unwrap();
-        let want: Vec<u8> = std::iter::once(9).chain(ok.iter().map(|&c| table[c as usize])).collect();
+        let want: Vec<u8> = std::iter::once(9)
+            .chain(ok.iter().map(|&c| table[c as usize]))
+            .collect();
         assert_eq!(back, want);
     }
 }

@@ -197,7 +197,10 @@ mod tests {
         let ascii = [0xFB, 2, b'0', b'a', 3, 1, 2, 0b11_0110];
         let (mut col, _) = decode_block(&ascii, 0, 3, &mut budget).unwrap();
         col.check_utf8().unwrap();
-        assert_eq!((col.text(0), col.text(1), col.text(2)), (Some("0a"), Some("a0"), Some("aa")));
+        assert_eq!(
+            (col.text(0), col.text(1), col.text(2)),
+            (Some("0a"), Some("a0"), Some("aa"))
+        );
         // Alphabet [C3, A9], rows "é" (C3 A9) and "\xA9\xC3": the second is not UTF-8.
         let bad = [0xFB, 2, 0xC3, 0xA9, 2, 1, 2, 0b0110];
         let (mut col, _) = decode_block(&bad, 0, 2, &mut budget).unwrap();
