@@ -141,6 +141,14 @@ impl InternTable {
         self.kinds[i] == kind && eq_short(&self.arena[start..end], bytes)
     }
 
+    /// The id of `(bytes, kind)` if its front-cache slot holds it (`None` is only "not
+    /// there": [`find`](Self::find) gives the answer).
+    #[inline(always)]
+    pub(crate) fn cached(&self, bytes: &[u8], kind: Kind) -> Option<u32> {
+        let id = self.index.as_ref()?.cache[cache_slot(bytes, kind)];
+        self.holds(id, bytes, kind).then_some(id)
+    }
+
     /// The id of `(bytes, kind)` if interned: the front cache, else the index (which then
     /// fills the cache slot). Always `None` without an index.
     #[inline]

@@ -226,7 +226,27 @@ impl DenseState {
     }
 
     /// Decides how to write `bytes` and applies the state update of that emission.
+    ///
+    /// The common case inline: a non-empty value in the front cache with an id below 128
+    /// that is not `lastID` is `E1 id` (the first rule that applies, and never longer than
+    /// the inline form); everything else takes [`encode_str_other`](Self::encode_str_other).
+    #[inline(always)]
     pub(crate) fn encode_str(&mut self, bytes: &[u8], kind: Kind) -> Emission {
+        if !bytes.is_empty()
+            && bytes.len() >= self.cfg.min_intern
+            && let Some(id) = self.table.cached(bytes, kind)
+            && id < 128
+            && id != self.pred.last_raw()
+        {
+            self.pred.touch(id);
+            return Emission::Ref(id);
+        }
+        self.encode_str_other(bytes, kind)
+    }
+
+    /// [`encode_str`](Self::encode_str) for every other value.
+    #[inline(never)]
+    fn encode_str_other(&mut self, bytes: &[u8], kind: Kind) -> Emission {
         if bytes.len() >= self.cfg.min_intern {
             if let Some(id) = self.table.find(bytes, kind) {
                 return self.encode_ref(id, inline_len(bytes.len(), kind));
