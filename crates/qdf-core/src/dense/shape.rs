@@ -69,6 +69,25 @@ impl ShapeTable {
         Some(start..end)
     }
 
+    /// The stored-name indices of shape `id`'s fields (empty if undefined), for
+    /// [`name_at_is`](Self::name_at_is).
+    #[inline]
+    pub(crate) fn name_indices(&self, id: u32) -> std::ops::Range<usize> {
+        self.name_range(id).unwrap_or(0..0)
+    }
+
+    /// Whether stored name `k` (from [`name_indices`](Self::name_indices)) is `name`.
+    #[inline(always)]
+    pub(crate) fn name_at_is(&self, k: usize, name: &[u8]) -> bool {
+        let Some(&end) = self.name_ends.get(k) else {
+            return false;
+        };
+        let start = if k == 0 { 0 } else { self.name_ends[k - 1] };
+        self.names
+            .get(start..end)
+            .is_some_and(|n| crate::short::eq_short(n, name))
+    }
+
     /// Number of fields of shape `id`, `None` if undefined (id 0 is never a shape).
     #[inline]
     pub(crate) fn field_count(&self, id: u32) -> Option<usize> {

@@ -71,7 +71,7 @@ impl Serializer {
 
     /// The name part of [`shape_field`](Self::shape_field). A predicted name (the common
     /// case) writes nothing and stays inline; every other step is written out of line.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn shape_name(
         &mut self,
         cur: &mut ShapeCursor,
@@ -168,6 +168,7 @@ impl Serializer {
         Ok(Some(cur))
     }
 
+    #[inline(always)]
     fn dense_mut(&mut self) -> &mut DenseState {
         self.state
             .dense
