@@ -128,6 +128,11 @@ pub(crate) fn write_stream_header(out: &mut Vec<u8>, flags: u8) {
 pub(crate) fn patch_len_prefix(out: &mut Vec<u8>, slot: usize, reserved: usize) {
     let body_start = slot + reserved;
     let body_len = out.len() - body_start;
+    if reserved == 1 && body_len < 0x80 {
+        // The common small frame: the guess was right and the prefix is one byte.
+        out[slot] = body_len as u8;
+        return;
+    }
     let need = uvarint_len(body_len as u64);
     if need > reserved {
         let grow = need - reserved;

@@ -75,9 +75,14 @@ impl<'de> DecState<'de> {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn utf8(b: &[u8], at: u64) -> Result<&str> {
-    crate::utf8::utf8(b).map_err(|e| Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64))
+    crate::utf8::utf8(b).map_err(|e| bad_utf8(e, at))
+}
+
+#[cold]
+fn bad_utf8(e: std::str::Utf8Error, at: u64) -> Error {
+    Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64)
 }
 
 impl<'de> Deserializer<'de> {
@@ -119,11 +124,18 @@ impl<'de> Deserializer<'de> {
             .resolve(tag, rest)
             .map_err(|e| e.with_offset(at))?;
         self.read.take(used, "a Dense reference")?;
-        let (len, kind) = {
-            let (b, k) = self.state.dense().entry(id);
-            (b.len(), k)
-        };
-        self.charge(len as u64)?;
+        // One entry lookup; the fields are borrowed apart so that the budget can be charged
+        // (as `charge` does) while the entry is held.
+        let (bytes, kind) = self
+            .state
+            .dense_ref()
+            .expect("resolve created the Dense state")
+            .entry(id);
+        let len = bytes.len() as u64;
+        if len > self.budget_left {
+            return Err(self.read.error(ErrorCode::OutputBudget(self.budget)));
+        }
+        self.budget_left -= len;
         let local = id.checked_sub(self.state.first_id).map(|i| i as usize);
         if let Some(&b) = local.and_then(|i| self.state.spans.get(i)) {
             return Ok(match kind {
@@ -131,7 +143,6 @@ impl<'de> Deserializer<'de> {
                 Kind::Bin => Text::Bytes(Reference::Borrowed(b)),
             });
         }
-        let (bytes, kind) = self.state.dense().entry(id);
         Ok(match kind {
             Kind::Str => Text::Str(Reference::Copied(utf8(bytes, at)?)),
             Kind::Bin => Text::Bytes(Reference::Copied(bytes)),
