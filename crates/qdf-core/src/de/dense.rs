@@ -12,7 +12,7 @@ use super::read::{Reference, Text};
 use crate::dense::{DenseState, Kind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
-use crate::wire::tags::{INTERN_BIN, INTERN_STR};
+use crate::wire::tags::{INTERN_BIN, INTERN_STR, STATE_REF};
 
 /// Per-body decoder state: the Dense state (created on the first Dense tag, or lent by a
 /// session) and the input slices of the entries defined in this body.
@@ -45,16 +45,23 @@ impl<'de> DecState<'de> {
     }
 
     /// The Dense state, created on first use, with any owed `note_inline` applied.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn dense(&mut self) -> &mut DenseState {
-        let opts = &self.opts;
-        let d = self
-            .dense
-            .get_or_insert_with(|| Box::new(DenseState::new_decoder(opts)));
+        if self.dense.is_none() {
+            self.create_dense();
+        }
+        let d = self.dense.as_deref_mut().expect("created above");
         if std::mem::take(&mut self.inline_owed) {
             d.note_inline();
         }
         d
+    }
+
+    /// The first Dense tag of a stateless body (or of a session's first body).
+    #[cold]
+    #[inline(never)]
+    fn create_dense(&mut self) {
+        self.dense = Some(Box::new(DenseState::new_decoder(&self.opts)));
     }
 
     /// The Dense state if any was used, for shape lookups (which do not read the
@@ -94,7 +101,30 @@ impl<'de> Deserializer<'de> {
 
     /// Reads the string or bytes that Dense tag `tag` (already consumed, one of E0, E1,
     /// E2, E8, E9, EA) stands for, charging its length to the output budget.
+    ///
+    /// Inline: the common case, `E1` with a one-byte id the table holds (the same test as
+    /// [`DenseState::resolve`]'s), which cannot fail but on the budget or UTF-8.
+    #[inline(always)]
     pub(crate) fn read_dense_text(&mut self, tag: u8) -> Result<Text<'de, '_>> {
+        if tag == STATE_REF
+            && let Some(&b) = self.read.rest().first()
+            && b < 0x80
+            && self
+                .state
+                .dense_ref()
+                .is_some_and(|d| (b as u32) < d.entries())
+        {
+            let at = self.read.offset();
+            self.read.take(1, "a Dense reference")?;
+            self.state.dense().resolve_short(b as u32);
+            return self.ref_text(b as u32, at);
+        }
+        self.read_dense_other(tag)
+    }
+
+    /// [`read_dense_text`](Self::read_dense_text) for every other tag.
+    #[inline(never)]
+    fn read_dense_other(&mut self, tag: u8) -> Result<Text<'de, '_>> {
         let at = self.read.offset();
         if tag == INTERN_STR || tag == INTERN_BIN {
             let len = self.read.uvarint()?;
@@ -124,6 +154,13 @@ impl<'de> Deserializer<'de> {
             .resolve(tag, rest)
             .map_err(|e| e.with_offset(at))?;
         self.read.take(used, "a Dense reference")?;
+        self.ref_text(id, at)
+    }
+
+    /// The text of resolved entry `id` (a reference at `at`), charged to the budget:
+    /// borrowed from the input if it was defined in this body, else copied out of the table.
+    #[inline(always)]
+    fn ref_text(&mut self, id: u32, at: u64) -> Result<Text<'de, '_>> {
         // One entry lookup; the fields are borrowed apart so that the budget can be charged
         // (as `charge` does) while the entry is held.
         let (bytes, kind) = self

@@ -174,6 +174,7 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
         self.next_key_other(seed)
     }
 
+    #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         seed.deserialize(&mut *self.de)
     }

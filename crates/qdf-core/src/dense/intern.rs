@@ -117,7 +117,7 @@ impl InternTable {
     }
 
     /// The bytes and kind of entry `id`, if defined.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, id: u32) -> Option<(&[u8], Kind)> {
         let i = id as usize;
         let end = *self.ends.get(i)?;

@@ -336,10 +336,19 @@ impl DenseState {
             && b < 0x80
             && (b as u32) < self.table.len()
         {
-            self.pred.touch(b as u32);
+            self.resolve_short(b as u32);
             return Ok((b as u32, 1));
         }
         self.resolve_other(tag, buf)
+    }
+
+    /// The state update of `E1 id` with a one-byte `id` below [`entries`](Self::entries)
+    /// (what [`resolve`](Self::resolve) does for it; callers that tested this themselves
+    /// skip the rest).
+    #[inline(always)]
+    pub(crate) fn resolve_short(&mut self, id: u32) {
+        debug_assert!(id < 0x80 && id < self.table.len());
+        self.pred.touch(id);
     }
 
     /// [`resolve`](Self::resolve) for every other reference (and every error).
@@ -398,7 +407,7 @@ impl DenseState {
 
     /// The bytes and kind of entry `id` (ids from [`define`](Self::define) or
     /// [`resolve`](Self::resolve) are always present).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn entry(&self, id: u32) -> (&[u8], Kind) {
         self.table.get(id).expect("resolved ids are defined")
     }

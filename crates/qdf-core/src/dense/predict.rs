@@ -36,13 +36,17 @@ pub(crate) struct Predictors {
     /// Undo log of pair writes `(prev, old value)` while an encoder checkpoint is open.
     undo: Vec<(u32, u32)>,
     logging: bool,
-    /// Pushes since the open checkpoint (counted while `logging`, up to [`RING`]).
-    pushed: usize,
+    /// The head at which the next push would overwrite the open checkpoint's window (the
+    /// mark's head + 128), or [`NO_GUARD`] when no window needs saving.
+    guard: u16,
     /// The checkpoint's window (ranks 0..128 at the mark, newest first), copied before the
     /// 129th push of a checkpoint overwrites it.
     saved: Option<Box<[u32; RING]>>,
     saved_valid: bool,
 }
+
+/// [`Predictors::guard`] outside a checkpoint (no `u8` head equals it).
+const NO_GUARD: u16 = 0x100;
 
 /// The part of [`Predictors`] an encoder checkpoint records (the ring window stays in place,
 /// see the module docs; the pair table is restored from the undo log).
@@ -64,7 +68,7 @@ impl Predictors {
             pairs: Vec::new(),
             undo: Vec::new(),
             logging: false,
-            pushed: 0,
+            guard: NO_GUARD,
             saved: None,
             saved_valid: false,
         }
@@ -127,11 +131,8 @@ impl Predictors {
     /// `(lastID, id)` and make it `lastID`.
     #[inline(always)]
     pub(crate) fn touch(&mut self, id: u32) {
-        if self.logging {
-            if self.pushed == RING {
-                self.save_window();
-            }
-            self.pushed += 1;
+        if self.head as u16 == self.guard {
+            self.save_window();
         }
         self.ring[self.head as usize] = id;
         self.head = self.head.wrapping_add(1);
@@ -153,8 +154,9 @@ impl Predictors {
         Some(self.ring[self.head.wrapping_sub(1 + rank as u8) as usize])
     }
 
-    /// The 129th push since the checkpoint is about to overwrite the checkpoint's window:
-    /// copy it (ranks relative to the mark's head, which is `head - 128` now).
+    /// The 129th push since the checkpoint is about to overwrite the checkpoint's window
+    /// (the head reached the guard): copy it (ranks relative to the mark's head, which is
+    /// `head - 128` now).
     #[cold]
     #[inline(never)]
     fn save_window(&mut self) {
@@ -164,6 +166,7 @@ impl Predictors {
             *v = self.ring[mark_head.wrapping_sub(1 + r as u8) as usize];
         }
         self.saved_valid = true;
+        self.guard = NO_GUARD;
     }
 
     /// The smallest rank at which the ring holds `id`.
@@ -175,7 +178,7 @@ impl Predictors {
     pub(crate) fn mark(&mut self) -> PredMark {
         self.undo.clear();
         self.logging = true;
-        self.pushed = 0;
+        self.guard = self.head.wrapping_add(RING as u8) as u16;
         self.saved_valid = false;
         PredMark {
             last: self.last,
@@ -188,6 +191,7 @@ impl Predictors {
     pub(crate) fn commit(&mut self) {
         self.undo.clear();
         self.logging = false;
+        self.guard = NO_GUARD;
         self.saved_valid = false;
     }
 
@@ -210,6 +214,7 @@ impl Predictors {
         self.head = mark.head;
         self.filled = mark.filled;
         self.logging = false;
+        self.guard = NO_GUARD;
         self.saved_valid = false;
     }
 

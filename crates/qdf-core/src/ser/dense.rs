@@ -58,6 +58,7 @@ impl Serializer {
 
     /// One field of a shaped struct (or shaped map) whose header starts at `start`: the name
     /// if the shape does not predict it, then the value.
+    #[inline(always)]
     pub(crate) fn shape_field<T: ?Sized + Serialize>(
         &mut self,
         cur: &mut ShapeCursor,
