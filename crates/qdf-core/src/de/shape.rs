@@ -233,5 +233,4 @@ impl<'de> ShapeAccess<'_, 'de> {
             }
         }
     }
-
 }
