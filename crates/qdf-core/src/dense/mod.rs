@@ -26,8 +26,10 @@
 //! [`ErrorCode::SessionCap`] ([`Category::Limit`](crate::Category::Limit)).
 //!
 //! An encoder wraps each message in [`DenseState::checkpoint`] … [`DenseState::commit`] or
-//! [`DenseState::rollback`]; the checkpoint records table lengths, copies the 512-byte ring
-//! and logs pair-table and shape-prediction writes, so it costs O(1) plus O(changes).
+//! [`DenseState::rollback`]; the checkpoint records table lengths and the MTF ring's head
+//! (the ring's spare slots keep the checkpoint's window intact for 128 pushes; a longer
+//! message copies it once) and logs pair-table and shape-prediction writes, so it costs O(1)
+//! plus O(changes).
 
 mod colshape;
 mod cursor;
