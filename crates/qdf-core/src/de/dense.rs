@@ -61,7 +61,10 @@ impl<'de> DecState<'de> {
     #[cold]
     #[inline(never)]
     fn create_dense(&mut self) {
-        self.dense = Some(Box::new(DenseState::new_decoder(&self.opts)));
+        // Not an assignment: that would drop the old (empty) value through an out-of-line
+        // `drop_in_place` that every body's teardown then calls too.
+        self.dense
+            .get_or_insert_with(|| Box::new(DenseState::new_decoder(&self.opts)));
     }
 
     /// The Dense state if any was used, for shape lookups (which do not read the
