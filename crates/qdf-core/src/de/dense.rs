@@ -61,8 +61,6 @@ impl<'de> DecState<'de> {
     #[cold]
     #[inline(never)]
     fn create_dense(&mut self) {
-        // Not an assignment: that would drop the old (empty) value through an out-of-line
-        // `drop_in_place` that every body's teardown then calls too.
         self.dense
             .get_or_insert_with(|| Box::new(DenseState::new_decoder(&self.opts)));
     }
