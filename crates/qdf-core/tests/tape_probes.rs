@@ -69,3 +69,520 @@ fn swallowed_item_error_is_not_replayed() {
         same_as_speed(&rows);
     }
 }
+
+// ---------- shapes that differ per element, failures at every depth, sessions ----------
+
+/// Where an element's `Serialize` fails.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fail {
+    No,
+    /// After its first two fields (strings written).
+    Top,
+    /// Inside a nested map, after a key and before its value.
+    InMapValue,
+    /// Inside the second element of a nested `Vec<struct>`.
+    InNestedRow,
+    /// Inside an `Option<Option<_>>` payload.
+    InSome,
+}
+
+/// Strings of every short-copy class and past it, multibyte characters straddling every
+/// class boundary.
+fn text(i: usize) -> String {
+    const LENS: [usize; 22] = [
+        0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 255, 256, 70_000,
+    ];
+    let len = LENS[i % LENS.len()];
+    let wide = ['é', '€', '😀'][i % 3];
+    let mut s = String::new();
+    while s.len() + wide.len_utf8() <= len {
+        // A wide character every few bytes, the rest ASCII: boundaries land everywhere.
+        if (s.len() + i) % 5 == 0 {
+            s.push(wide);
+        } else {
+            s.push((b'a' + (s.len() % 26) as u8) as char);
+        }
+    }
+    while s.len() < len {
+        s.push('z');
+    }
+    s
+}
+
+#[derive(Serialize)]
+struct Inner {
+    k: u8,
+    v: String,
+}
+
+#[derive(Serialize)]
+enum Kind {
+    Unit,
+    New(String),
+    Tup(u8, String),
+    Rec { a: i64, b: Option<String> },
+}
+
+/// An element with a hand-written `Serialize` whose shape depends on its index.
+struct Shapey {
+    i: usize,
+    salt: usize,
+    fail: Fail,
+}
+
+struct FailingMap<'a>(&'a Shapey);
+impl Serialize for FailingMap<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("a", &text(self.0.i))?;
+        m.serialize_key("b")?;
+        if self.0.fail == Fail::InMapValue {
+            return Err(S::Error::custom("fail in map"));
+        }
+        m.serialize_value(&(self.0.i as u64 * 3))?;
+        m.end()
+    }
+}
+
+struct NestedRows<'a>(&'a Shapey);
+impl Serialize for NestedRows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let n = 17 + self.0.i % 3;
+        let mut seq = s.serialize_seq(Some(n))?;
+        for j in 0..n {
+            if j == 1 && self.0.fail == Fail::InNestedRow {
+                // A half-written struct, then the error.
+                struct Half;
+                impl Serialize for Half {
+                    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                        let mut st = s.serialize_struct("Inner", 2)?;
+                        st.serialize_field("k", &9u8)?;
+                        Err(S::Error::custom("fail in nested row"))
+                    }
+                }
+                seq.serialize_element(&Half)?;
+            }
+            seq.serialize_element(&Inner {
+                k: j as u8,
+                v: text(j + self.0.salt),
+            })?;
+        }
+        seq.end()
+    }
+}
+
+struct SomeFail<'a>(&'a Shapey);
+impl Serialize for SomeFail<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.fail == Fail::InSome {
+            return Err(S::Error::custom("fail in some"));
+        }
+        match self.0.i % 3 {
+            0 => s.serialize_none(),
+            1 => s.serialize_some(&None::<u8>),
+            _ => s.serialize_some(&Some(self.0.i as u8)),
+        }
+    }
+}
+
+impl Serialize for Shapey {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let i = self.i;
+        let t = text(i + self.salt);
+        let mut st = s.serialize_struct("Shapey", 6)?;
+        st.serialize_field("id", &(i as u64))?;
+        match i % 9 {
+            // The same field as a string, as bytes, as a number.
+            1 => st.serialize_field("name", serde_bytes::Bytes::new(t.as_bytes()))?,
+            2 => st.serialize_field("name", &(i as i32 - 5))?,
+            _ => st.serialize_field("name", &t)?,
+        }
+        if self.fail == Fail::Top {
+            return Err(S::Error::custom("fail at top"));
+        }
+        match i % 5 {
+            0 if self.fail != Fail::InSome => st.skip_field("opt")?,
+            _ => st.serialize_field("opt", &SomeFail(self))?,
+        }
+        if i % 4 == 0 || matches!(self.fail, Fail::InMapValue) {
+            st.serialize_field("map", &FailingMap(self))?;
+        }
+        if i % 6 == 1 || matches!(self.fail, Fail::InNestedRow) {
+            st.serialize_field("rows", &NestedRows(self))?;
+        }
+        let kind = match i % 4 {
+            0 => Kind::Unit,
+            1 => Kind::New(t.clone()),
+            2 => Kind::Tup(i as u8, t.clone()),
+            _ => Kind::Rec {
+                a: -(i as i64),
+                b: (i % 2 == 0).then(|| t.clone()),
+            },
+        };
+        st.serialize_field("kind", &kind)?;
+        // A leaked name: equal by value to the derived one, a different address.
+        let id2: &'static str = Box::leak(String::from("id2").into_boxed_str());
+        st.serialize_field(id2, &(i as u8))?;
+        st.end()
+    }
+}
+
+fn batch(n: usize, salt: usize, fail_at: Option<(usize, Fail)>) -> Vec<Shapey> {
+    (0..n)
+        .map(|i| Shapey {
+            i,
+            salt,
+            fail: match fail_at {
+                Some((k, f)) if k == i => f,
+                _ => Fail::No,
+            },
+        })
+        .collect()
+}
+
+fn as_value<T: Serialize + ?Sized>(v: &T) -> Value {
+    from_slice(&to_vec_with(v, Options::speed()).unwrap()).unwrap()
+}
+
+/// Every shape mix decodes, in every tier, to the Value of Speed's direct encoding.
+#[test]
+fn per_element_shapes_round_trip_exactly() {
+    for n in [1, 15, 16, 17, 33] {
+        for salt in [0, 5, 11] {
+            same_as_speed(&batch(n, salt, None));
+        }
+    }
+}
+
+/// A failure anywhere in element k fails the encode in every tier (the capture's error is
+/// not taken for the real one), for k at the batch's first, threshold and last elements.
+#[test]
+fn failures_anywhere_fail_the_encode() {
+    for n in [15, 16, 17] {
+        for k in [0, 1, 14, 15, n - 1].into_iter().filter(|&k| k < n) {
+            for f in [Fail::Top, Fail::InMapValue, Fail::InNestedRow, Fail::InSome] {
+                for opts in [Options::speed(), Options::balanced(), Options::compression()] {
+                    let b = batch(n, 0, Some((k, f)));
+                    assert!(to_vec_with(&b, opts).is_err(), "{n} {k} {f:?}");
+                }
+            }
+        }
+    }
+}
+
+/// In a session, a message that fails in element k leaves buffer and session as before:
+/// the next message encodes to the bytes of a session where the failed one never happened,
+/// and everything decodes to the values written.
+#[test]
+fn failed_message_leaves_the_session_untouched() {
+    for opts in [Options::balanced(), Options::compression()] {
+        for n in [16, 17] {
+            for k in [0, 7, n - 1] {
+                for f in [Fail::Top, Fail::InMapValue, Fail::InNestedRow, Fail::InSome] {
+                    let m1 = batch(n, 0, None);
+                    let bad = batch(n, 3, Some((k, f)));
+                    let m3 = batch(n, 3, None);
+                    let (mut a, mut fresh) = (EncoderSession::new(opts), EncoderSession::new(opts));
+                    let (mut out, mut out_fresh) = (Vec::new(), Vec::new());
+                    a.encode_frame(&m1, &mut out).unwrap();
+                    fresh.encode_frame(&m1, &mut out_fresh).unwrap();
+                    let before = out.clone();
+                    assert!(a.encode_frame(&bad, &mut out).is_err());
+                    assert_eq!(out, before, "{n} {k} {f:?}");
+                    a.encode_frame(&m3, &mut out).unwrap();
+                    fresh.encode_frame(&m3, &mut out_fresh).unwrap();
+                    a.encode_frame(&m1, &mut out).unwrap();
+                    fresh.encode_frame(&m1, &mut out_fresh).unwrap();
+                    assert_eq!(out, out_fresh, "{n} {k} {f:?}");
+                    let mut dec = DecoderSession::new(opts);
+                    let mut pos = 0;
+                    for want in [as_value(&m1), as_value(&m3), as_value(&m1)] {
+                        let (v, used): (Value, usize) =
+                            dec.decode_frame(&out[pos..]).unwrap().unwrap();
+                        assert_eq!(v, want);
+                        pos += used;
+                    }
+                    assert_eq!(pos, out.len());
+                }
+            }
+        }
+    }
+}
+
+const EF: u8 = 0xEF;
+const F7: u8 = 0xF7;
+
+/// The first body byte (after the 5-byte header).
+fn tag(b: &[u8]) -> u8 {
+    b[5]
+}
+
+/// The hand-written mixes above do become columnar containers from 16 rows on (so the
+/// capture, not only row mode, is what the round trips test).
+#[test]
+fn per_element_shapes_are_columnar() {
+    for n in [16, 17, 33] {
+        for opts in [Options::balanced(), Options::compression()] {
+            let b = to_vec_with(&batch(n, 0, None), opts).unwrap();
+            assert!(matches!(tag(&b), EF | F7), "{n}: {:02x}", tag(&b));
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+struct Plain {
+    id: u32,
+    name: String,
+    score: f64,
+}
+
+/// `Plain` with every field name a fresh leaked `&'static str`: equal by value to the
+/// derived names, never by address.
+struct Leaked<'a>(&'a Plain);
+impl Serialize for Leaked<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let leak = |n: &str| -> &'static str { Box::leak(n.to_owned().into_boxed_str()) };
+        let mut st = s.serialize_struct(leak("Plain"), 3)?;
+        st.serialize_field(leak("id"), &self.0.id)?;
+        st.serialize_field(leak("name"), &self.0.name)?;
+        st.serialize_field(leak("score"), &self.0.score)?;
+        st.end()
+    }
+}
+
+/// The by-address name match falls back to comparing values: names that are equal but
+/// not the same pointer make the same columns, byte for byte.
+#[test]
+fn names_equal_by_value_make_the_same_columns() {
+    for n in [16, 17, 40] {
+        let rows: Vec<Plain> = (0..n)
+            .map(|i| Plain {
+                id: i,
+                name: text(i as usize),
+                score: i as f64 / 3.0,
+            })
+            .collect();
+        let leaked: Vec<Leaked> = rows.iter().map(Leaked).collect();
+        // Alternate derived and leaked rows too.
+        struct Mixed<'a>(&'a [Plain]);
+        impl Serialize for Mixed<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.0.len()))?;
+                for (i, r) in self.0.iter().enumerate() {
+                    if i % 2 == 0 {
+                        seq.serialize_element(r)?;
+                    } else {
+                        seq.serialize_element(&Leaked(r))?;
+                    }
+                }
+                seq.end()
+            }
+        }
+        for opts in [Options::balanced(), Options::compression()] {
+            let want = to_vec_with(&rows, opts).unwrap();
+            assert_eq!(tag(&want), EF);
+            assert_eq!(to_vec_with(&leaked, opts).unwrap(), want);
+            assert_eq!(to_vec_with(&Mixed(&rows), opts).unwrap(), want);
+            assert_eq!(from_slice::<Vec<Plain>>(&want).unwrap(), rows);
+        }
+    }
+}
+
+/// A row naming one field twice (the same `&'static str`, so equal by address): no column
+/// order fits, the batch gives up, and the rows decode as Speed wrote them.
+#[test]
+fn duplicate_names_in_a_row_give_up() {
+    struct Dup(u32);
+    impl Serialize for Dup {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            const A: &str = "a";
+            let mut st = s.serialize_struct("Dup", 3)?;
+            st.serialize_field(A, &self.0)?;
+            st.serialize_field("b", &text(self.0 as usize))?;
+            if self.0 >= 5 {
+                st.serialize_field(A, &(self.0 + 1))?;
+            }
+            st.end()
+        }
+    }
+    for n in [16, 17, 30] {
+        let rows: Vec<Dup> = (0..n).map(Dup).collect();
+        same_as_speed(&rows);
+        for opts in [Options::balanced(), Options::compression()] {
+            let b = to_vec_with(&rows, opts).unwrap();
+            assert!(!matches!(tag(&b), EF | F7));
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+enum Ev2 {
+    A,
+    B(u16),
+    C(String, i8),
+    D { x: Option<Option<String>> },
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+struct Sub {
+    k: u8,
+    v: String,
+}
+
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+struct Full {
+    id: u64,
+    s: String,
+    oo: Option<Option<u32>>,
+    oos: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    maybe: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    subs: Vec<Sub>,
+    e: Ev2,
+    #[serde(with = "serde_bytes")]
+    raw: Vec<u8>,
+    big: i128,
+    f: f32,
+}
+
+fn fulls(n: usize, salt: usize) -> Vec<Full> {
+    (0..n)
+        .map(|i| {
+            let t = text(i * 7 + salt);
+            Full {
+                id: (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (i % 64),
+                s: t.clone(),
+                oo: match i % 3 {
+                    0 => None,
+                    1 => Some(None),
+                    _ => Some(Some(i as u32)),
+                },
+                oos: match i % 4 {
+                    0 => None,
+                    1 => Some(None),
+                    2 => Some(Some(String::new())),
+                    _ => Some(Some(t.clone())),
+                },
+                maybe: (i % 3 == 0).then(|| text(i + 1)),
+                subs: (0..(i % 5) * 5)
+                    .map(|j| Sub {
+                        k: j as u8,
+                        v: text(j + i),
+                    })
+                    .collect(),
+                e: match i % 4 {
+                    0 => Ev2::A,
+                    1 => Ev2::B(i as u16),
+                    2 => Ev2::C(t.clone(), -(i as i8)),
+                    _ => Ev2::D {
+                        x: [None, Some(None), Some(Some(t.clone()))][i % 3].clone(),
+                    },
+                },
+                raw: t.as_bytes().to_vec(),
+                big: if i % 2 == 0 { i128::MIN + i as i128 } else { i as i128 },
+                f: if i % 5 == 0 { f32::NAN } else { i as f32 * 0.5 },
+            }
+        })
+        .collect()
+}
+
+/// `Full` with its float bits, since NaN != NaN.
+fn bits(v: &[Full]) -> Vec<(String, u32)> {
+    v.iter().map(|x| (format!("{x:?}"), x.f.to_bits())).collect()
+}
+
+/// Every serde kind in columns and residuals (Option<Option<_>>, skipped fields, nested
+/// `Vec<struct>`, enums, byte strings, i128, NaN), typed round trip exact in every tier and
+/// inside a session.
+#[test]
+fn every_kind_round_trips_exactly() {
+    for n in [1, 15, 16, 17, 50] {
+        let rows = fulls(n, n);
+        for opts in [Options::speed(), Options::balanced(), Options::compression()] {
+            let b = to_vec_with(&rows, opts).unwrap();
+            let back: Vec<Full> = from_slice(&b).unwrap();
+            assert_eq!(bits(&back), bits(&rows), "{n}");
+        }
+        for opts in [Options::balanced(), Options::compression()] {
+            let mut enc = EncoderSession::new(opts);
+            let mut out = Vec::new();
+            for salt in 0..3 {
+                enc.encode_frame(&fulls(n, salt), &mut out).unwrap();
+            }
+            let mut dec = DecoderSession::new(opts);
+            let mut pos = 0;
+            for salt in 0..3 {
+                let (v, used): (Vec<Full>, usize) = dec.decode_frame(&out[pos..]).unwrap().unwrap();
+                assert_eq!(bits(&v), bits(&fulls(n, salt)));
+                pos += used;
+            }
+        }
+    }
+}
+
+/// String columns at every short-copy boundary, multibyte characters straddling them,
+/// beyond 64 bytes and 64 KiB, empty: exact.
+#[test]
+fn string_columns_at_every_length_class() {
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct S {
+        a: String,
+        b: String,
+    }
+    for n in [16, 17, 23, 64] {
+        for shift in 0..3 {
+            let rows: Vec<S> = (0..n)
+                .map(|i| S {
+                    a: text(i + shift),
+                    b: text(i * 5 + shift).chars().rev().collect(),
+                })
+                .collect();
+            for opts in [Options::balanced(), Options::compression()] {
+                let b = to_vec_with(&rows, opts).unwrap();
+                assert_eq!(tag(&b), EF);
+                assert_eq!(from_slice::<Vec<S>>(&b).unwrap(), rows);
+            }
+        }
+    }
+}
+
+/// Alphabet-packable id columns for every code width (alphabets of 2..=64 symbols), value
+/// lengths around every multiple of the per-word chunk, fixed and varying lengths.
+#[test]
+fn alphabet_columns_every_width_and_tail() {
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Id {
+        id: String,
+    }
+    let syms: Vec<u8> = (b'0'..=b'9')
+        .chain(b'a'..=b'z')
+        .chain(b'A'..=b'Z')
+        .chain([b'-', b'_'])
+        .collect();
+    let mut alpha = 0;
+    for a in [2usize, 3, 4, 5, 8, 9, 16, 17, 32, 33, 64] {
+        for len in [1usize, 7, 9, 10, 11, 12, 13, 16, 20, 21, 22, 31, 32, 33, 63, 64, 65] {
+            for varying in [false, true] {
+                let rows: Vec<Id> = (0..40usize)
+                    .map(|i| {
+                        let l = if varying { 1 + (len + i) % (len + 3) } else { len };
+                        let id = (0..l)
+                            .map(|j| syms[(i * 31 + j * 7 + j * j) % a] as char)
+                            .collect::<String>();
+                        Id { id }
+                    })
+                    .collect();
+                for opts in [Options::balanced(), Options::compression()] {
+                    let b = to_vec_with(&rows, opts).unwrap();
+                    // EF M 00 01 (name "id") kind, then the column's codec tag.
+                    alpha += usize::from(b[13] == 0xFB);
+                    let back: Vec<Id> = from_slice(&b).unwrap();
+                    assert_eq!(back, rows, "alphabet {a} len {len} varying {varying}");
+                }
+            }
+        }
+    }
+    assert!(alpha > 100, "only {alpha} columns were alphabet-packed");
+}
