@@ -586,3 +586,349 @@ fn alphabet_columns_every_width_and_tail() {
     }
     assert!(alpha > 100, "only {alpha} columns were alphabet-packed");
 }
+
+// ---------- the str8 decode fast path ----------
+
+const STR8: u8 = 0xCD;
+
+/// `header ‖ tag ‖ [len] ‖ body` of a string of `len` bytes in the smallest form (Speed).
+fn plain_string(len: usize) -> Vec<u8> {
+    let s: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+    to_vec_with(&s, Options::speed()).unwrap()
+}
+
+/// Decodes `b` as a `String` (the fast path), a borrowed `&str`, a `Value` and a struct
+/// field value: all agree (on the value or on the error code and offset).
+fn all_ways(b: &[u8]) -> Result<String, (String, Option<u64>)> {
+    #[derive(Deserialize)]
+    struct W(String);
+    let err = |e: qdf_core::Error| (format!("{:?}", e.code()), e.offset());
+    let owned = from_slice::<String>(b).map_err(err);
+    let borrowed = from_slice::<&str>(b).map(str::to_owned).map_err(err);
+    let newtype = from_slice::<W>(b).map(|w| w.0).map_err(err);
+    let value = from_slice::<Value>(b).map_err(err).and_then(|v| match v {
+        Value::Str(ref s) => Ok(s.to_string()),
+        other => panic!("not a string: {other:?}"),
+    });
+    assert_eq!(owned, borrowed);
+    assert_eq!(owned, newtype);
+    assert_eq!(owned, value);
+    owned
+}
+
+/// Invalid UTF-8 at every byte of str8 strings of 32..=255 bytes (and fixstr, str16 around
+/// them) is refused at its offset by every path, never a `String` holding it.
+#[test]
+fn str8_invalid_utf8_everywhere() {
+    for len in (0..=40).chain(250..=260) {
+        let good = plain_string(len);
+        let head = good.len() - len;
+        assert_eq!(all_ways(&good).unwrap().len(), len);
+        if (32..=255).contains(&len) {
+            assert_eq!(good[5], STR8);
+            assert_eq!(head, 7);
+        }
+        for at in 0..len {
+            for bad in [0xFFu8, 0x80, 0xC3, 0xED] {
+                let mut b = good.clone();
+                b[head + at] = bad;
+                // A lead byte at the end, or 0xC3 followed by ASCII: never valid.
+                let (code, off) = all_ways(&b).unwrap_err();
+                assert_eq!(code, "InvalidUtf8", "len {len} at {at}");
+                assert_eq!(off, Some((head + at) as u64), "len {len} at {at}");
+            }
+        }
+    }
+}
+
+/// A str8 for a string of fewer than 32 bytes is non-minimal and refused by every path
+/// (the fast path must not take it), as is a truncated str8 of every length.
+#[test]
+fn str8_non_minimal_and_truncated() {
+    for len in 0..32usize {
+        let mut b = plain_string(0)[..5].to_vec();
+        b.extend([STR8, len as u8]);
+        b.extend(std::iter::repeat_n(b'x', len));
+        let (code, _) = all_ways(&b).unwrap_err();
+        assert!(code.contains("NonMinimal"), "len {len}: {code}");
+    }
+    for len in [32usize, 33, 64, 200, 255] {
+        let good = plain_string(len);
+        for cut in 5..good.len() {
+            assert!(all_ways(&good[..cut]).is_err(), "len {len} cut {cut}");
+        }
+    }
+}
+
+/// The output budget is charged the string's length on the fast path exactly as on the
+/// others: a budget of the length is enough, one less is refused.
+#[test]
+fn str8_budget_at_the_boundary() {
+    for len in [0usize, 1, 31, 32, 33, 100, 255, 256, 300] {
+        let b = plain_string(len);
+        let at = |budget: u64| {
+            let o = Options::speed().max_output(budget);
+            let owned = qdf_core::from_slice_with::<String>(&b, o).is_ok();
+            let value = qdf_core::from_slice_with::<Value>(&b, o).is_ok();
+            assert_eq!(owned, value, "len {len} budget {budget}");
+            owned
+        };
+        assert!(at(len as u64), "len {len}");
+        assert!(len == 0 || !at(len as u64 - 1), "len {len}");
+    }
+}
+
+/// Dense bodies with inline (not interned) str8 values: the fast path tells the Dense state
+/// of each plain string, so later references resolve the same.
+#[test]
+fn inline_str8_in_dense_sessions() {
+    #[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+    struct M {
+        a: String,
+        b: Vec<String>,
+        c: Option<String>,
+    }
+    let frames: Vec<M> = (0..8)
+        .map(|f| M {
+            a: "q".repeat(32 + f * 30),
+            b: (0..20)
+                .map(|i| format!("{}{}", "s".repeat(28 + (i * 3 + f) % 40), i % 4))
+                .collect(),
+            c: (f % 2 == 0).then(|| "c".repeat(255)),
+        })
+        .collect();
+    for opts in [
+        Options::balanced().min_intern(300),
+        Options::balanced().max_intern_entries(3),
+        Options::compression().min_intern(40),
+        Options::balanced(),
+    ] {
+        let mut enc = EncoderSession::new(opts);
+        let mut out = Vec::new();
+        for f in &frames {
+            enc.encode_frame(f, &mut out).unwrap();
+        }
+        let mut dec = DecoderSession::new(opts);
+        let mut pos = 0;
+        for f in &frames {
+            let (v, used): (M, usize) = dec.decode_frame(&out[pos..]).unwrap().unwrap();
+            assert_eq!(&v, f);
+            pos += used;
+        }
+        // The same stream as Values.
+        let mut dec = DecoderSession::new(opts);
+        let mut pos = 0;
+        for f in &frames {
+            let (v, used): (Value, usize) = dec.decode_frame(&out[pos..]).unwrap().unwrap();
+            assert_eq!(v, as_value(f));
+            pos += used;
+        }
+    }
+}
+
+/// Every truncation and many single-byte mutations of columnar encodings (alphabet, string,
+/// residual columns) decode or fail cleanly: no panic, and a decode that succeeds yields
+/// valid values (a typed decode and a `Value` decode agree on success or failure of bytes).
+#[test]
+fn hostile_bytes_of_columnar_encodings() {
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Id {
+        id: String,
+        n: u16,
+    }
+    let ids: Vec<Id> = (0..19)
+        .map(|i| Id {
+            id: format!("{:x}", 0xABCDEF_u64.wrapping_mul(i + 3)),
+            n: i as u16,
+        })
+        .collect();
+    let plains: Vec<Plain> = (0..17)
+        .map(|i| Plain {
+            id: i,
+            name: text(i as usize % 20),
+            score: -(i as f64),
+        })
+        .collect();
+    let small: Vec<Full> = fulls(16, 1)
+        .into_iter()
+        .map(|mut f| {
+            f.s.truncate(f.s.char_indices().nth(40).map_or(f.s.len(), |(i, _)| i));
+            f.raw.truncate(8);
+            f.subs.truncate(2);
+            f.oos = None;
+            f.maybe = None;
+            f.e = Ev2::B(3);
+            f
+        })
+        .collect();
+    for opts in [Options::balanced(), Options::compression()] {
+        let encs = [
+            to_vec_with(&ids, opts).unwrap(),
+            to_vec_with(&plains, opts).unwrap(),
+            to_vec_with(&small, opts).unwrap(),
+        ];
+        for (k, good) in encs.iter().enumerate() {
+            assert!(matches!(tag(good), EF | F7));
+            let typed = |b: &[u8]| match k {
+                0 => from_slice::<Vec<Id>>(b).map(drop),
+                1 => from_slice::<Vec<Plain>>(b).map(drop),
+                _ => from_slice::<Vec<Full>>(b).map(drop),
+            };
+            typed(good).unwrap();
+            for cut in 0..good.len() {
+                assert!(typed(&good[..cut]).is_err(), "{k} cut {cut}");
+                assert!(from_slice::<Value>(&good[..cut]).is_err(), "{k} cut {cut}");
+            }
+            for at in 5..good.len() {
+                for x in [0x01u8, 0x80, 0xFF, 0x20] {
+                    let mut b = good.clone();
+                    b[at] ^= x;
+                    let _ = typed(&b);
+                    let _ = from_slice::<Value>(&b);
+                }
+            }
+        }
+    }
+}
+
+// ---------- maps out of order, lying lengths, depth at the limit ----------
+
+/// A map field whose `Serialize` calls the `SerializeMap` methods in the given order
+/// (`k` key, `v` value, `e` entry), ignoring errors when `swallow` is set.
+struct OddMap {
+    calls: &'static str,
+    swallow: bool,
+}
+impl Serialize for OddMap {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        for (i, c) in self.calls.chars().enumerate() {
+            let key = format!("key{i}");
+            let r = match c {
+                'k' => m.serialize_key(&key),
+                'v' => m.serialize_value(&text(i)),
+                _ => m.serialize_entry(&key, &(i as u8)),
+            };
+            if !self.swallow {
+                r?;
+            }
+        }
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct WithMap {
+    id: u32,
+    m: OddMap,
+}
+
+/// Maps whose keys and values do not alternate, inside columnar rows: every tier ends as
+/// Speed does (the same error, or the same value), at the first row, the 16th, the last.
+#[test]
+fn misordered_maps_in_rows_match_speed() {
+    for calls in ["kv", "e", "kve", "ekv", "k", "v", "kk", "vv", "kvv", "ekk", "kkv", ""] {
+        for swallow in [false, true] {
+            for odd_at in [0usize, 15, 16] {
+                let rows: Vec<WithMap> = (0..17)
+                    .map(|i| WithMap {
+                        id: i as u32,
+                        m: OddMap {
+                            calls: if i == odd_at { calls } else { "kve" },
+                            swallow,
+                        },
+                    })
+                    .collect();
+                let speed = to_vec_with(&rows, Options::speed());
+                for opts in [Options::balanced(), Options::compression()] {
+                    let got = to_vec_with(&rows, opts);
+                    match &speed {
+                        Ok(b) => {
+                            let want: Value = from_slice(b).unwrap();
+                            let got: Value = from_slice(&got.unwrap()).unwrap();
+                            assert_eq!(got, want, "{calls} {swallow} {odd_at}");
+                        }
+                        Err(e) => {
+                            let g = got.expect_err(calls);
+                            assert_eq!(g.code(), e.code(), "{calls} {swallow}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A sequence of rows that announces a wrong length (none, too few, too many, absurd):
+/// the same bytes as the truthful one, since the container carries its own count.
+#[test]
+fn lying_row_counts_write_the_truthful_bytes() {
+    struct Lying<'a>(&'a [Plain], Option<usize>);
+    impl Serialize for Lying<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(self.1)?;
+            for r in self.0 {
+                seq.serialize_element(r)?;
+            }
+            seq.end()
+        }
+    }
+    for n in [15usize, 16, 17, 100] {
+        let rows: Vec<Plain> = (0..n as u32)
+            .map(|i| Plain {
+                id: i,
+                name: text(i as usize),
+                score: 0.5,
+            })
+            .collect();
+        for opts in [Options::speed(), Options::balanced(), Options::compression()] {
+            let want = to_vec_with(&rows, opts).unwrap();
+            for hint in [None, Some(0), Some(1), Some(n - 1), Some(n + 1), Some(u32::MAX as usize)] {
+                let got = to_vec_with(&Lying(&rows, hint), opts).unwrap();
+                assert_eq!(got, want, "{n} {hint:?}");
+            }
+        }
+    }
+}
+
+/// A value nested `d` levels deep in a column encodes in Balanced exactly when it does in
+/// Speed (the capture counts depth like the real serializer), at every limit around it.
+#[test]
+fn depth_limit_in_columns_matches_speed() {
+    #[derive(Serialize)]
+    struct Deep {
+        id: u8,
+        v: Value,
+    }
+    fn nest(d: usize) -> Value {
+        let mut v = Value::Str("leaf".into());
+        for i in 0..d {
+            v = match i % 3 {
+                0 => Value::Array(vec![v]),
+                1 => Value::Map(vec![(Value::Str("k".into()), v)]),
+                _ => Value::Array(vec![Value::U64(1), v]),
+            };
+        }
+        v
+    }
+    for d in 0..8 {
+        for limit in 1..10u32 {
+            let rows: Vec<Deep> = (0..16)
+                .map(|i| Deep {
+                    id: i,
+                    v: nest(if i == 9 { d } else { 0 }),
+                })
+                .collect();
+            let speed = to_vec_with(&rows, Options::speed().max_depth(limit));
+            for opts in [Options::balanced(), Options::compression()] {
+                let got = to_vec_with(&rows, opts.max_depth(limit));
+                assert_eq!(got.is_ok(), speed.is_ok(), "depth {d} limit {limit}");
+                if let (Ok(g), Ok(s)) = (got, &speed) {
+                    let (g, s): (Value, Value) = (from_slice(&g).unwrap(), from_slice(s).unwrap());
+                    assert_eq!(g, s);
+                }
+            }
+        }
+    }
+}
