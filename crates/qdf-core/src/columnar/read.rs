@@ -72,8 +72,6 @@ pub(crate) struct Column<'de> {
 pub(crate) struct Container<'de> {
     pub(crate) m: usize,
     pub(crate) cols: Vec<Column<'de>>,
-    /// Some column has a presence mask (else every row holds every column).
-    pub(crate) any_optional: bool,
     /// Column byte lengths from the column index (`EF` in a message with flag `08`).
     index: Option<Vec<u32>>,
     pub(crate) loaded: bool,
@@ -174,7 +172,6 @@ impl<'de> Container<'de> {
         };
         Ok(Container {
             m,
-            any_optional: cols.iter().any(|c| c.optional),
             cols,
             index,
             loaded: false,

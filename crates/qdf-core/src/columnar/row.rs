@@ -9,12 +9,14 @@
 //! so `deny_unknown_fields` fails as in row mode, and its value accepts only
 //! `deserialize_ignored_any`.
 
+use std::borrow::Cow;
+
 use crate::short::owned_str;
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Class;
-use super::read::{Container, Data, StrRef, StrVals, bit};
+use super::read::{Column, Container, Data, StrRef, StrVals, bit};
 use crate::codec::Packed;
 use crate::de::Deserializer;
 use crate::error::{Error, Result};
@@ -69,31 +71,35 @@ impl<'de> de::SeqAccess<'de> for Rows<'_, 'de> {
 }
 
 impl<'de> Rows<'_, 'de> {
+    /// Loads the column bodies before the first row.
+    #[inline]
     fn load(&mut self, fields: Option<&[&str]>) -> Result<()> {
-        if !self.c.loaded {
-            self.c.load(self.de, fields)?;
+        if self.c.loaded {
+            return Ok(());
         }
-        Ok(())
+        self.load_now(fields)
+    }
+
+    #[inline(never)]
+    fn load_now(&mut self, fields: Option<&[&str]>) -> Result<()> {
+        self.c.load(self.de, fields)
     }
 
     /// Visits the current row as a map, then moves to the next.
     fn visit_row<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.de.enter()?;
         let r = self.row;
-        let left = match self.c.any_optional {
-            false => self.c.cols.len(),
-            true => (self.c.cols.iter())
-                .filter(|c| !c.optional || bit(c.present, r))
-                .count(),
-        };
+        let Container { cols, arena, .. } = &mut self.c;
         let mut map = RowMap {
-            rows: self,
-            next: 0,
+            rest: cols,
             cur: None,
-            left,
+            at: r / 8,
+            bit: 1 << (r % 8),
+            de: &mut *self.de,
+            arena,
         };
         let v = visitor.visit_map(&mut map)?;
-        let left = map.left;
+        let left = map.left();
         self.de.leave();
         if left != 0 {
             return Err(Error::mismatch(
@@ -158,85 +164,150 @@ impl<'de> de::Deserializer<'de> for RowDe<'_, '_, 'de> {
 }
 
 /// The present columns of one row.
-struct RowMap<'r, 'a, 'de> {
-    rows: &'r mut Rows<'a, 'de>,
-    /// The next column to look at.
-    next: usize,
-    /// The column whose key was handed out last.
-    cur: Option<usize>,
-    left: usize,
+struct RowMap<'r, 'de> {
+    /// The columns after the last key handed out.
+    rest: &'r mut [Column<'de>],
+    /// The column whose key was handed out last (`None` once its value was taken).
+    cur: Option<&'r mut Column<'de>>,
+    /// The row's byte and bit in presence masks.
+    at: usize,
+    bit: u8,
+    de: &'r mut Deserializer<'de>,
+    /// Per-value strings copied out of the intern table.
+    arena: &'r str,
 }
 
-impl<'de> de::MapAccess<'de> for RowMap<'_, '_, 'de> {
+impl RowMap<'_, '_> {
+    /// Whether column `col` has a value in this row.
+    #[inline(always)]
+    fn present(&self, col: &Column<'_>) -> bool {
+        !col.optional || col.present.get(self.at).is_some_and(|&b| b & self.bit != 0)
+    }
+
+    /// Columns after the last key handed out that have a value in this row.
+    #[inline]
+    fn left(&self) -> usize {
+        if self.rest.is_empty() {
+            return 0;
+        }
+        self.rest.iter().filter(|c| self.present(c)).count()
+    }
+}
+
+impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
     type Error = Error;
 
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let r = self.rows.row;
-        let cols = &self.rows.c.cols;
-        while self.next < cols.len() {
-            let j = self.next;
-            self.next += 1;
-            let col = &cols[j];
-            if col.optional && !bit(col.present, r) {
+        while let Some((col, rest)) = std::mem::take(&mut self.rest).split_first_mut() {
+            self.rest = rest;
+            if !self.present(col) {
                 continue;
             }
-            self.cur = Some(j);
-            self.left -= 1;
-            return match &col.name {
-                std::borrow::Cow::Borrowed(s) => {
-                    seed.deserialize(BorrowedStrDeserializer::<Error>::new(s))
-                }
-                std::borrow::Cow::Owned(s) => seed.deserialize(StrDeserializer::<Error>::new(s)),
-            }
-            .map(Some);
+            let key = seed.deserialize(KeyDe(&col.name))?;
+            self.cur = Some(col);
+            return Ok(Some(key));
         }
         Ok(None)
     }
 
+    #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let j = self
-            .cur
-            .take()
-            .ok_or_else(|| Error::mismatch("a map key before its value", "a value"))?;
-        let Rows { de, c, .. } = &mut *self.rows;
-        let col = &mut c.cols[j];
+        let Some(col) = self.cur.take() else {
+            return Err(Error::mismatch("a map key before its value", "a value"));
+        };
         if let Data::Skipped = col.data {
             // Not materialised: no value to count or read, only ignoring it is accepted.
-            return seed.deserialize(CellDe {
-                de,
-                v: CellVal::Skipped(&c.cols[j].name),
-            });
+            return seed.deserialize(SkippedDe(&col.name));
         }
-        let p = col.next_present;
-        col.next_present += 1;
-        let null = col.nullable && !bit(col.non_null, p);
-        let k = col.next_value;
-        if !null && col.class != Class::Residual {
-            col.next_value += 1;
-        }
-        let col = &c.cols[j];
-        let v = if null {
-            CellVal::Null
-        } else {
-            match &col.data {
-                Data::Residual => CellVal::Residual,
-                Data::Skipped | Data::Pending => CellVal::Skipped(&col.name),
-                Data::Nums(n) => num(n, k),
-                Data::Strs(StrVals::Each(v)) => match v[k] {
-                    StrRef::Borrowed(s) => CellVal::Str(s),
-                    StrRef::Owned(a, b) => CellVal::Copied(&c.arena[a..b]),
-                },
-                Data::Strs(StrVals::Block(s)) => match s.borrowed_text(k) {
-                    Some(b) => CellVal::Str(b),
-                    None => CellVal::Copied(s.text(k).ok_or_else(short_column)?),
-                },
-            }
-        };
-        seed.deserialize(CellDe { de, v })
+        let v = cell(col, self.arena)?;
+        seed.deserialize(CellDe { de: self.de, v })
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.left)
+        Some(self.left())
+    }
+}
+
+/// The next value of a loaded column (its key was just handed out): advances the column's
+/// counters.
+#[inline]
+fn cell<'x, 'de>(col: &'x mut Column<'de>, arena: &'x str) -> Result<CellVal<'x, 'de>> {
+    let p = col.next_present;
+    col.next_present += 1;
+    let null = col.nullable && !bit(col.non_null, p);
+    let k = col.next_value;
+    if null {
+        return Ok(CellVal::Null);
+    }
+    if col.class != Class::Residual {
+        col.next_value += 1;
+    }
+    Ok(match &col.data {
+        Data::Residual => CellVal::Residual,
+        Data::Skipped | Data::Pending => CellVal::Skipped(&col.name),
+        Data::Nums(n) => num(n, k),
+        Data::Strs(StrVals::Each(v)) => match v[k] {
+            StrRef::Borrowed(s) => CellVal::Str(s),
+            StrRef::Owned(a, b) => CellVal::Copied(&arena[a..b]),
+        },
+        Data::Strs(StrVals::Block(s)) => match s.row_text(k) {
+            Some(Ok(b)) => CellVal::Str(b),
+            Some(Err(a)) => CellVal::Copied(a),
+            None => return Err(short_column()),
+        },
+    })
+}
+
+/// A column name as a map key: borrowed from the input when the declaration is there.
+struct KeyDe<'x, 'de>(&'x Cow<'de, str>);
+
+impl<'de> de::Deserializer<'de> for KeyDe<'_, 'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.0 {
+            Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
+            Cow::Owned(s) => visitor.visit_str(s),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
+/// The value of a column the first row's type did not name (its name): only
+/// `deserialize_ignored_any` succeeds.
+struct SkippedDe<'x>(&'x str);
+
+impl<'de> de::Deserializer<'de> for SkippedDe<'_> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
+        Err(CellDe::skipped(self.0))
+    }
+
+    #[inline]
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier
     }
 }
 

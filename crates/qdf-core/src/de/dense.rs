@@ -20,8 +20,9 @@ use crate::wire::tags::{INTERN_BIN, INTERN_STR};
 pub(crate) struct DecState<'de> {
     dense: Option<Box<DenseState>>,
     opts: Options,
-    /// `spans[i]` holds the bytes of id `first_id + i`, defined in this body.
-    spans: Vec<&'de [u8]>,
+    /// `spans[i]` holds id `first_id + i`, defined in this body: a string already checked
+    /// as UTF-8 when it was defined, or bytes.
+    spans: Vec<Local<'de>>,
     first_id: u32,
     /// A plain string or byte string was read since the Dense state last heard of one: its
     /// [`DenseState::note_inline`] is still owed. Settled before any use of the state and
@@ -75,6 +76,14 @@ impl<'de> DecState<'de> {
     }
 }
 
+/// An intern entry defined in the body being read, as it lies in the input.
+#[derive(Clone, Copy, Debug)]
+enum Local<'de> {
+    /// Checked as UTF-8 when defined.
+    Str(&'de str),
+    Bin(&'de [u8]),
+}
+
 #[inline]
 fn utf8(b: &[u8], at: u64) -> Result<&str> {
     crate::utf8::utf8(b).map_err(|e| Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64))
@@ -109,7 +118,10 @@ impl<'de> Deserializer<'de> {
                 .dense()
                 .define(bytes, kind)
                 .map_err(|e| e.with_offset(at))?;
-            self.state.spans.push(bytes);
+            self.state.spans.push(match &text {
+                Text::Str(Reference::Borrowed(s)) => Local::Str(s),
+                _ => Local::Bin(bytes),
+            });
             return Ok(text);
         }
         let rest = self.read.rest();
@@ -119,18 +131,22 @@ impl<'de> Deserializer<'de> {
             .resolve(tag, rest)
             .map_err(|e| e.with_offset(at))?;
         self.read.take(used, "a Dense reference")?;
-        let (len, kind) = {
-            let (b, k) = self.state.dense().entry(id);
-            (b.len(), k)
-        };
-        self.charge(len as u64)?;
         let local = id.checked_sub(self.state.first_id).map(|i| i as usize);
-        if let Some(&b) = local.and_then(|i| self.state.spans.get(i)) {
-            return Ok(match kind {
-                Kind::Str => Text::Str(Reference::Borrowed(utf8(b, at)?)),
-                Kind::Bin => Text::Bytes(Reference::Borrowed(b)),
+        if let Some(&l) = local.and_then(|i| self.state.spans.get(i)) {
+            // Defined in this body: borrowed from the input, a string checked then.
+            return Ok(match l {
+                Local::Str(s) => {
+                    self.charge(s.len() as u64)?;
+                    Text::Str(Reference::Borrowed(s))
+                }
+                Local::Bin(b) => {
+                    self.charge(b.len() as u64)?;
+                    Text::Bytes(Reference::Borrowed(b))
+                }
             });
         }
+        let len = self.state.dense().entry(id).0.len();
+        self.charge(len as u64)?;
         let (bytes, kind) = self.state.dense().entry(id);
         Ok(match kind {
             Kind::Str => Text::Str(Reference::Copied(utf8(bytes, at)?)),

@@ -12,7 +12,7 @@
 //! With 16 symbols each byte becomes a nibble, the first byte of a value in the low nibble:
 //! a 32-character hex trace id takes 16 bytes. Rows are rebuilt into an arena.
 
-use super::bits::{packed_len, unpack, width_for};
+use super::bits::{BadCodes, packed_len, unpack_map, width_for};
 use super::column::{Rows, Span, Store, StrColumn};
 use super::read::{Reader, charge};
 use super::{MAX_ALPHABET, MIN_ALPHABET};
@@ -218,22 +218,20 @@ pub(super) fn decode<'a>(
     let at_codes = r.offset();
     let bytes = r.bytes(packed)?;
     let mut arena = Vec::with_capacity(chars as usize);
-    if unpack(bytes, chars as usize, w, &mut arena).is_none() {
-        return Err(Error::at(
-            ErrorCode::BadCodec("nonzero padding bits after FB codes"),
-            at_codes,
-        ));
-    }
-    for (i, c) in arena.iter_mut().enumerate() {
-        match symbols.get(*c as usize) {
-            Some(&b) => *c = b,
-            None => {
-                let at = at_codes + (i as u64 * u64::from(w)) / 8;
-                return Err(Error::at(
-                    ErrorCode::BadCodec("FB code past the alphabet"),
-                    at,
-                ));
-            }
+    match unpack_map(bytes, chars as usize, w, symbols, &mut arena) {
+        Ok(()) => {}
+        Err(BadCodes::Padding) => {
+            return Err(Error::at(
+                ErrorCode::BadCodec("nonzero padding bits after FB codes"),
+                at_codes,
+            ));
+        }
+        Err(BadCodes::Past(i)) => {
+            let at = at_codes + (i as u64 * u64::from(w)) / 8;
+            return Err(Error::at(
+                ErrorCode::BadCodec("FB code past the alphabet"),
+                at,
+            ));
         }
     }
     Ok(StrColumn::new(Store::Arena(arena), rows))

@@ -5,10 +5,6 @@
 
 use crate::codec::bitpack;
 
-/// Codes unpacked per call into a stack buffer (a multiple of 8, so every chunk starts on a
-/// byte boundary).
-const CHUNK: usize = 256;
-
 /// `⌈log2 d⌉`: bits per code for `d` symbols (0 for `d ≤ 1`).
 pub(super) fn width_for(d: usize) -> u32 {
     if d <= 1 {
@@ -29,22 +25,111 @@ pub(super) fn pack(codes: impl IntoIterator<Item = u8>, w: u32, out: &mut Vec<u8
     bitpack::pack(codes.into_iter().map(u64::from), w, out);
 }
 
-/// Unpacks `n` codes of `w` bits from `src`, which must be exactly [`packed_len`] bytes.
-/// Returns `None` when a padding bit is set.
-pub(super) fn unpack(src: &[u8], n: usize, w: u32, dst: &mut Vec<u8>) -> Option<()> {
+/// `IDENTITY[c] == c`: the [`unpack_map`] table of plain codes (dictionary indices).
+pub(super) const IDENTITY: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Why [`unpack_map`] refused its input.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum BadCodes {
+    /// A padding bit after the last code is set.
+    Padding,
+    /// Code `i` (counting from 0) is not below the table's length.
+    Past(usize),
+}
+
+/// Unpacks `n` codes of `w` bits from `src`, which must be exactly [`packed_len`] bytes,
+/// and appends `table[code]` for each (the code itself for an identity table, an alphabet's
+/// symbol): one pass, eight codes per word load. Every code must be below `table.len()`.
+pub(super) fn unpack_map(
+    src: &[u8],
+    n: usize,
+    w: u32,
+    table: &[u8],
+    dst: &mut Vec<u8>,
+) -> Result<(), BadCodes> {
     debug_assert!((1..=8).contains(&w));
     debug_assert_eq!(Some(src.len()), packed_len(n, w));
     if !bitpack::padding_is_zero(src, n, w) {
-        return None;
+        return Err(BadCodes::Padding);
     }
-    let mut buf = [0u64; CHUNK];
-    let step = CHUNK * w as usize / 8;
-    for (k, start) in (0..n).step_by(CHUNK).enumerate() {
-        let m = (n - start).min(CHUNK);
-        bitpack::unpack_add(&src[k * step..], w, 0, &mut buf[..m]);
-        dst.extend(buf[..m].iter().map(|&c| c as u8));
+    // Codes past the table map to 0x100: one OR over the outputs finds any.
+    let mut lut = [0x100u16; 256];
+    for (l, &t) in lut.iter_mut().zip(table) {
+        *l = u16::from(t);
     }
-    Some(())
+    let start = dst.len();
+    dst.resize(start + n, 0);
+    let out = &mut dst[start..];
+    macro_rules! dispatch {
+        ($($w:literal)*) => {
+            match w {
+                $($w => codes::<$w>(src, out, &lut),)*
+                _ => unreachable!("code widths are 1..=8"),
+            }
+        };
+    }
+    if dispatch!(1 2 3 4 5 6 7 8) < 0x100 {
+        return Ok(());
+    }
+    let mask = (1u64 << w) - 1;
+    let past = (0..n)
+        .position(|i| {
+            let bit = i * w as usize;
+            (load8(src, bit / 8) >> (bit % 8) & mask) as usize >= table.len()
+        })
+        .unwrap_or(0);
+    dst.truncate(start);
+    Err(BadCodes::Past(past))
+}
+
+/// Fills `out` with `lut[code]` for the codes of width `W`; returns the OR of the entries
+/// (bit 8 set when some code was past the table). Eight codes take exactly `W` bytes, so
+/// group `g` starts at byte `g·W`.
+#[inline(always)]
+fn codes<const W: usize>(src: &[u8], out: &mut [u8], lut: &[u16; 256]) -> u16 {
+    let mask = (1u64 << W) - 1;
+    let mut acc = 0u16;
+    let mut groups = out.chunks_exact_mut(8);
+    let mut at = 0;
+    for o in &mut groups {
+        let x = load8(src, at);
+        for (j, d) in o.iter_mut().enumerate() {
+            let e = lut[((x >> (j * W)) & mask) as usize];
+            acc |= e;
+            *d = e as u8;
+        }
+        at += W;
+    }
+    let rest = groups.into_remainder();
+    let x = load8(src, at);
+    for (j, d) in rest.iter_mut().enumerate() {
+        let e = lut[((x >> (j * W)) & mask) as usize];
+        acc |= e;
+        *d = e as u8;
+    }
+    acc
+}
+
+/// The 8 bytes of `src` from `at` as a little-endian word, zero past the end.
+#[inline(always)]
+fn load8(src: &[u8], at: usize) -> u64 {
+    match src.get(at..at + 8) {
+        Some(b) => u64::from_le_bytes(b.try_into().expect("8 bytes")),
+        None => {
+            let tail = src.get(at..).unwrap_or(&[]);
+            let mut buf = [0u8; 8];
+            buf[..tail.len()].copy_from_slice(tail);
+            u64::from_le_bytes(buf)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -63,7 +148,7 @@ mod tests {
         pack([0x1, 0x2, 0x3], 4, &mut out);
         assert_eq!(out, [0x21, 0x03]);
         let mut back = Vec::new();
-        unpack(&out, 3, 4, &mut back).unwrap();
+        unpack_map(&out, 3, 4, &IDENTITY, &mut back).unwrap();
         assert_eq!(back, [1, 2, 3]);
     }
 
@@ -76,14 +161,17 @@ mod tests {
         // bit i·3.. holds code i: byte 0 = c2.lo2 | c1 | c0, byte 1 = c5.lo1 | c4 | c3 | c2.hi1
         assert_eq!(out, [0b01_000_111, 0b0_001_011_1, 0b0000_0011]);
         let mut back = Vec::new();
-        unpack(&out, 6, 3, &mut back).unwrap();
+        unpack_map(&out, 6, 3, &IDENTITY, &mut back).unwrap();
         assert_eq!(back, codes);
     }
 
     #[test]
     fn padding_bits_rejected() {
         let mut back = Vec::new();
-        assert!(unpack(&[0x21, 0x13], 3, 4, &mut back).is_none());
+        assert_eq!(
+            unpack_map(&[0x21, 0x13], 3, 4, &IDENTITY, &mut back),
+            Err(BadCodes::Padding)
+        );
     }
 
     #[test]
@@ -96,8 +184,33 @@ mod tests {
             pack(codes.iter().copied(), w, &mut out);
             assert_eq!(Some(out.len()), packed_len(codes.len(), w));
             let mut back = Vec::new();
-            unpack(&out, codes.len(), w, &mut back).unwrap();
+            unpack_map(&out, codes.len(), w, &IDENTITY, &mut back).unwrap();
             assert_eq!(back, codes);
         }
+    }
+
+    #[test]
+    fn codes_past_the_table_are_found_at_their_position() {
+        // 20 codes of 3 bits (a word group, then a tail): code 13 is 6, past a table of 5.
+        let codes: Vec<u8> = (0..20)
+            .map(|i| if i == 13 { 6 } else { (i % 5) as u8 })
+            .collect();
+        let mut out = Vec::new();
+        pack(codes.iter().copied(), 3, &mut out);
+        let mut back = vec![9];
+        let table = [b'a', b'b', b'c', b'd', b'e'];
+        assert_eq!(
+            unpack_map(&out, 20, 3, &table, &mut back),
+            Err(BadCodes::Past(13))
+        );
+        assert_eq!(back, [9], "nothing appended on error");
+        let ok: Vec<u8> = codes.iter().map(|&c| c.min(4)).collect();
+        let mut out = Vec::new();
+        pack(ok.iter().copied(), 3, &mut out);
+        unpack_map(&out, 20, 3, &table, &mut back).unwrap();
+        let want: Vec<u8> = std::iter::once(9)
+            .chain(ok.iter().map(|&c| table[c as usize]))
+            .collect();
+        assert_eq!(back, want);
     }
 }

@@ -75,8 +75,8 @@ pub(super) enum Rows {
 
 /// A decoded string column: `len()` rows of bytes. Values are bytes, not checked UTF-8:
 /// a `str` column calls [`StrColumn::check_utf8`] once (it checks each distinct value once),
-/// after which [`text`](StrColumn::text) and [`borrowed_text`](StrColumn::borrowed_text)
-/// hand out rows as `str` without checking them again.
+/// after which [`row_text`](StrColumn::row_text) hands out rows as `str` without checking
+/// them again.
 pub(crate) struct StrColumn<'a> {
     store: Store<'a>,
     rows: Rows,
@@ -119,12 +119,14 @@ impl<'a> StrColumn<'a> {
         }
     }
 
+    #[cfg(test)]
     /// Row `i`, or `None` past the end.
     pub(crate) fn get(&self, i: usize) -> Option<&[u8]> {
         let r = self.span(i)?;
         Some(&self.store()[r])
     }
 
+    #[cfg(test)]
     /// Row `i` with the input's lifetime, when the block stores it contiguously in the input
     /// (F5, F8, F9); `None` for rebuilt values or past the end.
     pub(crate) fn borrowed(&self, i: usize) -> Option<&'a [u8]> {
@@ -140,6 +142,7 @@ impl<'a> StrColumn<'a> {
         (0..self.len()).filter_map(move |i| self.get(i))
     }
 
+    #[cfg(test)]
     /// Row `i` as `str`; `None` past the end or when [`check_utf8`](Self::check_utf8) has
     /// not succeeded.
     pub(crate) fn text(&self, i: usize) -> Option<&str> {
@@ -149,6 +152,7 @@ impl<'a> StrColumn<'a> {
         Some(unsafe { std::str::from_utf8_unchecked(bytes) })
     }
 
+    #[cfg(test)]
     /// Row `i` as `str` with the input's lifetime, as [`borrowed`](Self::borrowed) gives it
     /// (F5, F8, F9); `None` for rebuilt values, past the end, or before a successful
     /// [`check_utf8`](Self::check_utf8).
@@ -158,19 +162,41 @@ impl<'a> StrColumn<'a> {
         Some(unsafe { std::str::from_utf8_unchecked(bytes) })
     }
 
+    /// Row `i` as `str`: `Ok` with the input's lifetime where the block keeps it in the
+    /// input (F5, F8, F9), `Err` from the decoder's arena otherwise; `None` past the end or
+    /// before a successful [`check_utf8`](Self::check_utf8). One lookup for both cases.
+    #[inline]
+    pub(crate) fn row_text(&self, i: usize) -> Option<std::result::Result<&'a str, &str>> {
+        if !self.utf8 {
+            return None;
+        }
+        let r = self.span(i)?;
+        Some(match &self.store {
+            // SAFETY: `utf8` is set only by `check_utf8`, which validated every row's span of
+            // the store; neither the store nor the spans change afterwards.
+            Store::Input(b) => Ok(unsafe { std::str::from_utf8_unchecked(b.get(r)?) }),
+            // SAFETY: as above.
+            Store::Arena(v) => Err(unsafe { std::str::from_utf8_unchecked(v.get(r)?) }),
+        })
+    }
+
     /// Checks that every row is UTF-8, visiting each distinct stored value once; on success
-    /// [`text`](Self::text) and [`borrowed_text`](Self::borrowed_text) hand out rows.
+    /// [`row_text`](Self::row_text) hands out rows.
     ///
     /// Errors: [`ErrorCode::InvalidUtf8`] (no offset: the bytes may be rebuilt).
     pub(crate) fn check_utf8(&mut self) -> Result<()> {
         let store = self.store();
         let ok = |r: Range<usize>| crate::utf8::utf8(&store[r]).is_ok();
-        let all = match &self.rows {
-            Rows::Repeat { span, .. } => ok(span.range()),
-            Rows::Fixed { len, n } => (0..*n).all(|i| ok(i * len..(i + 1) * len)),
-            Rows::Dict { table, .. } => table.iter().all(|s| ok(s.range())),
-            Rows::Each(spans) => spans.iter().all(|s| ok(s.range())),
-        };
+        // Where every row is checked, one pass over an ASCII store (rebuilt ids, names)
+        // covers them all: every span of ASCII bytes is UTF-8.
+        let per_row = matches!(self.rows, Rows::Fixed { .. } | Rows::Each(_));
+        let all = (per_row && store.is_ascii())
+            || match &self.rows {
+                Rows::Repeat { span, .. } => ok(span.range()),
+                Rows::Fixed { len, n } => (0..*n).all(|i| ok(i * len..(i + 1) * len)),
+                Rows::Dict { table, .. } => table.iter().all(|s| ok(s.range())),
+                Rows::Each(spans) => spans.iter().all(|s| ok(s.range())),
+            };
         self.utf8 = all;
         if all {
             Ok(())

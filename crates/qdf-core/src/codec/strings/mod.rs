@@ -167,6 +167,7 @@ mod tests {
         let mut budget = 1 << 20;
         let (mut col, _) = decode_block(&slab, 0, 2, &mut budget).unwrap();
         assert_eq!((col.text(0), col.borrowed_text(0)), (None, None));
+        assert_eq!(col.row_text(0), None);
         col.check_utf8().unwrap_err();
         assert_eq!((col.text(0), col.borrowed_text(1)), (None, None));
 
@@ -176,6 +177,7 @@ mod tests {
         assert_eq!(col.borrowed_text(0), Some("é"));
         assert_eq!(col.text(1), Some("a€"));
         assert_eq!(col.text(2), None);
+        assert_eq!((col.row_text(1), col.row_text(2)), (Some(Ok("a€")), None));
 
         // FA: entries "ab" and "a€" (prefix 1), rows [1, 0]; rebuilt into an arena.
         let front = [0xFA, 2, 0, 2, b'a', b'b', 1, 3, 0xE2, 0x82, 0xAC, 2, 0b01];
@@ -183,6 +185,32 @@ mod tests {
         col.check_utf8().unwrap();
         assert_eq!(col.borrowed_text(0), None);
         assert_eq!((col.text(0), col.text(1)), (Some("a€"), Some("ab")));
+        assert_eq!(col.row_text(1), Some(Err("ab")));
+    }
+
+    /// A rebuilt ASCII store is checked in one pass; a store with other bytes row by row, so
+    /// a lone lead byte still fails and a multibyte alphabet still passes.
+    #[test]
+    fn utf8_check_of_rebuilt_alphabet_rows() {
+        let mut budget = 1 << 20;
+        // FB, alphabet "0a", 3 fixed rows of 2, codes LSB first 0 1, 1 0, 1 1.
+        let ascii = [0xFB, 2, b'0', b'a', 3, 1, 2, 0b11_0110];
+        let (mut col, _) = decode_block(&ascii, 0, 3, &mut budget).unwrap();
+        col.check_utf8().unwrap();
+        assert_eq!(
+            (col.text(0), col.text(1), col.text(2)),
+            (Some("0a"), Some("a0"), Some("aa"))
+        );
+        // Alphabet [C3, A9], rows "é" (C3 A9) and "\xA9\xC3": the second is not UTF-8.
+        let bad = [0xFB, 2, 0xC3, 0xA9, 2, 1, 2, 0b0110];
+        let (mut col, _) = decode_block(&bad, 0, 2, &mut budget).unwrap();
+        col.check_utf8().unwrap_err();
+        assert_eq!(col.text(0), None);
+        // The same alphabet, rows "é" "é": valid.
+        let good = [0xFB, 2, 0xC3, 0xA9, 2, 1, 2, 0b1010];
+        let (mut col, _) = decode_block(&good, 0, 2, &mut budget).unwrap();
+        col.check_utf8().unwrap();
+        assert_eq!((col.text(0), col.text(1)), (Some("é"), Some("é")));
     }
 
     /// Each block expanding a little input into much output hits the budget first.

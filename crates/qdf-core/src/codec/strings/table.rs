@@ -4,7 +4,7 @@
 
 use hashbrown::HashMap;
 
-use super::bits::{pack, packed_len, unpack, width_for};
+use super::bits::{BadCodes, IDENTITY, pack, packed_len, unpack_map, width_for};
 use super::column::{Rows, Span, Store, StrColumn};
 use super::read::{Reader, charge};
 use super::{MAX_DICT, MIN_DICT};
@@ -119,18 +119,21 @@ pub(super) fn read_index(r: &mut Reader<'_>, n_expected: usize, d: usize) -> Res
         None => return Err(r.bad("string dictionary index length overflows")),
     };
     let mut index = Vec::with_capacity(n_expected);
-    if unpack(bytes, n_expected, w, &mut index).is_none() {
-        return Err(crate::Error::at(
-            crate::ErrorCode::BadCodec("nonzero padding bits after a string dictionary index"),
-            at,
-        ));
-    }
-    if let Some(p) = index.iter().position(|&k| k as usize >= d) {
-        let byte = at + (p as u64 * u64::from(w)) / 8;
-        return Err(crate::Error::at(
-            crate::ErrorCode::BadCodec("string dictionary index points past the table"),
-            byte,
-        ));
+    match unpack_map(bytes, n_expected, w, &IDENTITY[..d], &mut index) {
+        Ok(()) => {}
+        Err(BadCodes::Padding) => {
+            return Err(crate::Error::at(
+                crate::ErrorCode::BadCodec("nonzero padding bits after a string dictionary index"),
+                at,
+            ));
+        }
+        Err(BadCodes::Past(p)) => {
+            let byte = at + (p as u64 * u64::from(w)) / 8;
+            return Err(crate::Error::at(
+                crate::ErrorCode::BadCodec("string dictionary index points past the table"),
+                byte,
+            ));
+        }
     }
     Ok(index)
 }
