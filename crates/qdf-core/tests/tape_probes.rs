@@ -97,7 +97,7 @@ fn text(i: usize) -> String {
     let mut s = String::new();
     while s.len() + wide.len_utf8() <= len {
         // A wide character every few bytes, the rest ASCII: boundaries land everywhere.
-        if (s.len() + i) % 5 == 0 {
+        if (s.len() + i).is_multiple_of(5) {
             s.push(wide);
         } else {
             s.push((b'a' + (s.len() % 26) as u8) as char);
@@ -205,7 +205,7 @@ impl Serialize for Shapey {
             0 if self.fail != Fail::InSome => st.skip_field("opt")?,
             _ => st.serialize_field("opt", &SomeFail(self))?,
         }
-        if i % 4 == 0 || matches!(self.fail, Fail::InMapValue) {
+        if i.is_multiple_of(4) || matches!(self.fail, Fail::InMapValue) {
             st.serialize_field("map", &FailingMap(self))?;
         }
         if i % 6 == 1 || matches!(self.fail, Fail::InNestedRow) {
@@ -217,7 +217,7 @@ impl Serialize for Shapey {
             2 => Kind::Tup(i as u8, t.clone()),
             _ => Kind::Rec {
                 a: -(i as i64),
-                b: (i % 2 == 0).then(|| t.clone()),
+                b: i.is_multiple_of(2).then(|| t.clone()),
             },
         };
         st.serialize_field("kind", &kind)?;
@@ -262,7 +262,11 @@ fn failures_anywhere_fail_the_encode() {
     for n in [15, 16, 17] {
         for k in [0, 1, 14, 15, n - 1].into_iter().filter(|&k| k < n) {
             for f in [Fail::Top, Fail::InMapValue, Fail::InNestedRow, Fail::InSome] {
-                for opts in [Options::speed(), Options::balanced(), Options::compression()] {
+                for opts in [
+                    Options::speed(),
+                    Options::balanced(),
+                    Options::compression(),
+                ] {
                     let b = batch(n, 0, Some((k, f)));
                     assert!(to_vec_with(&b, opts).is_err(), "{n} {k} {f:?}");
                 }
@@ -481,7 +485,11 @@ fn fulls(n: usize, salt: usize) -> Vec<Full> {
                     },
                 },
                 raw: t.as_bytes().to_vec(),
-                big: if i % 2 == 0 { i128::MIN + i as i128 } else { i as i128 },
+                big: if i % 2 == 0 {
+                    i128::MIN + i as i128
+                } else {
+                    i as i128
+                },
                 f: if i % 5 == 0 { f32::NAN } else { i as f32 * 0.5 },
             }
         })
@@ -490,7 +498,9 @@ fn fulls(n: usize, salt: usize) -> Vec<Full> {
 
 /// `Full` with its float bits, since NaN != NaN.
 fn bits(v: &[Full]) -> Vec<(String, u32)> {
-    v.iter().map(|x| (format!("{x:?}"), x.f.to_bits())).collect()
+    v.iter()
+        .map(|x| (format!("{x:?}"), x.f.to_bits()))
+        .collect()
 }
 
 /// Every serde kind in columns and residuals (Option<Option<_>>, skipped fields, nested
@@ -500,7 +510,11 @@ fn bits(v: &[Full]) -> Vec<(String, u32)> {
 fn every_kind_round_trips_exactly() {
     for n in [1, 15, 16, 17, 50] {
         let rows = fulls(n, n);
-        for opts in [Options::speed(), Options::balanced(), Options::compression()] {
+        for opts in [
+            Options::speed(),
+            Options::balanced(),
+            Options::compression(),
+        ] {
             let b = to_vec_with(&rows, opts).unwrap();
             let back: Vec<Full> = from_slice(&b).unwrap();
             assert_eq!(bits(&back), bits(&rows), "{n}");
@@ -563,11 +577,17 @@ fn alphabet_columns_every_width_and_tail() {
         .collect();
     let mut alpha = 0;
     for a in [2usize, 3, 4, 5, 8, 9, 16, 17, 32, 33, 64] {
-        for len in [1usize, 7, 9, 10, 11, 12, 13, 16, 20, 21, 22, 31, 32, 33, 63, 64, 65] {
+        for len in [
+            1usize, 7, 9, 10, 11, 12, 13, 16, 20, 21, 22, 31, 32, 33, 63, 64, 65,
+        ] {
             for varying in [false, true] {
                 let rows: Vec<Id> = (0..40usize)
                     .map(|i| {
-                        let l = if varying { 1 + (len + i) % (len + 3) } else { len };
+                        let l = if varying {
+                            1 + (len + i) % (len + 3)
+                        } else {
+                            len
+                        };
                         let id = (0..l)
                             .map(|j| syms[(i * 31 + j * 7 + j * j) % a] as char)
                             .collect::<String>();
@@ -606,8 +626,8 @@ fn all_ways(b: &[u8]) -> Result<String, (String, Option<u64>)> {
     let owned = from_slice::<String>(b).map_err(err);
     let borrowed = from_slice::<&str>(b).map(str::to_owned).map_err(err);
     let newtype = from_slice::<W>(b).map(|w| w.0).map_err(err);
-    let value = from_slice::<Value>(b).map_err(err).and_then(|v| match v {
-        Value::Str(ref s) => Ok(s.to_string()),
+    let value = from_slice::<Value>(b).map_err(err).map(|v| match v {
+        Value::Str(ref s) => s.to_string(),
         other => panic!("not a string: {other:?}"),
     });
     assert_eq!(owned, borrowed);
@@ -828,7 +848,9 @@ struct WithMap {
 /// Speed does (the same error, or the same value), at the first row, the 16th, the last.
 #[test]
 fn misordered_maps_in_rows_match_speed() {
-    for calls in ["kv", "e", "kve", "ekv", "k", "v", "kk", "vv", "kvv", "ekk", "kkv", ""] {
+    for calls in [
+        "kv", "e", "kve", "ekv", "k", "v", "kk", "vv", "kvv", "ekk", "kkv", "",
+    ] {
         for swallow in [false, true] {
             for odd_at in [0usize, 15, 16] {
                 let rows: Vec<WithMap> = (0..17)
@@ -882,9 +904,20 @@ fn lying_row_counts_write_the_truthful_bytes() {
                 score: 0.5,
             })
             .collect();
-        for opts in [Options::speed(), Options::balanced(), Options::compression()] {
+        for opts in [
+            Options::speed(),
+            Options::balanced(),
+            Options::compression(),
+        ] {
             let want = to_vec_with(&rows, opts).unwrap();
-            for hint in [None, Some(0), Some(1), Some(n - 1), Some(n + 1), Some(u32::MAX as usize)] {
+            for hint in [
+                None,
+                Some(0),
+                Some(1),
+                Some(n - 1),
+                Some(n + 1),
+                Some(u32::MAX as usize),
+            ] {
                 let got = to_vec_with(&Lying(&rows, hint), opts).unwrap();
                 assert_eq!(got, want, "{n} {hint:?}");
             }
@@ -931,4 +964,194 @@ fn depth_limit_in_columns_matches_speed() {
             }
         }
     }
+}
+
+// ---------- subset decodes of columnar batches inside a session ----------
+
+#[derive(Serialize, Deserialize, PartialEq, Debug, Clone)]
+struct Rich {
+    id: u32,
+    /// Unique per row and frame: a per-value column of interned definitions.
+    uniq: String,
+    /// Repeats: dictionary or interned references.
+    tag: String,
+    /// Hex: alphabet-packed.
+    hex: String,
+    /// Residual: strings interned inside the rows of a hybrid container.
+    kind: Ev2,
+    sub: Option<Sub>,
+    score: f64,
+}
+
+fn riches(frame: usize, n: usize) -> Vec<Rich> {
+    (0..n)
+        .map(|i| Rich {
+            id: (frame * 1000 + i) as u32,
+            uniq: format!("unique-value-{frame}-{i}-{}", "u".repeat(i % 9)),
+            tag: ["alpha-tag", "beta-tag", "gamma-tag"][(i + frame) % 3].to_owned(),
+            hex: format!(
+                "{:012x}",
+                (i as u64 + frame as u64).wrapping_mul(0x9E37_79B9)
+            ),
+            kind: match (i + frame) % 3 {
+                0 => Ev2::C(format!("residual-{}", i % 4), 1),
+                1 => Ev2::D {
+                    x: Some(Some(format!("nested-{frame}-{i}"))),
+                },
+                _ => Ev2::A,
+            },
+            sub: (i % 2 == 0).then(|| Sub {
+                k: i as u8,
+                v: format!("sub-value-{}", (i + frame) % 5),
+            }),
+            score: i as f64 + 0.25,
+        })
+        .collect()
+}
+
+#[derive(Deserialize, PartialEq, Debug)]
+struct OnlyId {
+    id: u32,
+}
+
+#[derive(Deserialize, PartialEq, Debug)]
+struct IdScore {
+    score: f64,
+    id: u32,
+}
+
+#[derive(Deserialize, PartialEq, Debug)]
+struct OnlyTag {
+    tag: String,
+    sub: Option<Sub>,
+}
+
+/// Frames decoded as structs naming fewer fields (every skipped column, residual or not,
+/// still drives the Dense state), then full decodes of later frames that reference what the
+/// skipped columns defined: exact.
+#[test]
+fn subset_decodes_in_a_session_keep_the_state() {
+    // Per frame: 0 full, 1 only id, 2 id+score, 3 tag+sub, 4 Value.
+    let plans: [&[u8]; 4] = [
+        &[1, 1, 0, 0, 0],
+        &[2, 3, 1, 4, 0],
+        &[1, 2, 3, 1, 0],
+        &[4, 1, 1, 1, 1],
+    ];
+    for opts in [Options::balanced(), Options::compression()] {
+        for n in [16usize, 17, 40] {
+            for plan in plans {
+                let frames: Vec<Vec<Rich>> = (0..8).map(|f| riches(f % 3, n)).collect();
+                assert_eq!(tag(&to_vec_with(&frames[0], opts).unwrap()), F7);
+                let mut enc = EncoderSession::new(opts);
+                let mut out = Vec::new();
+                for f in &frames {
+                    enc.encode_frame(f, &mut out).unwrap();
+                }
+                let mut dec = DecoderSession::new(opts);
+                let mut pos = 0;
+                for (k, f) in frames.iter().enumerate() {
+                    let how = plan.get(k).copied().unwrap_or(0);
+                    let buf = &out[pos..];
+                    let used = match how {
+                        1 => {
+                            let (v, u): (Vec<OnlyId>, usize) =
+                                dec.decode_frame(buf).unwrap().unwrap();
+                            let want: Vec<OnlyId> = f.iter().map(|r| OnlyId { id: r.id }).collect();
+                            assert_eq!(v, want);
+                            u
+                        }
+                        2 => {
+                            let (v, u): (Vec<IdScore>, usize) =
+                                dec.decode_frame(buf).unwrap().unwrap();
+                            let want: Vec<IdScore> = f
+                                .iter()
+                                .map(|r| IdScore {
+                                    score: r.score,
+                                    id: r.id,
+                                })
+                                .collect();
+                            assert_eq!(v, want);
+                            u
+                        }
+                        3 => {
+                            let (v, u): (Vec<OnlyTag>, usize) =
+                                dec.decode_frame(buf).unwrap().unwrap();
+                            let want: Vec<OnlyTag> = f
+                                .iter()
+                                .map(|r| OnlyTag {
+                                    tag: r.tag.clone(),
+                                    sub: r.sub.clone(),
+                                })
+                                .collect();
+                            assert_eq!(v, want);
+                            u
+                        }
+                        4 => {
+                            let (v, u): (Value, usize) = dec.decode_frame(buf).unwrap().unwrap();
+                            assert_eq!(v, as_value(f));
+                            u
+                        }
+                        _ => {
+                            let (v, u): (Vec<Rich>, usize) =
+                                dec.decode_frame(buf).unwrap().unwrap();
+                            assert_eq!(&v, f, "frame {k} plan {plan:?}");
+                            u
+                        }
+                    };
+                    pos += used;
+                }
+                assert_eq!(pos, out.len());
+            }
+        }
+    }
+}
+
+/// Alphabet columns of every code width, truncated and mutated at every byte: the code
+/// unpacker fails cleanly, and whatever a typed decode accepts a `Value` decode accepts.
+#[test]
+fn hostile_alphabet_columns_every_width() {
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Id {
+        id: String,
+    }
+    let syms: Vec<u8> = (b'0'..=b'9')
+        .chain(b'a'..=b'z')
+        .chain(b'A'..=b'Z')
+        .chain([b'-', b'_'])
+        .collect();
+    let mut packed = 0;
+    for a in [2usize, 4, 8, 16, 32, 64] {
+        let rows: Vec<Id> = (0..17usize)
+            .map(|i| Id {
+                id: (0..(1 + i % 13))
+                    .map(|j| syms[(i * 31 + j * 7) % a] as char)
+                    .collect(),
+            })
+            .collect();
+        for opts in [Options::balanced(), Options::compression()] {
+            let good = to_vec_with(&rows, opts).unwrap();
+            // EF M 00 01 (name "id") kind, then the column's codec tag.
+            if good[13] != 0xFB {
+                continue;
+            }
+            packed += 1;
+            for cut in 0..good.len() {
+                assert!(
+                    from_slice::<Vec<Id>>(&good[..cut]).is_err(),
+                    "{a} cut {cut}"
+                );
+            }
+            for at in 13..good.len() {
+                for x in [0x01u8, 0x02, 0x10, 0x80, 0xFF] {
+                    let mut b = good.clone();
+                    b[at] ^= x;
+                    if from_slice::<Vec<Id>>(&b).is_ok() {
+                        assert!(from_slice::<Value>(&b).is_ok(), "{a} at {at} ^{x:02x}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(packed >= 8, "only {packed} encodings were alphabet-packed");
 }
