@@ -53,7 +53,27 @@ pub(crate) fn read_stream_header(buf: &[u8]) -> Result<u8> {
 /// Errors: header errors, [`ErrorCode::NonMinimal`] / [`ErrorCode::VarintOverflow`] for the
 /// length, [`ErrorCode::FrameTooLarge`] for a length above `max_len` (checked as soon as the
 /// varint is complete, before any body byte is needed).
+#[inline]
 pub(crate) fn next_frame(buf: &[u8], header_seen: bool, max_len: usize) -> Result<Next> {
+    // The common frame: after the header, a one-byte length within the maximum (what the
+    // general path below computes for it).
+    if header_seen
+        && let Some(&b) = buf.first()
+        && b < 0x80
+        && b as usize <= max_len
+    {
+        let end = 1 + b as usize;
+        return Ok(match buf.len().checked_sub(end) {
+            None => Next::Incomplete {
+                needed: end - buf.len(),
+            },
+            Some(_) => Next::Complete {
+                flags: None,
+                body_start: 1,
+                end,
+            },
+        });
+    }
     let (flags, at) = if header_seen {
         (None, 0)
     } else {
@@ -128,6 +148,11 @@ pub(crate) fn write_stream_header(out: &mut Vec<u8>, flags: u8) {
 pub(crate) fn patch_len_prefix(out: &mut Vec<u8>, slot: usize, reserved: usize) {
     let body_start = slot + reserved;
     let body_len = out.len() - body_start;
+    if reserved == 1 && body_len < 0x80 {
+        // The common small frame: the guess was right and the prefix is one byte.
+        out[slot] = body_len as u8;
+        return;
+    }
     let need = uvarint_len(body_len as u64);
     if need > reserved {
         let grow = need - reserved;

@@ -343,6 +343,7 @@ impl DecoderSession {
     /// On an error, [`broken`](Self::broken) tells whether the session is still usable; if it
     /// is, the failed frame counts as consumed (its length is what
     /// [`frame_status`](Self::frame_status) reports for the same `buf`).
+    #[inline]
     pub fn decode_frame<T: DeserializeOwned>(&mut self, buf: &[u8]) -> Result<Option<(T, usize)>> {
         let (flags, body_start, end) = match self.next(buf)? {
             Next::Incomplete { .. } => return Ok(None),
@@ -400,6 +401,7 @@ impl DecoderSession {
         frame::next_frame(buf, self.flags.is_some(), self.max_frame_len).map_err(|e| self.fail(e))
     }
 
+    #[inline]
     fn decode_body_checked<T: DeserializeOwned>(&mut self, body: &[u8]) -> Result<T> {
         let r = if self.flags.is_some_and(|f| f & FLAG_DENSE != 0) {
             crate::decode_body_with_state(body, &self.opts, &mut self.dense)

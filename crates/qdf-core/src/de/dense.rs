@@ -12,7 +12,7 @@ use super::read::{Reference, Text};
 use crate::dense::{DenseState, Kind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
-use crate::wire::tags::{INTERN_BIN, INTERN_STR};
+use crate::wire::tags::{INTERN_BIN, INTERN_STR, STATE_REF};
 
 /// Per-body decoder state: the Dense state (created on the first Dense tag, or lent by a
 /// session) and the input slices of the entries defined in this body.
@@ -46,16 +46,24 @@ impl<'de> DecState<'de> {
     }
 
     /// The Dense state, created on first use, with any owed `note_inline` applied.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn dense(&mut self) -> &mut DenseState {
-        let opts = &self.opts;
-        let d = self
-            .dense
-            .get_or_insert_with(|| Box::new(DenseState::new_decoder(opts)));
+        if self.dense.is_none() {
+            self.create_dense();
+        }
+        let d = self.dense.as_deref_mut().expect("created above");
         if std::mem::take(&mut self.inline_owed) {
             d.note_inline();
         }
         d
+    }
+
+    /// The first Dense tag of a stateless body (or of a session's first body).
+    #[cold]
+    #[inline(never)]
+    fn create_dense(&mut self) {
+        self.dense
+            .get_or_insert_with(|| Box::new(DenseState::new_decoder(&self.opts)));
     }
 
     /// The Dense state if any was used, for shape lookups (which do not read the
@@ -84,9 +92,14 @@ enum Local<'de> {
     Bin(&'de [u8]),
 }
 
-#[inline]
+#[inline(always)]
 fn utf8(b: &[u8], at: u64) -> Result<&str> {
-    crate::utf8::utf8(b).map_err(|e| Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64))
+    crate::utf8::utf8(b).map_err(|e| bad_utf8(e, at))
+}
+
+#[cold]
+fn bad_utf8(e: std::str::Utf8Error, at: u64) -> Error {
+    Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64)
 }
 
 impl<'de> Deserializer<'de> {
@@ -98,7 +111,30 @@ impl<'de> Deserializer<'de> {
 
     /// Reads the string or bytes that Dense tag `tag` (already consumed, one of E0, E1,
     /// E2, E8, E9, EA) stands for, charging its length to the output budget.
+    ///
+    /// Inline: the common case, `E1` with a one-byte id the table holds (the same test as
+    /// [`DenseState::resolve`]'s), which cannot fail but on the budget or UTF-8.
+    #[inline(always)]
     pub(crate) fn read_dense_text(&mut self, tag: u8) -> Result<Text<'de, '_>> {
+        if tag == STATE_REF
+            && let Some(&b) = self.read.rest().first()
+            && b < 0x80
+            && self
+                .state
+                .dense_ref()
+                .is_some_and(|d| (b as u32) < d.entries())
+        {
+            let at = self.read.offset();
+            self.read.take(1, "a Dense reference")?;
+            self.state.dense().resolve_short(b as u32);
+            return self.ref_text(b as u32, at);
+        }
+        self.read_dense_other(tag)
+    }
+
+    /// [`read_dense_text`](Self::read_dense_text) for every other tag.
+    #[inline(never)]
+    fn read_dense_other(&mut self, tag: u8) -> Result<Text<'de, '_>> {
         let at = self.read.offset();
         if tag == INTERN_STR || tag == INTERN_BIN {
             let len = self.read.uvarint()?;
@@ -131,9 +167,16 @@ impl<'de> Deserializer<'de> {
             .resolve(tag, rest)
             .map_err(|e| e.with_offset(at))?;
         self.read.take(used, "a Dense reference")?;
+        self.ref_text(id, at)
+    }
+
+    /// The text of resolved entry `id` (a reference at `at`), charged to the budget:
+    /// borrowed from the input if it was defined in this body (a string checked then),
+    /// else copied out of the table.
+    #[inline(always)]
+    fn ref_text(&mut self, id: u32, at: u64) -> Result<Text<'de, '_>> {
         let local = id.checked_sub(self.state.first_id).map(|i| i as usize);
         if let Some(&l) = local.and_then(|i| self.state.spans.get(i)) {
-            // Defined in this body: borrowed from the input, a string checked then.
             return Ok(match l {
                 Local::Str(s) => {
                     self.charge(s.len() as u64)?;
@@ -145,9 +188,18 @@ impl<'de> Deserializer<'de> {
                 }
             });
         }
-        let len = self.state.dense().entry(id).0.len();
-        self.charge(len as u64)?;
-        let (bytes, kind) = self.state.dense().entry(id);
+        // One entry lookup; the fields are borrowed apart so that the budget can be charged
+        // (as `charge` does) while the entry is held.
+        let (bytes, kind) = self
+            .state
+            .dense_ref()
+            .expect("resolve created the Dense state")
+            .entry(id);
+        let len = bytes.len() as u64;
+        if len > self.budget_left {
+            return Err(self.read.error(ErrorCode::OutputBudget(self.budget)));
+        }
+        self.budget_left -= len;
         Ok(match kind {
             Kind::Str => Text::Str(Reference::Copied(utf8(bytes, at)?)),
             Kind::Bin => Text::Bytes(Reference::Copied(bytes)),

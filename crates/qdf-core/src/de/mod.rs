@@ -152,6 +152,7 @@ pub(crate) fn decode_body<'de, T: serde::Deserialize<'de>>(
 
 /// [`decode_body`] continuing a session's Dense state (taken and given back, also on error:
 /// the caller decides whether a failed body breaks the session).
+#[inline]
 pub(crate) fn decode_body_with_state<'de, T: serde::Deserialize<'de>>(
     body: &'de [u8],
     opts: &Options,

@@ -34,6 +34,9 @@ pub(crate) struct ShapeAccess<'a, 'de> {
     count: usize,
     idx: usize,
     phase: Phase,
+    /// The stored-name index of the shape's first field (reuses; see
+    /// [`ShapeTable::name_indices`](crate::dense::ShapeTable::name_indices)).
+    names: usize,
 }
 
 /// A field name read from the input: borrowed, or copied out of the intern table.
@@ -51,16 +54,17 @@ impl<'de> Deserializer<'de> {
     pub(crate) fn visit_shape<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let at = self.read.offset();
         let id = self.read.uvarint()?;
-        let count = if id == 0 {
+        let (count, names) = if id == 0 {
             let n = self.read.uvarint()?;
             self.read.check_count(n, 2)?;
             self.state.dense().begin_shape();
-            n as usize
+            (n as usize, 0)
         } else {
-            u32::try_from(id)
+            let r = u32::try_from(id)
                 .ok()
-                .and_then(|id| self.state.dense_ref()?.shapes().field_count(id))
-                .ok_or_else(|| Error::at(ErrorCode::UnknownStateId(id), at))?
+                .and_then(|id| self.state.dense_ref()?.shapes().name_range(id))
+                .ok_or_else(|| Error::at(ErrorCode::UnknownStateId(id), at))?;
+            (r.len(), r.start)
         };
         // A reuse may escape after any field, so its count says nothing about the input
         // left; the size hint is capped by it instead.
@@ -72,6 +76,7 @@ impl<'de> Deserializer<'de> {
             count,
             idx: 0,
             phase: Phase::Shape,
+            names,
         };
         let v = visitor.visit_map(&mut access)?;
         if access.phase != Phase::Done {
@@ -138,13 +143,14 @@ impl<'de> ShapeAccess<'_, 'de> {
         Ok(())
     }
 
-    /// The shape's name at `idx` (no input read).
+    /// The shape's name at `idx < count` (no input read).
+    #[inline(always)]
     fn predicted_name<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<K::Value> {
         let de: &Deserializer<'de> = self.de;
         let name = de
             .state
             .dense_ref()
-            .and_then(|d| d.shapes().field_name(self.id, self.idx))
+            .and_then(|d| d.shapes().name_at(self.names + self.idx))
             .expect("idx < count of a defined shape");
         let name = crate::utf8::utf8(name).expect("shape names are read as strings");
         self.idx += 1;
@@ -155,7 +161,37 @@ impl<'de> ShapeAccess<'_, 'de> {
 impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
     type Error = Error;
 
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        // The common case first: a field of a reuse, with no escape before it.
+        if self.phase == Phase::Shape
+            && self.id != 0
+            && self.idx < self.count
+            && !self.de.read.rest().starts_with(&[EXT, SHAPE_ESCAPE])
+        {
+            return self.predicted_name(seed).map(Some);
+        }
+        self.next_key_other(seed)
+    }
+
+    #[inline]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        seed.deserialize(&mut *self.de)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        match self.phase {
+            Phase::Shape => Some((self.count - self.idx).min(self.de.read.remaining())),
+            Phase::Open | Phase::Escaped => None,
+            Phase::Done => Some(0),
+        }
+    }
+}
+
+impl<'de> ShapeAccess<'_, 'de> {
+    /// [`next_key_seed`](de::MapAccess::next_key_seed) for every other step.
+    #[inline(never)]
+    fn next_key_other<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         loop {
             match self.phase {
                 Phase::Done => return Ok(None),
@@ -195,18 +231,6 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
                 }
                 Phase::Shape => return self.predicted_name(seed).map(Some),
             }
-        }
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        seed.deserialize(&mut *self.de)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        match self.phase {
-            Phase::Shape => Some((self.count - self.idx).min(self.de.read.remaining())),
-            Phase::Open | Phase::Escaped => None,
-            Phase::Done => Some(0),
         }
     }
 }

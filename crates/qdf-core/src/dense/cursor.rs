@@ -116,6 +116,9 @@ pub(crate) struct ShapeCursor {
     /// The hash of the first name alone, once known.
     first: Option<NamesHash>,
     mode: Mode,
+    /// In [`Mode::Reuse`], the stored-name indices `names.0..names.1` of the shape's
+    /// fields (the predicted name of field `idx` is stored name `names.0 + idx`), else empty.
+    names: (usize, usize),
 }
 
 impl ShapeCursor {
@@ -165,6 +168,7 @@ impl DenseState {
             hash: NamesHash::default(),
             hashed: 0,
             first: None,
+            names: self.reuse_names(mode),
             mode,
         };
         (cur, start)
@@ -202,6 +206,7 @@ impl DenseState {
             hash: NamesHash::default(),
             hashed: 0,
             first: Some(h1),
+            names: self.reuse_names(mode),
             mode,
         };
         Some((cur, start))
@@ -213,15 +218,32 @@ impl DenseState {
     /// escape or a restart) or declares one, so a reuse whose names match hashes nothing:
     /// [`catch_up`](Self::catch_up) folds in the predicted names when it is needed. Plain
     /// structs never need it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn struct_field(&mut self, cur: &mut ShapeCursor, key: &[u8]) -> Result<FieldStep> {
+        let k = cur.names.0 + cur.idx;
         cur.idx += 1;
-        if let Mode::Reuse(id) = cur.mode
-            && self.shapes.name_is(id, cur.idx - 1, key)
-        {
+        // `names` is empty outside a reuse, so this is the reuse's predicted-name test.
+        if k < cur.names.1 && self.shapes.name_at_is(k, key) {
             return Ok(FieldStep::ValueOnly);
         }
         self.struct_field_other(cur, key)
+    }
+
+    /// The `names` of a cursor in `mode`.
+    fn reuse_names(&self, mode: Mode) -> (usize, usize) {
+        match mode {
+            Mode::Reuse(id) => {
+                let r = self.shapes.name_indices(id);
+                (r.start, r.end)
+            }
+            _ => (0, 0),
+        }
+    }
+
+    /// Sets `cur`'s mode, keeping `names` in step.
+    fn set_mode(&self, cur: &mut ShapeCursor, mode: Mode) {
+        cur.names = self.reuse_names(mode);
+        cur.mode = mode;
     }
 
     /// [`struct_field`](Self::struct_field) for every field a reuse does not predict (out of
@@ -247,7 +269,7 @@ impl DenseState {
             Mode::Reuse(id) => {
                 self.catch_up(cur, id, cur.idx - 1);
                 self.feed_name(cur, key);
-                cur.mode = Mode::Tail { declared: false };
+                self.set_mode(cur, Mode::Tail { declared: false });
                 if self.shape_len(id) < cur.idx {
                     FieldStep::OpenThenName(id)
                 } else {
@@ -300,7 +322,7 @@ impl DenseState {
             },
             Mode::Declare => {
                 self.end_declaration(cur)?;
-                cur.mode = Mode::Tail { declared: true };
+                self.set_mode(cur, Mode::Tail { declared: true });
                 FieldStep::Key {
                     open: None,
                     escape: true,
@@ -309,7 +331,7 @@ impl DenseState {
             }
             Mode::Reuse(id) => {
                 self.catch_up(cur, id, cur.idx - 1);
-                cur.mode = Mode::Tail { declared: false };
+                self.set_mode(cur, Mode::Tail { declared: false });
                 let open = self.shape_len(id) < cur.idx;
                 FieldStep::Key {
                     open: open.then_some(id),
@@ -332,16 +354,16 @@ impl DenseState {
             && other != id
             && self.shapes.name_is(other, 0, key)
         {
-            cur.mode = Mode::Reuse(other);
+            self.set_mode(cur, Mode::Reuse(other));
             return StructStart::Reuse(other);
         }
         if self.may_declare_shape() {
             self.begin_shape();
             self.shape_name(key);
-            cur.mode = Mode::Declare;
+            self.set_mode(cur, Mode::Declare);
             return StructStart::Declare;
         }
-        cur.mode = Mode::PlainCounted;
+        self.set_mode(cur, Mode::PlainCounted);
         StructStart::Plain
     }
 

@@ -117,7 +117,7 @@ impl InternTable {
     }
 
     /// The bytes and kind of entry `id`, if defined.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, id: u32) -> Option<(&[u8], Kind)> {
         let i = id as usize;
         let end = *self.ends.get(i)?;
@@ -139,6 +139,14 @@ impl InternTable {
         };
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         self.kinds[i] == kind && eq_short(&self.arena[start..end], bytes)
+    }
+
+    /// The id of `(bytes, kind)` if its front-cache slot holds it (`None` is only "not
+    /// there": [`find`](Self::find) gives the answer).
+    #[inline(always)]
+    pub(crate) fn cached(&self, bytes: &[u8], kind: Kind) -> Option<u32> {
+        let id = self.index.as_ref()?.cache[cache_slot(bytes, kind)];
+        self.holds(id, bytes, kind).then_some(id)
     }
 
     /// The id of `(bytes, kind)` if interned: the front cache, else the index (which then

@@ -26,8 +26,10 @@
 //! [`ErrorCode::SessionCap`] ([`Category::Limit`](crate::Category::Limit)).
 //!
 //! An encoder wraps each message in [`DenseState::checkpoint`] … [`DenseState::commit`] or
-//! [`DenseState::rollback`]; the checkpoint records table lengths, copies the 512-byte ring
-//! and logs pair-table and shape-prediction writes, so it costs O(1) plus O(changes).
+//! [`DenseState::rollback`]; the checkpoint records table lengths and the MTF ring's head
+//! (the ring's spare slots keep the checkpoint's window intact for 128 pushes; a longer
+//! message copies it once) and logs pair-table and shape-prediction writes, so it costs O(1)
+//! plus O(changes).
 
 mod colshape;
 mod cursor;
@@ -226,7 +228,27 @@ impl DenseState {
     }
 
     /// Decides how to write `bytes` and applies the state update of that emission.
+    ///
+    /// The common case inline: a non-empty value in the front cache with an id below 128
+    /// that is not `lastID` is `E1 id` (the first rule that applies, and never longer than
+    /// the inline form); everything else takes [`encode_str_other`](Self::encode_str_other).
+    #[inline(always)]
     pub(crate) fn encode_str(&mut self, bytes: &[u8], kind: Kind) -> Emission {
+        if !bytes.is_empty()
+            && bytes.len() >= self.cfg.min_intern
+            && let Some(id) = self.table.cached(bytes, kind)
+            && id < 128
+            && id != self.pred.last_raw()
+        {
+            self.pred.touch(id);
+            return Emission::Ref(id);
+        }
+        self.encode_str_other(bytes, kind)
+    }
+
+    /// [`encode_str`](Self::encode_str) for every other value.
+    #[inline(never)]
+    fn encode_str_other(&mut self, bytes: &[u8], kind: Kind) -> Emission {
         if bytes.len() >= self.cfg.min_intern {
             if let Some(id) = self.table.find(bytes, kind) {
                 return self.encode_ref(id, inline_len(bytes.len(), kind));
@@ -316,10 +338,19 @@ impl DenseState {
             && b < 0x80
             && (b as u32) < self.table.len()
         {
-            self.pred.touch(b as u32);
+            self.resolve_short(b as u32);
             return Ok((b as u32, 1));
         }
         self.resolve_other(tag, buf)
+    }
+
+    /// The state update of `E1 id` with a one-byte `id` below [`entries`](Self::entries)
+    /// (what [`resolve`](Self::resolve) does for it; callers that tested this themselves
+    /// skip the rest).
+    #[inline(always)]
+    pub(crate) fn resolve_short(&mut self, id: u32) {
+        debug_assert!(id < 0x80 && id < self.table.len());
+        self.pred.touch(id);
     }
 
     /// [`resolve`](Self::resolve) for every other reference (and every error).
@@ -378,7 +409,7 @@ impl DenseState {
 
     /// The bytes and kind of entry `id` (ids from [`define`](Self::define) or
     /// [`resolve`](Self::resolve) are always present).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn entry(&self, id: u32) -> (&[u8], Kind) {
         self.table.get(id).expect("resolved ids are defined")
     }

@@ -1,40 +1,58 @@
 //! State-ref predictors (Go notes §1.5): `lastID` (Markov-0 repeat, `E8`), the 128-slot ring
 //! of pushes (MTF, `E9`) and the Markov-1 pair table (`EA`).
 //!
-//! The ring keeps duplicates: rank `r` names the id pushed `r` pushes ago, `ring[(head-1-r)
-//! & 127]`, not a deduplicated LRU position. The Go library falls back to an LRU walk for
-//! ranks ≥ 128; qdf-rs never emits such ranks and rejects them (`docs/SPEC.md`
-//! §Differences). The pair table maps `prev → succ + 1` (0 = empty) and is written on every
-//! definition and reference that has a valid `lastID`, on both sides.
+//! The ring keeps duplicates: rank `r` names the id pushed `r` pushes ago, not a
+//! deduplicated LRU position. The Go library falls back to an LRU walk for ranks ≥ 128;
+//! qdf-rs never emits such ranks and rejects them (`docs/SPEC.md` §Differences). The pair
+//! table maps `prev → succ + 1` (0 = empty) and is written on every definition and reference
+//! that has a valid `lastID`, on both sides.
+//!
+//! The ring's 128 ranks live in 256 physical slots indexed by a wrapping `u8` head, so the
+//! first 128 pushes after an encoder checkpoint land in slots outside the checkpoint's
+//! window: a checkpoint records the head alone, and only a message that pushes more than 128
+//! times copies the window (once) before it overwrites it.
 
-/// Slots in the MTF ring (Go `ringSize`).
+/// Ranks of the MTF ring (Go `ringSize`).
 pub(crate) const RING: usize = 128;
+
+/// Physical ring slots: twice the ranks, one per `u8` head value.
+const SLOTS: usize = 2 * RING;
 
 /// `lastID` marker for "invalid" (no preceding interned value).
 const NO_LAST: u32 = u32::MAX;
 
 /// The predictor state. Ids are `u32` here; the wire caps them below 0xFFFF.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct Predictors {
     last: u32,
-    ring: [u32; RING],
+    /// Rank `r` is `ring[head - 1 - r]` (wrapping), for `r < filled`.
+    ring: Box<[u32; SLOTS]>,
     /// Next ring slot to write.
     head: u8,
-    /// Valid slots, 0..=128.
+    /// Valid ranks, 0..=128.
     filled: u8,
     /// `pairs[prev] = succ + 1`, 0 when empty; one slot per intern id.
     pairs: Vec<u32>,
     /// Undo log of pair writes `(prev, old value)` while an encoder checkpoint is open.
     undo: Vec<(u32, u32)>,
     logging: bool,
+    /// The head at which the next push would overwrite the open checkpoint's window (the
+    /// mark's head + 128), or [`NO_GUARD`] when no window needs saving.
+    guard: u16,
+    /// The checkpoint's window (ranks 0..128 at the mark, newest first), copied before the
+    /// 129th push of a checkpoint overwrites it.
+    saved: Option<Box<[u32; RING]>>,
+    saved_valid: bool,
 }
 
-/// The part of [`Predictors`] an encoder checkpoint copies (the ring is 512 bytes; the pair
-/// table is restored from the undo log instead of copied).
-#[derive(Clone, Debug)]
+/// [`Predictors::guard`] outside a checkpoint (no `u8` head equals it).
+const NO_GUARD: u16 = 0x100;
+
+/// The part of [`Predictors`] an encoder checkpoint records (the ring window stays in place,
+/// see the module docs; the pair table is restored from the undo log).
+#[derive(Copy, Clone, Debug)]
 pub(crate) struct PredMark {
     last: u32,
-    ring: [u32; RING],
     head: u8,
     filled: u8,
 }
@@ -44,12 +62,15 @@ impl Predictors {
     pub(crate) fn new() -> Self {
         Predictors {
             last: NO_LAST,
-            ring: [0; RING],
+            ring: Box::new([0; SLOTS]),
             head: 0,
             filled: 0,
             pairs: Vec::new(),
             undo: Vec::new(),
             logging: false,
+            guard: NO_GUARD,
+            saved: None,
+            saved_valid: false,
         }
     }
 
@@ -82,12 +103,22 @@ impl Predictors {
         }
     }
 
+    /// The raw `lastID` ([`NO_LAST`] when invalid), for the encoder's fast path.
+    #[inline(always)]
+    pub(crate) fn last_raw(&self) -> u32 {
+        self.last
+    }
+
+    #[inline(always)]
     fn record_pair(&mut self, prev: u32, id: u32) {
         let slot = &mut self.pairs[prev as usize];
-        if self.logging {
-            self.undo.push((prev, *slot));
+        // Unchanged (the common case in a steady stream): nothing to write or undo.
+        if *slot != id + 1 {
+            if self.logging {
+                self.undo.push((prev, *slot));
+            }
+            *slot = id + 1;
         }
-        *slot = id + 1;
     }
 
     /// `E8`: the repeat of `lastID` records the pair `(id, id)` and touches nothing else.
@@ -98,10 +129,13 @@ impl Predictors {
 
     /// A definition or a non-repeat reference of `id`: push it on the ring, record
     /// `(lastID, id)` and make it `lastID`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn touch(&mut self, id: u32) {
+        if self.head as u16 == self.guard {
+            self.save_window();
+        }
         self.ring[self.head as usize] = id;
-        self.head = ((self.head as usize + 1) % RING) as u8;
+        self.head = self.head.wrapping_add(1);
         if (self.filled as usize) < RING {
             self.filled += 1;
         }
@@ -117,8 +151,22 @@ impl Predictors {
         if rank >= self.filled as u64 {
             return None;
         }
-        let slot = (self.head as usize + RING - 1 - rank as usize) % RING;
-        Some(self.ring[slot])
+        Some(self.ring[self.head.wrapping_sub(1 + rank as u8) as usize])
+    }
+
+    /// The 129th push since the checkpoint is about to overwrite the checkpoint's window
+    /// (the head reached the guard): copy it (ranks relative to the mark's head, which is
+    /// `head - 128` now).
+    #[cold]
+    #[inline(never)]
+    fn save_window(&mut self) {
+        let mark_head = self.head.wrapping_sub(RING as u8);
+        let saved = self.saved.get_or_insert_with(|| Box::new([0; RING]));
+        for (r, v) in saved.iter_mut().enumerate() {
+            *v = self.ring[mark_head.wrapping_sub(1 + r as u8) as usize];
+        }
+        self.saved_valid = true;
+        self.guard = NO_GUARD;
     }
 
     /// The smallest rank at which the ring holds `id`.
@@ -130,9 +178,10 @@ impl Predictors {
     pub(crate) fn mark(&mut self) -> PredMark {
         self.undo.clear();
         self.logging = true;
+        self.guard = self.head.wrapping_add(RING as u8) as u16;
+        self.saved_valid = false;
         PredMark {
             last: self.last,
-            ring: self.ring,
             head: self.head,
             filled: self.filled,
         }
@@ -142,6 +191,8 @@ impl Predictors {
     pub(crate) fn commit(&mut self) {
         self.undo.clear();
         self.logging = false;
+        self.guard = NO_GUARD;
+        self.saved_valid = false;
     }
 
     /// Restores the state of `mark`; `table_len` is the intern table length at the mark.
@@ -152,11 +203,19 @@ impl Predictors {
             }
         }
         self.pairs.truncate(table_len as usize);
+        if self.saved_valid
+            && let Some(saved) = self.saved.as_deref()
+        {
+            for (r, &v) in saved.iter().enumerate() {
+                self.ring[mark.head.wrapping_sub(1 + r as u8) as usize] = v;
+            }
+        }
         self.last = mark.last;
-        self.ring = mark.ring;
         self.head = mark.head;
         self.filled = mark.filled;
         self.logging = false;
+        self.guard = NO_GUARD;
+        self.saved_valid = false;
     }
 
     /// Everything a peer could observe, for state comparisons in tests.
@@ -217,7 +276,7 @@ mod tests {
         p.grow(4);
         p.touch(0);
         p.touch(1);
-        let before = p.clone();
+        let before = p.observable();
         let m = p.mark();
         p.grow(6);
         p.touch(4);
@@ -225,6 +284,41 @@ mod tests {
         p.repeat(0);
         p.touch(5);
         p.rollback(&m, 4);
-        assert_eq!(p, before);
+        assert_eq!(p.observable(), before);
+    }
+
+    /// A checkpoint whose message pushes more than the ring holds (and wraps the physical
+    /// slots) still rolls back to the exact ranks, and so does a second checkpoint after it.
+    #[test]
+    fn rollback_after_more_pushes_than_the_ring() {
+        let mut p = Predictors::new();
+        p.grow(1000);
+        for id in 0..200 {
+            p.touch(id % 150);
+        }
+        for pushes in [0, 1, 127, 128, 129, 255, 256, 257, 600] {
+            let before = p.observable();
+            let m = p.mark();
+            for k in 0..pushes {
+                p.touch(500 + k % 400);
+            }
+            p.rollback(&m, 1000);
+            assert_eq!(p.observable(), before, "{pushes} pushes");
+        }
+        // Committed pushes stay; a later rollback returns to the committed state.
+        p.mark();
+        for k in 0..300 {
+            p.touch(k);
+        }
+        p.commit();
+        let committed = p.observable();
+        let m = p.mark();
+        for k in 0..130 {
+            p.touch(999 - k);
+        }
+        p.rollback(&m, 1000);
+        assert_eq!(p.observable(), committed);
+        assert_eq!(p.ring_at(0), Some(299));
+        assert_eq!(p.ring_at(127), Some(172));
     }
 }

@@ -62,11 +62,34 @@ impl ShapeTable {
         self.open.len()
     }
 
-    fn name_range(&self, id: u32) -> Option<std::ops::Range<usize>> {
+    /// The stored-name indices of shape `id`'s fields, `None` if undefined.
+    #[inline]
+    pub(crate) fn name_range(&self, id: u32) -> Option<std::ops::Range<usize>> {
         let i = (id as usize).checked_sub(1)?;
         let end = *self.shape_ends.get(i)?;
         let start = if i == 0 { 0 } else { self.shape_ends[i - 1] };
         Some(start..end)
+    }
+
+    /// [`name_range`](Self::name_range), empty if undefined.
+    #[inline]
+    pub(crate) fn name_indices(&self, id: u32) -> std::ops::Range<usize> {
+        self.name_range(id).unwrap_or(0..0)
+    }
+
+    /// Stored name `k` (an index from [`name_range`](Self::name_range)).
+    #[inline(always)]
+    pub(crate) fn name_at(&self, k: usize) -> Option<&[u8]> {
+        let end = *self.name_ends.get(k)?;
+        let start = if k == 0 { 0 } else { self.name_ends[k - 1] };
+        self.names.get(start..end)
+    }
+
+    /// Whether stored name `k` (an index from [`name_range`](Self::name_range)) is `name`.
+    #[inline(always)]
+    pub(crate) fn name_at_is(&self, k: usize, name: &[u8]) -> bool {
+        self.name_at(k)
+            .is_some_and(|n| crate::short::eq_short(n, name))
     }
 
     /// Number of fields of shape `id`, `None` if undefined (id 0 is never a shape).

@@ -370,10 +370,11 @@ impl SerializeStruct for Compound<'_> {
         value: &T,
     ) -> Result<()> {
         self.count += 1;
-        if let Some(cursor) = self.shape.as_mut() {
-            return self.ser.shape_field(cursor, self.start, key, value);
+        // One `value.serialize` call site for both forms, so that it inlines in either.
+        match self.shape.as_mut() {
+            Some(cursor) => self.ser.shape_name(cursor, self.start, key)?,
+            None => self.ser.write_str(key)?,
         }
-        self.ser.write_str(key)?;
         value.serialize(&mut *self.ser)
     }
     fn end(self) -> Result<()> {

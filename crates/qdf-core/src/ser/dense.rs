@@ -56,22 +56,10 @@ impl Serializer {
         }
     }
 
-    /// One field of a shaped struct (or shaped map) whose header starts at `start`: the name
-    /// if the shape does not predict it, then the value.
-    pub(crate) fn shape_field<T: ?Sized + Serialize>(
-        &mut self,
-        cur: &mut ShapeCursor,
-        start: usize,
-        key: &str,
-        value: &T,
-    ) -> Result<()> {
-        self.shape_name(cur, start, key)?;
-        value.serialize(self)
-    }
-
-    /// The name part of [`shape_field`](Self::shape_field). A predicted name (the common
-    /// case) writes nothing and stays inline; every other step is written out of line.
-    #[inline]
+    /// The name of a field of a shaped struct (or shaped map) whose header starts at
+    /// `start`, before its value: nothing if the shape predicts it (the common case, inline),
+    /// else what [`DenseState::struct_field`] asks for, written out of line.
+    #[inline(always)]
     pub(crate) fn shape_name(
         &mut self,
         cur: &mut ShapeCursor,
@@ -168,6 +156,7 @@ impl Serializer {
         Ok(Some(cur))
     }
 
+    #[inline(always)]
     fn dense_mut(&mut self) -> &mut DenseState {
         self.state
             .dense

@@ -290,6 +290,13 @@ impl Serializer {
         if self.write_dense(b, crate::dense::Kind::Str) {
             return Ok(());
         }
+        self.write_plain_str_cold(b)
+    }
+
+    /// [`write_plain_str`](Self::write_plain_str) out of line, for the Dense path (where an
+    /// inline string is the rare case).
+    #[inline(never)]
+    fn write_plain_str_cold(&mut self, b: &[u8]) -> Result<()> {
         self.write_plain_str(b)
     }
 
