@@ -1,6 +1,8 @@
 //! Probes of the columnar capture tape (`ser/capture.rs`), the column plan's by-address name
 //! match, the word-at-a-time packers and the str8 decode fast path: hostile `Serialize`
-//! impls, session rollback, exact round trips against row mode, and hostile bytes.
+//! impls, session rollback, exact round trips against row mode, and hostile bytes; then
+//! columnar subset decodes in sessions and the Dense predictor checkpoint (a failed message
+//! of more than 128 ring pushes, pair-table undo) with hostile references.
 
 use qdf_core::{DecoderSession, EncoderSession, Options, Value, from_slice, to_vec_with};
 use serde::ser::{Error as _, SerializeSeq, SerializeStruct, Serializer};
@@ -1154,4 +1156,257 @@ fn hostile_alphabet_columns_every_width() {
         }
     }
     assert!(packed >= 8, "only {packed} encodings were alphabet-packed");
+}
+
+// ---------- Dense predictor checkpoint: a failed message of more than 128 pushes ----------
+
+/// A message that serializes `strs` (interning or referencing each: one ring push each) and
+/// then fails, inside a sequence or at row `fail_row` of a columnar batch.
+struct PushThenFail<'a> {
+    strs: &'a [String],
+    columnar: bool,
+}
+impl Serialize for PushThenFail<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.columnar {
+            struct R<'a>(&'a str, bool);
+            impl Serialize for R<'_> {
+                fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    if self.1 {
+                        return Err(S::Error::custom("row fails"));
+                    }
+                    let mut st = s.serialize_struct("R", 1)?;
+                    st.serialize_field("v", self.0)?;
+                    st.end()
+                }
+            }
+            let mut seq = s.serialize_seq(Some(self.strs.len() + 1))?;
+            for x in self.strs {
+                seq.serialize_element(&R(x, false))?;
+            }
+            seq.serialize_element(&R("", true))?;
+            return seq.end();
+        }
+        let mut seq = s.serialize_seq(None)?;
+        for x in self.strs {
+            seq.serialize_element(x)?;
+        }
+        Err(S::Error::custom("after the pushes"))
+    }
+}
+
+/// The 400 strings of the stream (ids past 127, where an MTF rank is shorter than an id).
+fn pool() -> Vec<String> {
+    (0..400).map(|i| format!("pooled-{i:03}")).collect()
+}
+
+/// The first `k` strings of message `m`, in an order that makes repeat (`E8`), MTF (`E9`)
+/// and pair (`EA`) references all occur: runs of `base, base, base - 13, base + 1` with the
+/// bases walking the pool.
+fn message(m: usize, k: usize) -> Vec<String> {
+    let p = pool();
+    (0..k)
+        .map(|j| {
+            let base = (j / 4 * 13 + m * 5) % 400;
+            let i = match j % 4 {
+                0 | 1 => base,
+                2 => (base + 400 - 13) % 400,
+                _ => (base + 1) % 400,
+            };
+            p[i].clone()
+        })
+        .collect()
+}
+
+/// After a failed message that pushed 0..=600 times onto the MTF ring (from a ring filled to
+/// any head), the next messages encode to the bytes of a session where the failed one never
+/// happened, and decode exactly.
+#[test]
+fn failed_message_past_the_ring_restores_it() {
+    for opts in [
+        Options::balanced(),
+        Options::compression(),
+        Options::balanced().min_intern(0),
+    ] {
+        for warm in [0usize, 60, 128, 200, 300] {
+            for pushes in [127usize, 128, 129, 130, 255, 256, 257, 600] {
+                for columnar in [false, true] {
+                    let m1 = message(1, warm);
+                    let bad = {
+                        // Pushes of other ids over the ring window that the next message
+                        // reads (it re-references message 1), and the pairs of a later one.
+                        let mut b = message(2, pushes);
+                        // Fresh definitions among the references, rolled back with them.
+                        b.extend((0..pushes / 3).map(|i| format!("rolled-back-{i}")));
+                        b
+                    };
+                    // Message 1 backwards first: its last ids (past 127) at small ranks of
+                    // the window the failed message overwrote, so `E9` references.
+                    let later = [
+                        m1.iter().rev().cloned().chain(message(1, 300)).collect(),
+                        message(2, 300),
+                        message(2, 300),
+                        message(4, 40),
+                    ];
+                    let (mut a, mut fresh) = (EncoderSession::new(opts), EncoderSession::new(opts));
+                    let (mut out, mut out_fresh) = (Vec::new(), Vec::new());
+                    a.encode_frame(&m1, &mut out).unwrap();
+                    fresh.encode_frame(&m1, &mut out_fresh).unwrap();
+                    let before = out.clone();
+                    let stats = a.stats();
+                    let failing = PushThenFail {
+                        strs: &bad,
+                        columnar,
+                    };
+                    assert!(a.encode_frame(&failing, &mut out).is_err());
+                    assert_eq!(out, before);
+                    assert_eq!(format!("{:?}", a.stats()), format!("{stats:?}"));
+                    // A second failure right after the first, then the good ones.
+                    assert!(a.encode_frame(&failing, &mut out).is_err());
+                    for l in &later {
+                        a.encode_frame(l, &mut out).unwrap();
+                        fresh.encode_frame(l, &mut out_fresh).unwrap();
+                    }
+                    assert!(
+                        out == out_fresh,
+                        "warm {warm} pushes {pushes} columnar {columnar} {opts:?}"
+                    );
+                    let mut dec = DecoderSession::new(opts);
+                    let mut pos = 0;
+                    for want in std::iter::once(&m1).chain(&later) {
+                        let (v, used): (Vec<String>, usize) =
+                            dec.decode_frame(&out[pos..]).unwrap().unwrap();
+                        assert_eq!(&v, want);
+                        pos += used;
+                    }
+                    assert_eq!(pos, out.len());
+                }
+            }
+        }
+    }
+}
+
+/// The same through a frame limit: a message of more than 128 pushes refused as too large
+/// rolls the ring back too.
+#[test]
+fn too_large_message_past_the_ring_restores_it() {
+    for opts in [Options::balanced(), Options::compression()] {
+        // Ids past 127 (where `E9` beats `E1`).
+        let m1 = message(1, 400);
+        let big = message(2, 400);
+        // Message 1's last ids (past 127) first: `E9` ranks into the window.
+        let later: Vec<String> = m1.iter().rev().cloned().chain(message(3, 300)).collect();
+        let limit = {
+            let mut probe = EncoderSession::new(opts);
+            let mut o = Vec::new();
+            probe.encode_frame(&m1, &mut o).unwrap();
+            let n = o.len();
+            probe.encode_frame(&later, &mut o).unwrap();
+            (o.len() - n).max(n) + 16
+        };
+        let mut a = EncoderSession::new(opts).with_max_frame_len(limit);
+        let mut fresh = EncoderSession::new(opts).with_max_frame_len(limit);
+        let (mut out, mut out_fresh) = (Vec::new(), Vec::new());
+        a.encode_frame(&m1, &mut out).unwrap();
+        fresh.encode_frame(&m1, &mut out_fresh).unwrap();
+        let before = out.len();
+        let mut huge = big.clone();
+        huge.extend((0..2000).map(|i| format!("padding-that-is-long-{i}")));
+        let e = a.encode_frame(&huge, &mut out).unwrap_err();
+        assert_eq!(out.len(), before);
+        assert!(matches!(
+            e.code(),
+            qdf_core::ErrorCode::FrameTooLarge { .. }
+        ));
+        a.encode_frame(&later, &mut out).unwrap();
+        fresh.encode_frame(&later, &mut out_fresh).unwrap();
+        assert_eq!(out, out_fresh);
+        let mut dec = DecoderSession::new(opts);
+        let (v1, n1): (Vec<String>, usize) = dec.decode_frame(&out).unwrap().unwrap();
+        let (v2, n2): (Vec<String>, usize) = dec.decode_frame(&out[n1..]).unwrap().unwrap();
+        assert_eq!((v1, v2), (m1, later));
+        assert_eq!(n1 + n2, out.len());
+    }
+}
+
+/// Every byte of a later frame of a Dense stream (E1/E9/EA/E8 references to ids of earlier
+/// frames and of the same body, the inline E1 decode) mutated: the session decodes or fails
+/// cleanly, never panics; a typed decode that succeeds holds only pool strings or
+/// definitions of the mutated frame.
+#[test]
+fn hostile_references_in_a_dense_stream() {
+    for opts in [Options::balanced(), Options::compression()] {
+        let m1 = message(1, 200);
+        let m2: Vec<String> = m1.iter().rev().cloned().chain(message(3, 150)).collect();
+        let mut enc = EncoderSession::new(opts);
+        let mut out = Vec::new();
+        enc.encode_frame(&m1, &mut out).unwrap();
+        let first = out.len();
+        enc.encode_frame(&m2, &mut out).unwrap();
+        for at in first..out.len() {
+            for x in [0x01u8, 0x02, 0x08, 0x40, 0x80, 0xFF] {
+                let mut b = out.clone();
+                b[at] ^= x;
+                let mut dec = DecoderSession::new(opts);
+                let (v, n): (Vec<String>, usize) = dec.decode_frame(&b).unwrap().unwrap();
+                assert_eq!(v, m1);
+                let _ = dec.decode_frame::<Vec<String>>(&b[n..]);
+                let mut dec = DecoderSession::new(opts);
+                let (_, n): (Value, usize) = dec.decode_frame(&b).unwrap().unwrap();
+                let _ = dec.decode_frame::<Value>(&b[n..]);
+            }
+        }
+        for cut in first..out.len() {
+            let mut dec = DecoderSession::new(opts);
+            let (_, n): (Vec<String>, usize) = dec.decode_frame(&out[..cut]).unwrap().unwrap();
+            // A cut frame is incomplete (`None`) or an error, never a value.
+            assert!(!matches!(
+                dec.decode_frame::<Vec<String>>(&out[n..cut]),
+                Ok(Some(_))
+            ));
+        }
+    }
+}
+
+/// A failed message that overwrites the pair table's successors of existing ids (ids past
+/// 127, where `EA` beats `E1`): the next message, repeating the pairs of message 1, gets
+/// the `EA` predictions of a session where the failed one never happened.
+#[test]
+fn failed_message_restores_the_pair_table() {
+    for opts in [Options::balanced(), Options::compression()] {
+        for columnar in [false, true] {
+            let p = pool();
+            // Pairs `p[200 + 2i] → p[201 + 2i]`, each first id once.
+            let pairs: Vec<String> = p[200..400].to_vec();
+            let m1: Vec<String> = p.iter().chain(&pairs).cloned().collect();
+            // The same first ids, each followed by another successor.
+            let bad: Vec<String> = pairs
+                .iter()
+                .step_by(2)
+                .flat_map(|a| [a.clone(), p[150].clone()])
+                .collect();
+            let (mut a, mut fresh) = (EncoderSession::new(opts), EncoderSession::new(opts));
+            let (mut out, mut out_fresh) = (Vec::new(), Vec::new());
+            a.encode_frame(&m1, &mut out).unwrap();
+            fresh.encode_frame(&m1, &mut out_fresh).unwrap();
+            let failing = PushThenFail {
+                strs: &bad,
+                columnar,
+            };
+            assert!(a.encode_frame(&failing, &mut out).is_err());
+            for l in [&pairs, &bad, &m1] {
+                a.encode_frame(l, &mut out).unwrap();
+                fresh.encode_frame(l, &mut out_fresh).unwrap();
+            }
+            assert!(out == out_fresh, "columnar {columnar} {opts:?}");
+            let mut dec = DecoderSession::new(opts);
+            let mut pos = 0;
+            for want in [&m1, &pairs, &bad, &m1] {
+                let (v, used): (Vec<String>, usize) =
+                    dec.decode_frame(&out[pos..]).unwrap().unwrap();
+                assert_eq!(&v, want);
+                pos += used;
+            }
+        }
+    }
 }
