@@ -227,16 +227,21 @@ struct RowFields<'b> {
     name: &'static str,
     len: usize,
     inner: Depth,
+    /// A field failed and the struct's `Serialize` went on: the row is refused (the tape may
+    /// hold its partial capture), so the element is serialized directly.
+    failed: bool,
 }
 
 impl ser::SerializeStruct for RowFields<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> Result<()> {
-        let cell = v.serialize(CellSer {
-            tape: &mut self.batch.tape,
-            depth: self.inner,
-        })?;
+        let cell = v
+            .serialize(CellSer {
+                tape: &mut self.batch.tape,
+                depth: self.inner,
+            })
+            .inspect_err(|_| self.failed = true)?;
         self.batch.cells.push(Field {
             key,
             col: u32::MAX,
@@ -245,6 +250,11 @@ impl ser::SerializeStruct for RowFields<'_> {
         Ok(())
     }
     fn end(self) -> Result<()> {
+        if self.failed {
+            return Err(Error::new(ErrorCode::Unsupported(
+                "a row field failed and its error was ignored",
+            )));
+        }
         self.batch.rows.push(Row {
             name: self.name,
             len: self.len,
@@ -285,6 +295,7 @@ impl<'b> ser::Serializer for RowProbe<'b> {
             name,
             len,
             inner,
+            failed: false,
         })
     }
     /// Transparent like the real serializer (a newtype around a struct is that struct).

@@ -262,6 +262,10 @@ pub(crate) struct TapeCompound<'a, O> {
     inner: Depth,
     /// In a map: a key was captured and its value not yet.
     key_open: bool,
+    /// An item failed (its error swallowed by the caller's `Serialize`): the items may be
+    /// partial (an `Open` without its `End`, a `Field` without its value), so `end`
+    /// refuses the whole capture and the caller serializes the value directly.
+    failed: bool,
     _out: std::marker::PhantomData<O>,
 }
 
@@ -282,18 +286,24 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
             open,
             inner,
             key_open: false,
+            failed: false,
             _out: std::marker::PhantomData,
         })
     }
 
     fn capture<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
-        v.serialize(TapeSer {
+        let r = v.serialize(TapeSer {
             tape: self.tape,
             depth: self.inner,
-        })
+        });
+        self.failed |= r.is_err();
+        r
     }
 
     fn finish(self) -> Result<O> {
+        if self.failed {
+            return Err(swallowed());
+        }
         if self.key_open {
             return Err(misordered());
         }
@@ -303,6 +313,14 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
         }
         Ok(O::at(self.open))
     }
+}
+
+/// The refusal of a compound one of whose items failed and whose `Serialize` went on: a
+/// replay of what is on the tape could loop or misplace items, so it is not captured.
+fn swallowed() -> Error {
+    Error::new(ErrorCode::Unsupported(
+        "a compound item failed and its error was ignored (captured)",
+    ))
 }
 
 /// A length as captured; `usize::MAX` itself is refused (it would read as `None`).
@@ -669,12 +687,14 @@ impl<O: FromTape> ser::SerializeMap for TapeCompound<'_, O> {
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, k: &T) -> Result<()> {
         if std::mem::replace(&mut self.key_open, true) {
+            self.failed = true;
             return Err(misordered());
         }
         self.capture(k)
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         if !std::mem::replace(&mut self.key_open, false) {
+            self.failed = true;
             return Err(misordered());
         }
         self.capture(v)
