@@ -375,55 +375,10 @@ fn per_value_strings(n: usize) -> Vec<String> {
         .collect()
 }
 
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
-struct Wide {
-    f00: u32,
-    f01: String,
-    f02: f64,
-    f03: bool,
-    f04: u32,
-    f05: String,
-    f06: i64,
-    f07: f64,
-    f08: u32,
-    f09: String,
-    f10: u64,
-    f11: f32,
-    f12: u32,
-    f13: String,
-    f14: i32,
-    f15: bool,
-}
-
-fn wide(n: usize) -> Vec<Wide> {
-    (0..n)
-        .map(|i| Wide {
-            f00: i as u32,
-            f01: format!("host-{}", i % 10),
-            f02: i as f64 * 1.25,
-            f03: i % 3 == 0,
-            f04: (i * 7 % 1000) as u32,
-            f05: format!("user{}@example.com", i * 37),
-            f06: -(i as i64) * 1000,
-            f07: (i as f64).sqrt(),
-            f08: 42,
-            f09: format!("{:016x}", (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            f10: i as u64 * 1_000_000,
-            f11: i as f32 / 3.0,
-            f12: (i % 5) as u32,
-            f13: ["GET", "POST", "PUT"][i % 3].to_string(),
-            f14: -(i as i32 % 50),
-            f15: true,
-        })
-        .collect()
-}
-
-#[derive(Deserialize, Debug, PartialEq)]
-struct Three {
-    f02: f64,
-    f09: String,
-    f14: i32,
-}
+// The rows of the subset-decode benchmark, the same file `benches/columnar.rs` uses.
+#[path = "../../../tests/support/subset.rs"]
+mod subset;
+use subset::{Three, Wide, wide};
 
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
