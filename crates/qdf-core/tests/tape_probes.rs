@@ -564,19 +564,27 @@ fn string_columns_at_every_length_class() {
     }
 }
 
+/// A one-string-column row, for the alphabet (FB) column probes.
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct Id {
+    id: String,
+}
+
+/// 64 symbols (base64url's set, in ASCII order of classes): the first `a` of them make an
+/// alphabet of `a` symbols.
+fn id_symbols() -> Vec<u8> {
+    (b'0'..=b'9')
+        .chain(b'a'..=b'z')
+        .chain(b'A'..=b'Z')
+        .chain([b'-', b'_'])
+        .collect()
+}
+
 /// Alphabet-packable id columns for every code width (alphabets of 2..=64 symbols), value
 /// lengths around every multiple of the per-word chunk, fixed and varying lengths.
 #[test]
 fn alphabet_columns_every_width_and_tail() {
-    #[derive(Serialize, Deserialize, PartialEq, Debug)]
-    struct Id {
-        id: String,
-    }
-    let syms: Vec<u8> = (b'0'..=b'9')
-        .chain(b'a'..=b'z')
-        .chain(b'A'..=b'Z')
-        .chain([b'-', b'_'])
-        .collect();
+    let syms = id_symbols();
     let mut alpha = 0;
     for a in [2usize, 3, 4, 5, 8, 9, 16, 17, 32, 33, 64] {
         for len in [
@@ -1113,15 +1121,7 @@ fn subset_decodes_in_a_session_keep_the_state() {
 /// unpacker fails cleanly, and whatever a typed decode accepts a `Value` decode accepts.
 #[test]
 fn hostile_alphabet_columns_every_width() {
-    #[derive(Serialize, Deserialize, PartialEq, Debug)]
-    struct Id {
-        id: String,
-    }
-    let syms: Vec<u8> = (b'0'..=b'9')
-        .chain(b'a'..=b'z')
-        .chain(b'A'..=b'Z')
-        .chain([b'-', b'_'])
-        .collect();
+    let syms = id_symbols();
     let mut packed = 0;
     for a in [2usize, 4, 8, 16, 32, 64] {
         let rows: Vec<Id> = (0..17usize)
