@@ -71,31 +71,14 @@ impl Packer {
     /// Appends `v` (masked to the width); a full 64-bit word goes to `out`.
     #[inline(always)]
     pub fn push(&mut self, v: u64, out: &mut Vec<u8>) {
-        let v = v & self.mask;
-        // `filled < 64`, so the shift is in range.
-        self.acc |= v << self.filled;
-        self.filled += self.bits;
-        if self.filled >= 64 {
-            out.extend_from_slice(&self.acc.to_le_bytes());
-            self.filled -= 64;
-            // The high `filled` bits of `v` that did not fit (`filled < bits`; two shifts so
-            // that `filled == 0` gives 0 even at width 64).
-            self.acc = (v >> 1) >> (self.bits - 1 - self.filled);
-        }
+        self.push_bits(v & self.mask, self.bits, out);
     }
 
     /// [`Packer::push`] for a packer made with `Packer::new(B)`, the width a constant.
     #[inline(always)]
     pub fn push_const<const B: u32>(&mut self, v: u64, out: &mut Vec<u8>) {
         debug_assert_eq!(self.bits, B);
-        let v = v & mask(B);
-        self.acc |= v << self.filled;
-        self.filled += B;
-        if self.filled >= 64 {
-            out.extend_from_slice(&self.acc.to_le_bytes());
-            self.filled -= 64;
-            self.acc = (v >> 1) >> (B - 1 - self.filled);
-        }
+        self.push_bits(v & mask(B), B, out);
     }
 
     /// Appends the low `n` bits of `v` (`1 ≤ n ≤ 64`, the higher bits of `v` zero) as if
@@ -109,6 +92,8 @@ impl Packer {
         if self.filled >= 64 {
             out.extend_from_slice(&self.acc.to_le_bytes());
             self.filled -= 64;
+            // The high `filled` bits of `v` that did not fit (`filled < n`; two shifts so that
+            // `filled == 0` gives 0 even at `n == 64`).
             self.acc = (v >> 1) >> (n - 1 - self.filled);
         }
     }
