@@ -25,5 +25,9 @@ fn peers(c: &mut Criterion) {
     visit_all(&mut Groups(c));
 }
 
-criterion_group!(benches, peers);
+criterion_group! {
+    name = benches;
+    config = common::config();
+    targets = peers
+}
 criterion_main!(benches);

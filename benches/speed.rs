@@ -11,6 +11,7 @@
 //! ```sh
 //! cargo bench --bench speed -- --warm-up-time 1 --measurement-time 2
 //! cargo bench --bench speed -- --warm-up-time 1 --measurement-time 3 '(balanced|stream)/'
+//! cargo bench --bench speed -- --sample-size 50 --measurement-time 5 'speed/LogBatch'
 //! ```
 
 #[path = "../tests/support/mod.rs"]
@@ -54,7 +55,6 @@ fn stream(c: &mut Criterion) {
     let recs = logs::log_batch(10_000).records;
     let mut g = c.benchmark_group("stream/Logs 10000");
     g.throughput(Throughput::Elements(recs.len() as u64));
-    g.sample_size(10);
     let encode = |opts: Options| {
         let mut enc = EncoderSession::new(opts);
         let mut out = Vec::with_capacity(1 << 20);
@@ -110,5 +110,9 @@ fn stream(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, speed, balanced, stream);
+criterion_group! {
+    name = benches;
+    config = common::config();
+    targets = speed, balanced, stream
+}
 criterion_main!(benches);

@@ -3,13 +3,20 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+
+/// The benches' criterion settings: ten samples a benchmark (the `peers` bench runs every
+/// dataset × codec), which `--sample-size N` on the command line overrides for a steadier median.
+pub fn config() -> Criterion {
+    Criterion::default().sample_size(10)
+}
 use qdf_fixtures::Dataset;
 use qdf_fixtures::peers::Codec;
 
 /// Benches `codecs` on `data` in group `group`: `encode/<codec>` and `decode/<codec>`, each
 /// with `Throughput::Bytes` of the serde_json size, so MB/s compare across codecs; with
 /// `prost_msg`, also prost on an already built message (`encode/prost-msg`, `decode/prost-msg`).
-/// Ten samples per benchmark; times come from the command line (`--measurement-time`).
+/// Sample count and times come from [`config`] and the command line (`--sample-size`,
+/// `--measurement-time`).
 ///
 /// # Panics
 /// If a codec fails to round-trip `data` (its speed would not count).
@@ -23,7 +30,6 @@ pub fn bench_codecs<D: Dataset>(
     let json_len = serde_json::to_vec(data).expect("serde_json encodes").len();
     let mut g = c.benchmark_group(group);
     g.throughput(Throughput::Bytes(json_len as u64));
-    g.sample_size(10);
     for codec in codecs {
         let bytes = codec
             .round_trip(data)
