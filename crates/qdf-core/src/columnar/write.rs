@@ -13,13 +13,12 @@
 //! estimate); other columns become residual. The batch is written as a container when at
 //! least one column remains and the column-shape table can take its shape.
 
-use hashbrown::HashSet;
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 
 use super::plan::Batch;
 use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
-use crate::codec::strings::{self, Pick};
+use crate::codec::strings::{self, Census, Pick};
 use crate::dense::{Kind, col_shape_key, inline_len};
 use crate::error::Result;
 use crate::options::Features;
@@ -62,42 +61,18 @@ impl ColPlan {
 }
 
 /// The size of a string column written per value: a definition for the first sight of each
-/// value long enough to intern, a 2-byte reference for a repeat, the plain form otherwise.
-fn per_value_cost(values: &[&[u8]], min_intern: usize) -> usize {
-    let mut seen = HashSet::with_capacity(values.len());
-    values
-        .iter()
-        .map(|v| {
+/// value long enough to intern, a 2-byte reference for each repeat, the plain form otherwise.
+fn per_value_cost(census: &Census<'_>, min_intern: usize) -> usize {
+    census
+        .counts()
+        .map(|(v, n)| {
             if v.len() < min_intern {
-                inline_len(v.len(), Kind::Str)
-            } else if seen.insert(*v) {
-                1 + uvarint_len(v.len() as u64) + v.len()
+                n * inline_len(v.len(), Kind::Str)
             } else {
-                2
+                1 + uvarint_len(v.len() as u64) + v.len() + 2 * (n - 1)
             }
         })
         .sum()
-}
-
-/// Bytes of an integer in its Speed form (`docs/SPEC.md` §3).
-fn int_len(v: u64, neg: bool) -> usize {
-    if neg {
-        match v as i64 {
-            -8..=-1 => 1,
-            i if i >= i8::MIN as i64 => 2,
-            i if i >= i16::MIN as i64 => 3,
-            i if i >= i32::MIN as i64 => 5,
-            _ => 9,
-        }
-    } else {
-        match v {
-            0..=0x7F => 1,
-            0x80..=0xFF => 2,
-            0x100..=0xFFFF => 3,
-            _ if v <= u32::MAX as u64 => 5,
-            _ => 9,
-        }
-    }
 }
 
 /// An LSB-first bit mask of `n` bits with the bits of `set` on.
@@ -147,7 +122,7 @@ impl Serializer {
     fn plan_container(
         &self,
         b: &Batch,
-        cols: &[Vec<(u32, u32)>],
+        cols: &[&[(u32, u32)]],
     ) -> Result<Option<(Vec<ColPlan>, Option<u32>)>> {
         let m = b.rows.len();
         let Some(dense) = self.state.dense.as_deref() else {
@@ -160,36 +135,21 @@ impl Serializer {
         let indexed = self.col_index.allowed && feats.contains(Features::COLUMN_INDEX);
         let min_intern = self.opts.intern_min_len() as usize;
         let mut plans = Vec::with_capacity(b.order.len());
-        for (j, present) in cols.iter().enumerate() {
+        for (j, &present) in cols.iter().enumerate() {
             let name = b.cols[b.order[j] as usize];
             let optional = present.len() < m;
-            let mut class = b.classify(present);
-            let cells = || present.iter().map(|&(_, i)| &b.cells[i as usize].cell);
-            let nulls = cells().filter(|c| **c == Cell::Null).count();
-            let strs: Vec<&[u8]> = cells()
-                .filter_map(|c| match *c {
-                    Cell::Str(s, e) => Some(&b.tape.arena[s as usize..e as usize]),
-                    _ => None,
-                })
-                .collect();
-            let str_cost = per_value_cost(&strs, min_intern);
-            let row_cost: usize = cells()
-                .map(|c| match *c {
-                    Cell::Null | Cell::Bool(_) => 1,
-                    Cell::Int(v, n) => int_len(v, n),
-                    Cell::F32(_) => 5,
-                    Cell::F64(_) => 9,
-                    Cell::Str(..) | Cell::Other(_) => 0,
-                })
-                .sum::<usize>()
-                + str_cost;
+            let scan = b.scan(present);
+            let mut class = scan.class;
+            let mut str_cost = 0;
             let body = match class {
                 Class::Residual => Body::Rows,
                 Class::Str => {
+                    let census = Census::new(&scan.strs);
+                    str_cost = per_value_cost(&census, min_intern);
                     let pick = if indexed {
-                        strings::pick(&strs, feats.without(Features::DENSE), 0)
+                        strings::pick_with(&census, feats.without(Features::DENSE), 0)
                     } else {
-                        strings::pick(&strs, feats, str_cost)
+                        strings::pick_with(&census, feats, str_cost)
                     };
                     match pick {
                         Pick::Block(blk) => {
@@ -207,22 +167,15 @@ impl Serializer {
                         Class::F32 => (PackClass::F32, false),
                         _ => (PackClass::Bool, false),
                     };
-                    let vals = cells()
-                        .filter_map(|c| match *c {
-                            Cell::Int(v, _) | Cell::F64(v) => Some(v),
-                            Cell::F32(v) => Some(v as u64),
-                            Cell::Bool(v) => Some(v as u64),
-                            _ => None,
-                        })
-                        .collect();
-                    Body::Bytes(PackBuf::of(pc, vals, neg).encode_seq(&self.opts)?)
+                    Body::Bytes(PackBuf::of(pc, scan.vals, neg).encode_seq(&self.opts)?)
                 }
             };
+            let row_cost = scan.num_cost + str_cost;
             let mut plan = ColPlan {
                 name,
                 class,
                 optional,
-                nullable: nulls > 0 && class != Class::Residual,
+                nullable: scan.nulls > 0 && class != Class::Residual,
                 body,
             };
             let body_cost = match &plan.body {
@@ -261,7 +214,7 @@ impl Serializer {
     fn write_container(
         &mut self,
         b: &Batch,
-        cols: &[Vec<(u32, u32)>],
+        cols: &[&[(u32, u32)]],
         plans: &[ColPlan],
         shape: Option<u32>,
     ) -> Result<()> {
@@ -298,7 +251,7 @@ impl Serializer {
             self.out.resize(index_at + 4 * plans.len(), 0);
             self.col_index.written = true;
         }
-        for (j, (p, present)) in plans.iter().zip(cols).enumerate() {
+        for (j, (p, &present)) in plans.iter().zip(cols).enumerate() {
             let start = self.out.len();
             if p.optional {
                 let bits = mask(m, present.iter().map(|&(r, _)| r as usize));

@@ -20,6 +20,7 @@
 
 use super::MIN_ROWS;
 use super::alpha::Alphabet;
+use super::census::Census;
 use super::front::Front;
 use super::fsst::FsstPlan;
 use super::slab::{const_cost, encode_const, encode_slab, slab_cost};
@@ -105,14 +106,22 @@ pub(crate) enum Pick<'v> {
 /// Chooses how to write the string column `values` (see the module doc for the order).
 /// `per_value` is the caller's size estimate of the per-value form; it is ignored without
 /// [`Features::DENSE`], where some block is always returned.
+#[cfg_attr(not(test), allow(dead_code))] // the columnar writer has its census already
 pub(crate) fn pick<'v>(values: &'v [&'v [u8]], features: Features, per_value: usize) -> Pick<'v> {
+    pick_with(&Census::new(values), features, per_value)
+}
+
+/// [`pick()`] of the column `census` counted.
+pub(crate) fn pick_with<'v>(census: &Census<'v>, features: Features, per_value: usize) -> Pick<'v> {
+    let values = census.values();
     let dense = features.contains(Features::DENSE);
     let beats = |b: &StrBlock<'_>| !dense || b.cost() < per_value;
     let n = values.len();
-    if let Some(&first) = values.first()
-        && values.iter().all(|&v| v == first)
-    {
-        let block = StrBlock::Const { value: first, n };
+    if census.distinct() == 1 {
+        let block = StrBlock::Const {
+            value: values[0],
+            n,
+        };
         return if beats(&block) {
             Pick::Block(block)
         } else {
@@ -120,17 +129,20 @@ pub(crate) fn pick<'v>(values: &'v [&'v [u8]], features: Features, per_value: us
         };
     }
     if n >= MIN_ROWS {
-        let mostly_distinct = mostly_distinct(values);
+        // More than 70 % of the first 64 values are distinct (§2.2).
+        let k = n.min(64);
+        let mostly_distinct = census.distinct_in_head(k) * 10 > k * 7;
         if !mostly_distinct
-            && let Some(block) = dict_family(values)
+            && let Some(block) = dict_family(census)
             && beats(&block)
         {
             return Pick::Block(block);
         }
-        let mut best: Option<StrBlock<'v>> = None;
+        let mut best: Option<(StrBlock<'v>, usize)> = None;
         let mut consider = |b: StrBlock<'v>| {
-            if beats(&b) && best.as_ref().is_none_or(|cur| b.cost() < cur.cost()) {
-                best = Some(b);
+            let cost = b.cost();
+            if (!dense || cost < per_value) && best.as_ref().is_none_or(|cur| cost < cur.1) {
+                best = Some((b, cost));
             }
         };
         let slab = slab_cost(values);
@@ -148,7 +160,7 @@ pub(crate) fn pick<'v>(values: &'v [&'v [u8]], features: Features, per_value: us
             consider(StrBlock::Alpha(a));
         }
         consider(StrBlock::Slab(values));
-        if let Some(b) = best {
+        if let Some((b, _)) = best {
             return Pick::Block(b);
         }
     }
@@ -160,20 +172,11 @@ pub(crate) fn pick<'v>(values: &'v [&'v [u8]], features: Features, per_value: us
     }
 }
 
-/// More than 70 % of the first 64 values are distinct (§2.2).
-fn mostly_distinct(values: &[&[u8]]) -> bool {
-    let mut head: Vec<&[u8]> = values.iter().take(64).copied().collect();
-    let k = head.len();
-    head.sort_unstable();
-    head.dedup();
-    head.len() * 10 > k * 7
-}
-
-/// The dictionary block for `values` if the §2.2 gates pass.
-fn dict_family<'v>(values: &[&'v [u8]]) -> Option<StrBlock<'v>> {
-    let dict = Dict::build(values)?;
+/// The dictionary block of the column `census` counted, if the §2.2 gates pass.
+fn dict_family<'v>(census: &Census<'v>) -> Option<StrBlock<'v>> {
+    let dict = census.dict()?;
     let d = dict.entries.len();
-    let n = values.len();
+    let n = census.values().len();
     let index = bits::packed_len(n, dict.width())?;
     if d < super::MIN_DICT || 1 + uvarint_len(d as u64) + uvarint_len(n as u64) + index >= n {
         return None;
