@@ -212,6 +212,17 @@ impl Batch {
             strs: Vec::new(),
             vals: Vec::new(),
         };
+        // Room for every value in the vector the first non-null cell's kind fills.
+        let first = present
+            .iter()
+            .map(|&(_, i)| &self.cells[i as usize].cell)
+            .find(|c| **c != Cell::Null);
+        match first {
+            Some(Cell::Str(..)) => s.strs.reserve_exact(present.len()),
+            Some(Cell::Other(_)) => return Scan::residual(),
+            Some(_) => s.vals.reserve_exact(present.len()),
+            None => {}
+        }
         let (mut kinds, mut neg, mut big) = (0u8, false, false);
         for &(_, i) in present {
             match self.cells[i as usize].cell {

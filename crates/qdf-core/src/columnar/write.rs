@@ -23,7 +23,8 @@ use crate::dense::{Kind, col_shape_key, inline_len};
 use crate::error::Result;
 use crate::options::Features;
 use crate::ser::Serializer;
-use crate::ser::capture::{Cell, CellRef};
+use crate::ser::capture::{Cell, CellRef, Ev, EvRef, Tape};
+use crate::ser::Header;
 use crate::ser::qpack::{PackBuf, PackClass};
 use crate::wire::tags;
 use crate::wire::varint::{uvarint_len, write_uvarint};
@@ -85,6 +86,37 @@ fn mask(n: usize, set: impl Iterator<Item = usize>) -> Vec<u8> {
 }
 
 impl Serializer {
+    /// Writes a residual cell as its replay would ([`CellRef`]), a captured map (labels,
+    /// attributes) without the replay's serde calls: the bytes of `Compound` for a map
+    /// without map shapes, its header with the entry count, then each key and value, strings
+    /// straight through the string hook.
+    fn write_residual(&mut self, cell: &Cell, tape: &Tape) -> Result<()> {
+        if let Cell::Other(at) = *cell
+            && !self.map_shapes()
+            && !self.variant_pending()
+            && let Some((announced, n, first)) = tape.map_at(at)
+            && announced.is_none_or(|l| l == n)
+        {
+            self.enter()?;
+            self.write_header(Header::Map, n)?;
+            let mut i = first;
+            for _ in 0..2 * n {
+                match tape.evs[i] {
+                    Ev::Str(a, e) => self.write_str(tape.str(a, e))?,
+                    _ => EvRef {
+                        tape,
+                        at: i as u32,
+                    }
+                    .serialize(&mut *self)?,
+                }
+                i = tape.next(i);
+            }
+            self.leave(1);
+            return Ok(());
+        }
+        CellRef { cell, tape }.serialize(&mut *self)
+    }
+
     /// Ends the sequence of captured rows `b` whose array header starts at `start`: writes
     /// the columnar container in place of the header and returns `true`, or replays the rows
     /// after the header (row mode) and returns `false`.
@@ -289,16 +321,103 @@ impl Serializer {
             for r in 0..m {
                 for f in b.row_fields(r) {
                     if plans[b.position(f.col)].class == Class::Residual {
-                        CellRef {
-                            cell: &f.cell,
-                            tape: &b.tape,
-                        }
-                        .serialize(&mut *self)?;
+                        self.write_residual(&f.cell, &b.tape)?;
                     }
                 }
             }
             self.leave(1);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde::ser::SerializeMap;
+
+    use super::*;
+    use crate::options::Options;
+    use crate::ser::capture::{CellSer, Depth};
+
+    /// A map that announces `announce` entries and writes `entries`.
+    struct Announced {
+        announce: Option<usize>,
+        entries: Vec<(&'static str, &'static str)>,
+    }
+
+    impl Serialize for Announced {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(self.announce)?;
+            for (k, v) in &self.entries {
+                m.serialize_entry(k, v)?;
+            }
+            m.end()
+        }
+    }
+
+    /// The direct writing of a captured map is byte for byte its replay through serde, and
+    /// leaves the Dense state where the replay leaves it (the later values' references
+    /// agree): string and other items, nested values, unannounced and misannounced lengths,
+    /// and values that are no map.
+    #[test]
+    fn residual_maps_write_the_bytes_of_their_replay() {
+        let labels: BTreeMap<String, String> = [("region", "eu-west-1"), ("env", "prod")]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        let ints: BTreeMap<&str, i64> = [("a", 1), ("bbbb", -300)].into();
+        let nested: BTreeMap<&str, Vec<u8>> = [("list", vec![1, 2, 3])].into();
+        let int_keys: BTreeMap<u32, &str> = [(7, "prod"), (9, "x")].into();
+        let mut tape = Tape::default();
+        let depth = Depth {
+            depth: 1,
+            limit: 128,
+        };
+        let mut cell = |v: &dyn erased::Ser| v.cell(&mut tape, depth);
+        let cells = [
+            cell(&labels),
+            cell(&labels),
+            cell(&ints),
+            cell(&nested),
+            cell(&int_keys),
+            cell(&Announced {
+                announce: None,
+                entries: vec![("k1", "v"), ("region", "vvvv")],
+            }),
+            cell(&Announced {
+                announce: Some(5),
+                entries: vec![("k1", "v")],
+            }),
+            cell(&BTreeMap::<String, String>::new()),
+            cell(&Some(labels.clone())),
+            cell(&labels),
+        ];
+        let balanced = Options::balanced();
+        let map_shapes = balanced.features(balanced.feature_bits().with(Features::MAP_SHAPE));
+        for opts in [balanced, map_shapes] {
+            let mut direct = Serializer::new(opts);
+            let mut replay = Serializer::new(opts);
+            for c in &cells {
+                direct.write_residual(c, &tape).unwrap();
+                CellRef { cell: c, tape: &tape }
+                    .serialize(&mut replay)
+                    .unwrap();
+            }
+            assert_eq!(direct.into_inner(), replay.into_inner());
+        }
+    }
+
+    mod erased {
+        use super::*;
+        pub(super) trait Ser {
+            fn cell(&self, tape: &mut Tape, d: Depth) -> Cell;
+        }
+        impl<T: Serialize> Ser for T {
+            fn cell(&self, tape: &mut Tape, depth: Depth) -> Cell {
+                self.serialize(CellSer { tape, depth }).unwrap()
+            }
+        }
     }
 }

@@ -16,6 +16,9 @@ use super::MAX_DICT;
 use super::table::Dict;
 use crate::short::{eq_short, outer_hash};
 
+/// Rows counted before the capacity for the rest is chosen.
+const HEAD: usize = 64;
+
 /// Slots of the front cache (a power of two).
 const CACHE_SLOTS: usize = 256;
 
@@ -34,15 +37,24 @@ impl<'v> Census<'v> {
     /// Counts the distinct values of `values` (at most `u32::MAX` rows; a column has fewer).
     pub(crate) fn new(values: &'v [&'v [u8]]) -> Census<'v> {
         let hasher = DefaultHashBuilder::default();
-        let mut table: HashTable<u32> = HashTable::new();
+        let n = values.len();
+        let head = n.min(HEAD);
+        let mut table: HashTable<u32> = HashTable::with_capacity(head);
         let mut cache = [u32::MAX; CACHE_SLOTS];
         let mut c = Census {
             values,
-            ids: Vec::with_capacity(values.len()),
-            first: Vec::new(),
-            count: Vec::new(),
+            ids: Vec::with_capacity(n),
+            first: Vec::with_capacity(head),
+            count: Vec::with_capacity(head),
         };
         for (row, &v) in values.iter().enumerate() {
+            if row == HEAD && c.first.len() * 2 > HEAD {
+                // A mostly distinct head: room for all rows distinct, so nothing rehashes.
+                let more = n - HEAD;
+                table.reserve(more, |&k| hasher.hash_one(values[c.first[k as usize] as usize]));
+                c.first.reserve(more);
+                c.count.reserve(more);
+            }
             let slot = (outer_hash(v, 0) >> (64 - CACHE_SLOTS.trailing_zeros())) as usize;
             let hint = cache[slot];
             let id = if c
