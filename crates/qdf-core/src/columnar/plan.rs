@@ -218,7 +218,15 @@ impl Batch {
             .map(|&(_, i)| &self.cells[i as usize].cell)
             .find(|c| **c != Cell::Null);
         match first {
-            Some(Cell::Str(..)) => s.strs.reserve_exact(present.len()),
+            Some(Cell::Str(..)) => {
+                s.strs.reserve_exact(present.len());
+                // The common case, a column of strings only, in a loop of its own.
+                if self.strs_only(present, &mut s.strs) {
+                    s.class = Class::Str;
+                    return s;
+                }
+                s.strs.clear();
+            }
             Some(Cell::Other(_)) => return Scan::residual(),
             Some(_) => s.vals.reserve_exact(present.len()),
             None => {}
@@ -271,6 +279,20 @@ impl Batch {
             _ => return Scan::residual(),
         };
         s
+    }
+}
+
+impl Batch {
+    /// Pushes the bytes of every cell of `present` onto `strs` while they are strings;
+    /// `false` at the first that is not.
+    fn strs_only<'b>(&'b self, present: &[(u32, u32)], strs: &mut Vec<&'b [u8]>) -> bool {
+        for &(_, i) in present {
+            let Cell::Str(a, e) = self.cells[i as usize].cell else {
+                return false;
+            };
+            strs.push(&self.tape.arena[a as usize..e as usize]);
+        }
+        true
     }
 }
 

@@ -19,7 +19,7 @@ use serde::ser::SerializeStruct;
 use super::plan::Batch;
 use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
 use crate::codec::strings::{self, Census, Pick};
-use crate::dense::{Kind, col_shape_key, inline_len};
+use crate::dense::col_shape_key;
 use crate::error::Result;
 use crate::options::Features;
 use crate::ser::Serializer;
@@ -27,7 +27,7 @@ use crate::ser::capture::{Cell, CellRef, Ev, EvRef, Tape};
 use crate::ser::Header;
 use crate::ser::qpack::{PackBuf, PackClass};
 use crate::wire::tags;
-use crate::wire::varint::{uvarint_len, write_uvarint};
+use crate::wire::varint::write_uvarint;
 
 /// The encoding of one column's values.
 enum Body {
@@ -59,21 +59,6 @@ impl ColPlan {
         }
         k
     }
-}
-
-/// The size of a string column written per value: a definition for the first sight of each
-/// value long enough to intern, a 2-byte reference for each repeat, the plain form otherwise.
-fn per_value_cost(census: &Census<'_>, min_intern: usize) -> usize {
-    census
-        .counts()
-        .map(|(v, n)| {
-            if v.len() < min_intern {
-                n * inline_len(v.len(), Kind::Str)
-            } else {
-                1 + uvarint_len(v.len() as u64) + v.len() + 2 * (n - 1)
-            }
-        })
-        .sum()
 }
 
 /// An LSB-first bit mask of `n` bits with the bits of `set` on.
@@ -172,16 +157,15 @@ impl Serializer {
             let optional = present.len() < m;
             let scan = b.scan(present);
             let mut class = scan.class;
-            let mut str_cost = 0;
+            let mut census = None;
             let body = match class {
                 Class::Residual => Body::Rows,
                 Class::Str => {
-                    let census = Census::new(&scan.strs);
-                    str_cost = per_value_cost(&census, min_intern);
+                    let census = census.insert(Census::new(&scan.strs, min_intern));
                     let pick = if indexed {
-                        strings::pick_with(&census, feats.without(Features::DENSE), 0)
+                        strings::pick_with(census, feats.without(Features::DENSE), |_, _| true)
                     } else {
-                        strings::pick_with(&census, feats, str_cost)
+                        strings::pick_with(census, feats, |c, cost| c.per_value_exceeds(cost))
                     };
                     match pick {
                         Pick::Block(blk) => {
@@ -202,7 +186,6 @@ impl Serializer {
                     Body::Bytes(PackBuf::of(pc, scan.vals, neg).encode_seq(&self.opts)?)
                 }
             };
-            let row_cost = scan.num_cost + str_cost;
             let mut plan = ColPlan {
                 name,
                 class,
@@ -213,7 +196,7 @@ impl Serializer {
             let body_cost = match &plan.body {
                 Body::Rows => 0,
                 Body::Bytes(v) => v.len(),
-                Body::PerValue => str_cost,
+                Body::PerValue => census.as_mut().map_or(0, Census::per_value),
             };
             let masks = if optional { mask_len(m) } else { 0 }
                 + if plan.nullable {
@@ -221,7 +204,14 @@ impl Serializer {
                 } else {
                     0
                 };
-            if class != Class::Residual && masks + body_cost > row_cost {
+            // The row cost: the numbers' forms, plus the strings' per-value size, counted
+            // only as far as the comparison needs.
+            let need = masks + body_cost;
+            let fits = need <= scan.num_cost
+                || census
+                    .as_mut()
+                    .is_some_and(|c| c.per_value_exceeds(need - scan.num_cost - 1));
+            if class != Class::Residual && !fits {
                 class = Class::Residual;
                 plan.class = class;
                 plan.nullable = false;

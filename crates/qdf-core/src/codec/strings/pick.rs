@@ -108,40 +108,49 @@ pub(crate) enum Pick<'v> {
 /// [`Features::DENSE`], where some block is always returned.
 #[cfg_attr(not(test), allow(dead_code))] // the columnar writer has its census already
 pub(crate) fn pick<'v>(values: &'v [&'v [u8]], features: Features, per_value: usize) -> Pick<'v> {
-    pick_with(&Census::new(values), features, per_value)
+    pick_with(&mut Census::new(values, 0), features, |_, cost| {
+        cost < per_value
+    })
 }
 
-/// [`pick()`] of the column `census` counted.
-pub(crate) fn pick_with<'v>(census: &Census<'v>, features: Features, per_value: usize) -> Pick<'v> {
+/// [`pick()`] of the column `census` counts; `beats(census, cost)` tells whether a block of
+/// `cost` bytes is smaller than the per-value form (asked with Dense only, and only of the
+/// candidate that can win).
+pub(crate) fn pick_with<'v>(
+    census: &mut Census<'v>,
+    features: Features,
+    mut beats: impl FnMut(&mut Census<'v>, usize) -> bool,
+) -> Pick<'v> {
     let values = census.values();
     let dense = features.contains(Features::DENSE);
-    let beats = |b: &StrBlock<'_>| !dense || b.cost() < per_value;
+    let mut beats = |c: &mut Census<'v>, b: &StrBlock<'_>| !dense || beats(c, b.cost());
     let n = values.len();
-    if census.distinct() == 1 {
+    // More than 70 % of the first 64 values are distinct (§2.2).
+    let k = n.min(64);
+    let mostly_distinct = census.distinct_in_head(k) * 10 > k * 7;
+    if n > 0 && census.distinct_in_head(k) == 1 && census.finish().distinct() == 1 {
         let block = StrBlock::Const {
             value: values[0],
             n,
         };
-        return if beats(&block) {
+        return if beats(census, &block) {
             Pick::Block(block)
         } else {
             Pick::PerValue
         };
     }
     if n >= MIN_ROWS {
-        // More than 70 % of the first 64 values are distinct (§2.2).
-        let k = n.min(64);
-        let mostly_distinct = census.distinct_in_head(k) * 10 > k * 7;
         if !mostly_distinct
-            && let Some(block) = dict_family(census)
-            && beats(&block)
+            && let Some(block) = dict_family(census.finish())
+            && beats(census, &block)
         {
             return Pick::Block(block);
         }
+        // The smallest candidate; only it can be smaller than the per-value form if any is.
         let mut best: Option<(StrBlock<'v>, usize)> = None;
         let mut consider = |b: StrBlock<'v>| {
             let cost = b.cost();
-            if (!dense || cost < per_value) && best.as_ref().is_none_or(|cur| cost < cur.1) {
+            if best.as_ref().is_none_or(|cur| cost < cur.1) {
                 best = Some((b, cost));
             }
         };
@@ -160,7 +169,9 @@ pub(crate) fn pick_with<'v>(census: &Census<'v>, features: Features, per_value: 
             consider(StrBlock::Alpha(a));
         }
         consider(StrBlock::Slab(values));
-        if let Some((b, _)) = best {
+        if let Some((b, _)) = best
+            && beats(census, &b)
+        {
             return Pick::Block(b);
         }
     }

@@ -1,4 +1,4 @@
-//! Dictionary building and the wire pieces shared by the dictionary blocks (F5, FA, FC):
+//! The dictionary (from [`super::census`]) and the wire pieces shared by the dictionary blocks (F5, FA, FC):
 //! the flat table `uvarint(d), d × (uvarint len, bytes)` and the flat index
 //! `uvarint(n), ⌈n·⌈log2 d⌉/8⌉ bytes` (LSB-first, [`super::bits`]).
 
@@ -24,7 +24,7 @@ impl<'v> Dict<'v> {
     /// takes it from its [`Census`]).
     #[cfg(test)]
     pub(super) fn build(values: &'v [&'v [u8]]) -> Option<Dict<'v>> {
-        Census::new(values).dict()
+        Census::new(values, 0).finish().dict()
     }
 
     /// Bits per index, `⌈log2 d⌉`.
