@@ -162,6 +162,7 @@ impl Tape {
         (self.variants.len() - 1) as u32
     }
 
+    #[inline]
     fn push(&mut self, e: Ev) -> u32 {
         self.evs.push(e);
         (self.evs.len() - 1) as u32
@@ -476,19 +477,24 @@ impl<'a> ser::Serializer for TapeSer<'a> {
         false
     }
 
+    #[inline]
     fn serialize_bool(self, v: bool) -> Result<()> {
         self.tape.push(Ev::Bool(v));
         Ok(())
     }
+    #[inline]
     fn serialize_i8(self, v: i8) -> Result<()> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i16(self, v: i16) -> Result<()> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i32(self, v: i32) -> Result<()> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i64(self, v: i64) -> Result<()> {
         self.tape.push(Ev::I64(v));
         Ok(())
@@ -496,15 +502,19 @@ impl<'a> ser::Serializer for TapeSer<'a> {
     fn serialize_i128(self, v: i128) -> Result<()> {
         self.wide(v.to_le_bytes(), false)
     }
+    #[inline]
     fn serialize_u8(self, v: u8) -> Result<()> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u16(self, v: u16) -> Result<()> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u32(self, v: u32) -> Result<()> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u64(self, v: u64) -> Result<()> {
         self.tape.push(Ev::U64(v));
         Ok(())
@@ -512,19 +522,23 @@ impl<'a> ser::Serializer for TapeSer<'a> {
     fn serialize_u128(self, v: u128) -> Result<()> {
         self.wide(v.to_le_bytes(), true)
     }
+    #[inline]
     fn serialize_f32(self, v: f32) -> Result<()> {
         self.tape.push(Ev::F32(v.to_bits()));
         Ok(())
     }
+    #[inline]
     fn serialize_f64(self, v: f64) -> Result<()> {
         self.tape.push(Ev::F64(v.to_bits()));
         Ok(())
     }
+    #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
         let (a, b) = self.tape.bytes(v.as_bytes())?;
         self.tape.push(Ev::Str(a, b));
         Ok(())
     }
+    #[inline]
     fn serialize_none(self) -> Result<()> {
         self.tape.push(Ev::None);
         Ok(())
@@ -587,18 +601,23 @@ impl<'a> ser::Serializer for CellSer<'a> {
         false
     }
 
+    #[inline]
     fn serialize_bool(self, v: bool) -> Result<Cell> {
         Ok(Cell::Bool(v))
     }
+    #[inline]
     fn serialize_i8(self, v: i8) -> Result<Cell> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i16(self, v: i16) -> Result<Cell> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i32(self, v: i32) -> Result<Cell> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i64(self, v: i64) -> Result<Cell> {
         Ok(Cell::Int(v as u64, v < 0))
     }
@@ -609,15 +628,19 @@ impl<'a> ser::Serializer for CellSer<'a> {
             _ => return self.other(|t| t.serialize_i128(v)),
         })
     }
+    #[inline]
     fn serialize_u8(self, v: u8) -> Result<Cell> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u16(self, v: u16) -> Result<Cell> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u32(self, v: u32) -> Result<Cell> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u64(self, v: u64) -> Result<Cell> {
         Ok(Cell::Int(v, false))
     }
@@ -627,16 +650,20 @@ impl<'a> ser::Serializer for CellSer<'a> {
             Err(_) => self.other(|t| t.serialize_u128(v)),
         }
     }
+    #[inline]
     fn serialize_f32(self, v: f32) -> Result<Cell> {
         Ok(Cell::F32(v.to_bits()))
     }
+    #[inline]
     fn serialize_f64(self, v: f64) -> Result<Cell> {
         Ok(Cell::F64(v.to_bits()))
     }
+    #[inline]
     fn serialize_str(self, v: &str) -> Result<Cell> {
         let (a, b) = self.tape.bytes(v.as_bytes())?;
         Ok(Cell::Str(a, b))
     }
+    #[inline]
     fn serialize_none(self) -> Result<Cell> {
         Ok(Cell::Null)
     }
