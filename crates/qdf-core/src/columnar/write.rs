@@ -22,9 +22,9 @@ use crate::codec::strings::{self, Census, Pick};
 use crate::dense::col_shape_key;
 use crate::error::Result;
 use crate::options::Features;
+use crate::ser::Header;
 use crate::ser::Serializer;
 use crate::ser::capture::{Cell, CellRef, Ev, EvRef, Tape};
-use crate::ser::Header;
 use crate::ser::qpack::{PackBuf, PackClass};
 use crate::wire::tags;
 use crate::wire::varint::write_uvarint;
@@ -88,11 +88,7 @@ impl Serializer {
             for _ in 0..2 * n {
                 match tape.evs[i] {
                     Ev::Str(a, e) => self.write_str(tape.str(a, e))?,
-                    _ => EvRef {
-                        tape,
-                        at: i as u32,
-                    }
-                    .serialize(&mut *self)?,
+                    _ => EvRef { tape, at: i as u32 }.serialize(&mut *self)?,
                 }
                 i = tape.next(i);
             }
@@ -391,9 +387,12 @@ mod tests {
             let mut replay = Serializer::new(opts);
             for c in &cells {
                 direct.write_residual(c, &tape).unwrap();
-                CellRef { cell: c, tape: &tape }
-                    .serialize(&mut replay)
-                    .unwrap();
+                CellRef {
+                    cell: c,
+                    tape: &tape,
+                }
+                .serialize(&mut replay)
+                .unwrap();
             }
             assert_eq!(direct.into_inner(), replay.into_inner());
         }

@@ -82,8 +82,9 @@ impl<'v> Census<'v> {
             // A mostly distinct head: room for all rows distinct, so nothing rehashes.
             let more = n - HEAD;
             let (values, first, hasher) = (c.values, &c.first, &c.hasher);
-            c.table
-                .reserve(more, |&k| hasher.hash_one(values[first[k as usize] as usize]));
+            c.table.reserve(more, |&k| {
+                hasher.hash_one(values[first[k as usize] as usize])
+            });
             c.first.reserve(more);
             c.count.reserve(more);
         }
@@ -215,7 +216,15 @@ mod tests {
 
     #[test]
     fn ranks_counts_and_head() {
-        let vals = strs(&["b", "a", "b", "", "a", "b", "long value past the cache words"]);
+        let vals = strs(&[
+            "b",
+            "a",
+            "b",
+            "",
+            "a",
+            "b",
+            "long value past the cache words",
+        ]);
         let mut c = Census::new(&vals, 4);
         c.finish();
         assert_eq!(c.ids, [0, 1, 0, 2, 1, 0, 3]);
@@ -224,7 +233,10 @@ mod tests {
         let counts: Vec<_> = c.counts().collect();
         assert_eq!(counts[..3], [(&b"b"[..], 3), (&b"a"[..], 2), (&b""[..], 1)]);
         let d = c.dict().unwrap();
-        assert_eq!(d.entries, strs(&["b", "a", "", "long value past the cache words"]));
+        assert_eq!(
+            d.entries,
+            strs(&["b", "a", "", "long value past the cache words"])
+        );
         assert_eq!(d.index, [0, 1, 0, 2, 1, 0, 3]);
         // Six short values inline (2 bytes each but `""`, 1), the long one defined.
         assert_eq!(c.per_value(), 5 * 2 + 1 + (1 + 1 + 31));
@@ -268,6 +280,9 @@ mod tests {
         }
         let mut early = Census::new(&vals, 4);
         assert!(early.per_value_exceeds(2500));
-        assert!(!early.complete(), "the floor passed 2500 before the last row");
+        assert!(
+            !early.complete(),
+            "the floor passed 2500 before the last row"
+        );
     }
 }

@@ -13,10 +13,12 @@
 //!    bytes, must beat F8) and **F8 slab**, all only for `n ≥ 16`. Go takes the first that
 //!    qualifies; taking the smallest never loses bytes.
 //!
-//! With Dense a block is chosen only when its exact size is strictly below `per_value`, the
-//! caller's estimate of writing the values one by one (intern refs included); otherwise the
-//! answer is [`Pick::PerValue`]. Without Dense there is no per-value form inside a column:
-//! the fallback is F9 when all values are equal, else a forced F8.
+//! With Dense a block is chosen only when its exact size is strictly below the size of
+//! writing the values one by one (intern refs included): the caller's estimate for
+//! [`pick()`], the census's count for [`pick_with`], which counts only as many rows as the
+//! comparison needs. Only the smallest candidate of step 3 is compared (if it is not below,
+//! none is); otherwise the answer is [`Pick::PerValue`]. Without Dense there is no per-value
+//! form inside a column: the fallback is F9 when all values are equal, else a forced F8.
 
 use super::MIN_ROWS;
 use super::alpha::Alphabet;

@@ -3,10 +3,10 @@
 //! `uvarint(n), ⌈n·⌈log2 d⌉/8⌉ bytes` (LSB-first, [`super::bits`]).
 
 use super::bits::{BadCodes, IDENTITY, pack, packed_len, unpack_map, width_for};
-use super::column::{Rows, Span, Store, StrColumn};
-use super::read::{Reader, charge};
 #[cfg(test)]
 use super::census::Census;
+use super::column::{Rows, Span, Store, StrColumn};
+use super::read::{Reader, charge};
 use super::{MAX_DICT, MIN_DICT};
 use crate::error::Result;
 use crate::wire::varint::{uvarint_len, write_uvarint};
