@@ -78,6 +78,23 @@ pub(crate) fn eq_short(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// A cheap unseeded hash of the length and up to 16 outer bytes of `bytes`, with `salt`
+/// folded in; its high bits are the slot of a direct-mapped cache. Only a hint: callers
+/// compare the bytes on every hit and fall back to a seeded hash table.
+#[inline(always)]
+pub(crate) fn outer_hash(bytes: &[u8], salt: u64) -> u64 {
+    let n = bytes.len();
+    let w64 = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+    let w32 = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes")) as u64;
+    let x = match n {
+        0 => 0,
+        1..=3 => bytes[0] as u64 | (bytes[n / 2] as u64) << 8 | (bytes[n - 1] as u64) << 16,
+        4..=7 => w32(0) | w32(n - 4) << 32,
+        _ => w64(0) ^ w64(n - 8).rotate_left(29),
+    };
+    (x ^ (n as u64) << 48 ^ salt).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 /// `s` as an owned `String` with capacity exactly `s.len()` (what `to_owned` gives), copied
 /// by [`copy_short`].
 #[inline(always)]

@@ -35,9 +35,21 @@ pub fn cost(vals: &[u64], min: u64, b: u32, signed: bool) -> usize {
         + exc_bytes
 }
 
+/// A lower bound of [`cost`] at width `b` with `exceptions` values above it: every
+/// exception takes at least a byte of gap and a byte of value. Lets the picker skip the exact
+/// pass when PFOR cannot win.
+pub fn cost_floor(n: usize, min: u64, b: u32, exceptions: usize, signed: bool) -> usize {
+    3 + uvarint_len(n as u64)
+        + scalar_len(min, signed)
+        + packed_len(n, b)
+        + uvarint_len(exceptions as u64)
+        + 2 * exceptions
+}
+
 /// The width below `for_bits` with the smallest size when each exception is charged
-/// `uvl(n) + uvl(max Δ)` bytes (wire notes §2), from a histogram of the value widths.
-pub fn best_width(vals: &[u64], min: u64, for_bits: u32, max_width: u32) -> u32 {
+/// `uvl(n) + uvl(max Δ)` bytes (wire notes §2), from a histogram of the value widths, and the
+/// number of values above that width (its exceptions).
+pub fn best_width(vals: &[u64], min: u64, for_bits: u32, max_width: u32) -> (u32, usize) {
     let mut hist = [0usize; 65];
     for v in vals {
         hist[bit_width(v.wrapping_sub(min)) as usize] += 1;
@@ -45,17 +57,17 @@ pub fn best_width(vals: &[u64], min: u64, for_bits: u32, max_width: u32) -> u32 
     let n = vals.len();
     let per_exc = uvarint_len(n as u64) + uvarint_len(mask(for_bits));
     let mut above = n - hist[0];
-    let (mut best, mut best_cost) = (0, usize::MAX);
+    let (mut best, mut best_cost, mut best_above) = (0, usize::MAX, above);
     for b in 0..for_bits.min(max_width + 1) {
         if b > 0 {
             above -= hist[b as usize];
         }
         let c = packed_len(n, b) + uvarint_len(above as u64) + above * per_exc;
         if c < best_cost {
-            (best, best_cost) = (b, c);
+            (best, best_cost, best_above) = (b, c, above);
         }
     }
-    best
+    (best, best_above)
 }
 
 /// Appends the PFOR encoding of `vals` (64-bit `kind`) with frame `min` (≤ every value)
@@ -157,7 +169,7 @@ mod tests {
     fn width_choice_prefers_exceptions_for_spikes() {
         let mut vals: Vec<u64> = (0..100).map(|i| i % 7).collect();
         vals[50] = 1 << 40;
-        let b = best_width(&vals, 0, 41, 56);
+        let (b, _) = best_width(&vals, 0, 41, 56);
         assert_eq!(b, 3);
     }
 }

@@ -101,9 +101,13 @@ pub fn choose_int(vals: &[u64], kind: Kind) -> (IntChoice, usize) {
         consider(IntChoice::Dict(d), c);
     }
     if n >= 8 && bits >= 2 {
-        let b = pfor::best_width(vals, min, bits, MAX_ENCODE_BITS);
-        if b > 0 || const_ok {
-            consider(IntChoice::Pfor { min, b }, pfor::cost(vals, min, b, signed));
+        let (b, exceptions) = pfor::best_width(vals, min, bits, MAX_ENCODE_BITS);
+        // The exact pass only when PFOR's floor beats the best so far (`consider` is done).
+        if (b > 0 || const_ok) && pfor::cost_floor(n, min, b, exceptions, signed) < best.1 {
+            let c = pfor::cost(vals, min, b, signed);
+            if c < best.1 {
+                best = (IntChoice::Pfor { min, b }, c);
+            }
         }
     }
     best

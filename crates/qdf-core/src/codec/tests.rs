@@ -142,7 +142,10 @@ proptest! {
             encs.push(e);
             let (min, max) = for_::min_max(&vals, signed).unwrap();
             let bits = for_::width(min, max);
-            for b in [0, pfor::best_width(&vals, min, bits.max(1), 64), bits / 2] {
+            let (best, exceptions) = pfor::best_width(&vals, min, bits.max(1), 64);
+            let floor = pfor::cost_floor(vals.len(), min, best, exceptions, signed);
+            prop_assert!(floor <= pfor::cost(&vals, min, best, signed));
+            for b in [0, best, bits / 2] {
                 let mut e = Vec::new();
                 pfor::encode_with(&vals, kind, min, b, &mut e);
                 prop_assert_eq!(e.len(), pfor::cost(&vals, min, b, signed));

@@ -29,7 +29,7 @@ pub(crate) struct Row {
 #[derive(Debug)]
 pub(crate) struct Field {
     pub(crate) key: &'static str,
-    /// Column id (index into [`Batch::cols`]).
+    /// Column id (index into [`Batch::cols`]); `u32::MAX` from an order conflict on.
     pub(crate) col: u32,
     pub(crate) cell: Cell,
 }
@@ -48,6 +48,11 @@ pub(crate) struct Batch {
     pub(crate) order: Vec<u32>,
     /// `pos[id]`: the plan position of column `id`.
     pos: Vec<u32>,
+    /// `present[id]`: the `(row, cell index)` of every row that carries column `id`, in row
+    /// order (filled while the rows are captured, so the columns need no gathering pass).
+    present: Vec<Vec<(u32, u32)>>,
+    /// The row being captured contradicts the plan's order ([`Offer::Conflict`]).
+    conflict: bool,
     /// The sequence's announced length, capped (what to reserve for).
     hint: usize,
 }
@@ -80,20 +85,27 @@ impl Batch {
     pub(crate) fn offer<T: ?Sized + Serialize>(&mut self, value: &T, depth: Depth) -> Offer {
         let start = self.cells.len();
         let mark = self.tape.mark();
+        let known = self.cols.len();
+        self.conflict = false;
         match value.serialize(RowProbe { batch: self, depth }) {
-            Ok(()) if self.commit(start) => {
+            Ok(()) if !self.conflict => {
                 if self.rows.len() == 1 && self.hint > 1 {
                     // The first row tells what the announced others will take.
                     let more = self.hint - 1;
                     let cells = self.cells.len() * more;
                     self.cells
                         .reserve(cells.min(MAX_RESERVE / std::mem::size_of::<Field>()));
+                    let each = more.min(MAX_RESERVE / std::mem::size_of::<(u32, u32)>());
+                    for p in &mut self.present {
+                        p.reserve(each);
+                    }
                     self.tape.reserve_like(1, more);
                 }
                 Offer::Taken
             }
             Ok(()) => Offer::Conflict,
             Err(_) => {
+                self.unassign(start, known);
                 self.cells.truncate(start);
                 self.tape.rewind(mark);
                 Offer::Refused
@@ -101,41 +113,63 @@ impl Batch {
         }
     }
 
-    /// Assigns the columns of the last row's fields (`cells[start..]`); `false` on an order
-    /// conflict.
-    fn commit(&mut self, start: usize) -> bool {
-        let mut cursor = 0usize;
-        for i in start..self.cells.len() {
-            let key = self.cells[i].key;
-            let id = if self
-                .order
-                .get(cursor)
-                .is_some_and(|&id| same_name(self.cols[id as usize], key))
-            {
-                let id = self.order[cursor];
-                cursor += 1;
-                id
-            } else if let Some(id) = self.cols.iter().position(|&c| c == key) {
-                let p = self.pos[id] as usize;
-                if p < cursor {
-                    return false;
-                }
-                cursor = p + 1;
-                id as u32
-            } else {
-                let id = self.cols.len() as u32;
-                self.cols.push(key);
-                self.order.insert(cursor, id);
-                self.pos.push(0);
-                for (p, &c) in self.order.iter().enumerate().skip(cursor) {
-                    self.pos[c as usize] = p as u32;
-                }
-                cursor += 1;
-                id
-            };
-            self.cells[i].col = id;
+    /// The column id of field `key` of the row being captured, `cursor` its plan cursor;
+    /// `None` on an order conflict. The common case (the next column of the plan, the same
+    /// `&'static str` as in the rows before) inline.
+    #[inline(always)]
+    fn assign(&mut self, key: &'static str, cursor: &mut usize) -> Option<u32> {
+        if let Some(&id) = self.order.get(*cursor)
+            && same_name(self.cols[id as usize], key)
+        {
+            *cursor += 1;
+            return Some(id);
         }
-        true
+        self.assign_other(key, cursor)
+    }
+
+    /// [`assign`](Self::assign) of a key found later in the plan, or not yet in it.
+    #[inline(never)]
+    fn assign_other(&mut self, key: &'static str, cursor: &mut usize) -> Option<u32> {
+        if let Some(id) = self.cols.iter().position(|&c| c == key) {
+            let p = self.pos[id] as usize;
+            if p < *cursor {
+                return None;
+            }
+            *cursor = p + 1;
+            return Some(id as u32);
+        }
+        let id = self.cols.len() as u32;
+        self.cols.push(key);
+        self.present.push(Vec::new());
+        self.order.insert(*cursor, id);
+        self.pos.push(0);
+        self.renumber(*cursor);
+        *cursor += 1;
+        Some(id)
+    }
+
+    /// Sets `pos` from plan position `from` on.
+    fn renumber(&mut self, from: usize) {
+        for (p, &c) in self.order.iter().enumerate().skip(from) {
+            self.pos[c as usize] = p as u32;
+        }
+    }
+
+    /// Undoes the column assignments of a refused row (`cells[start..]`) and drops the
+    /// columns it added (ids from `known` on), so the plan is as before the row.
+    fn unassign(&mut self, start: usize, known: usize) {
+        for f in &self.cells[start..] {
+            if let Some(p) = self.present.get_mut(f.col as usize) {
+                p.pop();
+            }
+        }
+        if self.cols.len() > known {
+            self.cols.truncate(known);
+            self.present.truncate(known);
+            self.pos.truncate(known);
+            self.order.retain(|&id| (id as usize) < known);
+            self.renumber(0);
+        }
     }
 
     /// The fields of row `r`.
@@ -155,50 +189,156 @@ impl Batch {
 
     /// Per plan position, the `(row, cell index)` of every row that carries the column, in
     /// row order.
-    pub(crate) fn columns(&self) -> Vec<Vec<(u32, u32)>> {
-        let mut counts = vec![0usize; self.order.len()];
-        for f in &self.cells {
-            counts[self.position(f.col)] += 1;
-        }
-        let mut cols: Vec<Vec<(u32, u32)>> = counts.into_iter().map(Vec::with_capacity).collect();
-        let mut r = 0usize;
-        for (i, f) in self.cells.iter().enumerate() {
-            while self.rows[r].end as usize <= i {
-                r += 1;
-            }
-            cols[self.position(f.col)].push((r as u32, i as u32));
-        }
-        cols
+    pub(crate) fn columns(&self) -> Vec<&[(u32, u32)]> {
+        self.order
+            .iter()
+            .map(|&id| &self.present[id as usize][..])
+            .collect()
     }
 
-    /// The class of a column from its non-null cells: one primitive kind, else residual.
-    pub(crate) fn classify(&self, present: &[(u32, u32)]) -> Class {
-        let (mut neg, mut big) = (false, false);
-        let mut class: Option<Class> = None;
+    /// One pass over the cells of a column (`present`): its class from the non-null cells
+    /// (one primitive kind, else residual), and for a column that is not residual the null
+    /// count, the row-mode bytes of the numbers and nulls, and the values.
+    pub(crate) fn scan(&self, present: &[(u32, u32)]) -> Scan<'_> {
+        const INT: u8 = 1;
+        const F64: u8 = 2;
+        const F32: u8 = 4;
+        const BOOL: u8 = 8;
+        const STR: u8 = 16;
+        let mut s = Scan {
+            class: Class::Residual,
+            nulls: 0,
+            num_cost: 0,
+            strs: Vec::new(),
+            vals: Vec::new(),
+        };
+        // Room for every value in the vector the first non-null cell's kind fills.
+        let first = present
+            .iter()
+            .map(|&(_, i)| &self.cells[i as usize].cell)
+            .find(|c| **c != Cell::Null);
+        match first {
+            Some(Cell::Str(..)) => {
+                s.strs.reserve_exact(present.len());
+                // The common case, a column of strings only, in a loop of its own.
+                if self.strs_only(present, &mut s.strs) {
+                    s.class = Class::Str;
+                    return s;
+                }
+                s.strs.clear();
+            }
+            Some(Cell::Other(_)) => return Scan::residual(),
+            Some(_) => s.vals.reserve_exact(present.len()),
+            None => {}
+        }
+        let (mut kinds, mut neg, mut big) = (0u8, false, false);
         for &(_, i) in present {
-            let c = match self.cells[i as usize].cell {
-                Cell::Null => continue,
+            match self.cells[i as usize].cell {
+                Cell::Null => {
+                    s.nulls += 1;
+                    s.num_cost += 1;
+                }
                 Cell::Int(v, n) => {
+                    kinds |= INT;
                     neg |= n;
                     big |= !n && v > i64::MAX as u64;
-                    Class::Int { neg: false }
+                    s.num_cost += int_len(v, n);
+                    s.vals.push(v);
                 }
-                Cell::F64(_) => Class::F64,
-                Cell::F32(_) => Class::F32,
-                Cell::Bool(_) => Class::Bool,
-                Cell::Str(..) => Class::Str,
-                Cell::Other(_) => return Class::Residual,
-            };
-            if *class.get_or_insert(c) != c {
-                return Class::Residual;
+                Cell::F64(v) => {
+                    kinds |= F64;
+                    s.num_cost += 9;
+                    s.vals.push(v);
+                }
+                Cell::F32(v) => {
+                    kinds |= F32;
+                    s.num_cost += 5;
+                    s.vals.push(v as u64);
+                }
+                Cell::Bool(v) => {
+                    kinds |= BOOL;
+                    s.num_cost += 1;
+                    s.vals.push(v as u64);
+                }
+                Cell::Str(a, e) => {
+                    kinds |= STR;
+                    s.strs.push(&self.tape.arena[a as usize..e as usize]);
+                }
+                Cell::Other(_) => return Scan::residual(),
             }
         }
-        match class {
-            Some(Class::Int { .. }) if neg && big => Class::Residual,
-            Some(Class::Int { .. }) => Class::Int { neg },
-            Some(c) => c,
+        s.class = match kinds {
+            INT if neg && big => return Scan::residual(),
+            INT => Class::Int { neg },
+            F64 => Class::F64,
+            F32 => Class::F32,
+            BOOL => Class::Bool,
+            STR => Class::Str,
             // Only nulls: an empty integer column.
-            None => Class::Int { neg: false },
+            0 => Class::Int { neg: false },
+            _ => return Scan::residual(),
+        };
+        s
+    }
+}
+
+impl Batch {
+    /// Pushes the bytes of every cell of `present` onto `strs` while they are strings;
+    /// `false` at the first that is not.
+    fn strs_only<'b>(&'b self, present: &[(u32, u32)], strs: &mut Vec<&'b [u8]>) -> bool {
+        for &(_, i) in present {
+            let Cell::Str(a, e) = self.cells[i as usize].cell else {
+                return false;
+            };
+            strs.push(&self.tape.arena[a as usize..e as usize]);
+        }
+        true
+    }
+}
+
+/// What [`Batch::scan`] found in a column.
+#[derive(Debug)]
+pub(crate) struct Scan<'b> {
+    pub(crate) class: Class,
+    /// `None` cells.
+    pub(crate) nulls: usize,
+    /// Bytes in row mode of the nulls, numbers and bools (Speed forms; strings not counted).
+    pub(crate) num_cost: usize,
+    /// The strings of a string column, in row order.
+    pub(crate) strs: Vec<&'b [u8]>,
+    /// The bits of the numbers of a number or bool column (as [`Cell`] holds them).
+    pub(crate) vals: Vec<u64>,
+}
+
+impl Scan<'_> {
+    fn residual() -> Self {
+        Scan {
+            class: Class::Residual,
+            nulls: 0,
+            num_cost: 0,
+            strs: Vec::new(),
+            vals: Vec::new(),
+        }
+    }
+}
+
+/// Bytes of an integer in its Speed form (`docs/SPEC.md` §3).
+pub(crate) fn int_len(v: u64, neg: bool) -> usize {
+    if neg {
+        match v as i64 {
+            -8..=-1 => 1,
+            i if i >= i8::MIN as i64 => 2,
+            i if i >= i16::MIN as i64 => 3,
+            i if i >= i32::MIN as i64 => 5,
+            _ => 9,
+        }
+    } else {
+        match v {
+            0..=0x7F => 1,
+            0x80..=0xFF => 2,
+            0x100..=0xFFFF => 3,
+            _ if v <= u32::MAX as u64 => 5,
+            _ => 9,
         }
     }
 }
@@ -227,6 +367,8 @@ struct RowFields<'b> {
     name: &'static str,
     len: usize,
     inner: Depth,
+    /// The plan position after the last field assigned (see the module doc).
+    cursor: usize,
     /// A field failed and the struct's `Serialize` went on: the row is refused (the tape may
     /// hold its partial capture), so the element is serialized directly.
     failed: bool,
@@ -242,11 +384,23 @@ impl ser::SerializeStruct for RowFields<'_> {
                 depth: self.inner,
             })
             .inspect_err(|_| self.failed = true)?;
-        self.batch.cells.push(Field {
-            key,
-            col: u32::MAX,
-            cell,
-        });
+        let b = &mut *self.batch;
+        let at = b.cells.len() as u32;
+        let col = match b.conflict {
+            false => b.assign(key, &mut self.cursor),
+            true => None,
+        };
+        let col = match col {
+            Some(id) => {
+                b.present[id as usize].push((b.rows.len() as u32, at));
+                id
+            }
+            None => {
+                b.conflict = true;
+                u32::MAX
+            }
+        };
+        b.cells.push(Field { key, col, cell });
         Ok(())
     }
     fn end(self) -> Result<()> {
@@ -295,6 +449,7 @@ impl<'b> ser::Serializer for RowProbe<'b> {
             name,
             len,
             inner,
+            cursor: 0,
             failed: false,
         })
     }
@@ -409,9 +564,12 @@ mod tests {
         assert_eq!(names, ["a", "b", "c"]);
         let cols = b.columns();
         assert_eq!(cols[1], [(1, 3)]);
-        assert_eq!(b.classify(&cols[0]), Class::Int { neg: false });
-        assert_eq!(b.classify(&cols[2]), Class::Int { neg: true });
-        assert_eq!(b.classify(&cols[1]), Class::Str);
+        assert_eq!(cols[0], [(0, 0), (1, 2)]);
+        assert_eq!(b.scan(cols[0]).class, Class::Int { neg: false });
+        assert_eq!(b.scan(cols[0]).vals, [1, 2]);
+        assert_eq!(b.scan(cols[2]).class, Class::Int { neg: true });
+        assert_eq!(b.scan(cols[1]).class, Class::Str);
+        assert_eq!(b.scan(cols[1]).strs, [b"x"]);
         assert_eq!(b.offer(&5u8, d()), Offer::Refused);
         assert_eq!(b.cells.len(), 5);
         let mut m = std::collections::BTreeMap::new();

@@ -13,21 +13,21 @@
 //! estimate); other columns become residual. The batch is written as a container when at
 //! least one column remains and the column-shape table can take its shape.
 
-use hashbrown::HashSet;
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 
 use super::plan::Batch;
 use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
-use crate::codec::strings::{self, Pick};
-use crate::dense::{Kind, col_shape_key, inline_len};
+use crate::codec::strings::{self, Census, Pick};
+use crate::dense::col_shape_key;
 use crate::error::Result;
 use crate::options::Features;
+use crate::ser::Header;
 use crate::ser::Serializer;
-use crate::ser::capture::{Cell, CellRef};
+use crate::ser::capture::{Cell, CellRef, Ev, EvRef, Tape};
 use crate::ser::qpack::{PackBuf, PackClass};
 use crate::wire::tags;
-use crate::wire::varint::{uvarint_len, write_uvarint};
+use crate::wire::varint::write_uvarint;
 
 /// The encoding of one column's values.
 enum Body {
@@ -61,45 +61,6 @@ impl ColPlan {
     }
 }
 
-/// The size of a string column written per value: a definition for the first sight of each
-/// value long enough to intern, a 2-byte reference for a repeat, the plain form otherwise.
-fn per_value_cost(values: &[&[u8]], min_intern: usize) -> usize {
-    let mut seen = HashSet::with_capacity(values.len());
-    values
-        .iter()
-        .map(|v| {
-            if v.len() < min_intern {
-                inline_len(v.len(), Kind::Str)
-            } else if seen.insert(*v) {
-                1 + uvarint_len(v.len() as u64) + v.len()
-            } else {
-                2
-            }
-        })
-        .sum()
-}
-
-/// Bytes of an integer in its Speed form (`docs/SPEC.md` §3).
-fn int_len(v: u64, neg: bool) -> usize {
-    if neg {
-        match v as i64 {
-            -8..=-1 => 1,
-            i if i >= i8::MIN as i64 => 2,
-            i if i >= i16::MIN as i64 => 3,
-            i if i >= i32::MIN as i64 => 5,
-            _ => 9,
-        }
-    } else {
-        match v {
-            0..=0x7F => 1,
-            0x80..=0xFF => 2,
-            0x100..=0xFFFF => 3,
-            _ if v <= u32::MAX as u64 => 5,
-            _ => 9,
-        }
-    }
-}
-
 /// An LSB-first bit mask of `n` bits with the bits of `set` on.
 fn mask(n: usize, set: impl Iterator<Item = usize>) -> Vec<u8> {
     let mut m = vec![0u8; mask_len(n)];
@@ -110,6 +71,33 @@ fn mask(n: usize, set: impl Iterator<Item = usize>) -> Vec<u8> {
 }
 
 impl Serializer {
+    /// Writes a residual cell as its replay would ([`CellRef`]), a captured map (labels,
+    /// attributes) without the replay's serde calls: the bytes of `Compound` for a map
+    /// without map shapes, its header with the entry count, then each key and value, strings
+    /// straight through the string hook.
+    fn write_residual(&mut self, cell: &Cell, tape: &Tape) -> Result<()> {
+        if let Cell::Other(at) = *cell
+            && !self.map_shapes()
+            && !self.variant_pending()
+            && let Some((announced, n, first)) = tape.map_at(at)
+            && announced.is_none_or(|l| l == n)
+        {
+            self.enter()?;
+            self.write_header(Header::Map, n)?;
+            let mut i = first;
+            for _ in 0..2 * n {
+                match tape.evs[i] {
+                    Ev::Str(a, e) => self.write_str(tape.str(a, e))?,
+                    _ => EvRef { tape, at: i as u32 }.serialize(&mut *self)?,
+                }
+                i = tape.next(i);
+            }
+            self.leave(1);
+            return Ok(());
+        }
+        CellRef { cell, tape }.serialize(&mut *self)
+    }
+
     /// Ends the sequence of captured rows `b` whose array header starts at `start`: writes
     /// the columnar container in place of the header and returns `true`, or replays the rows
     /// after the header (row mode) and returns `false`.
@@ -147,7 +135,7 @@ impl Serializer {
     fn plan_container(
         &self,
         b: &Batch,
-        cols: &[Vec<(u32, u32)>],
+        cols: &[&[(u32, u32)]],
     ) -> Result<Option<(Vec<ColPlan>, Option<u32>)>> {
         let m = b.rows.len();
         let Some(dense) = self.state.dense.as_deref() else {
@@ -160,36 +148,20 @@ impl Serializer {
         let indexed = self.col_index.allowed && feats.contains(Features::COLUMN_INDEX);
         let min_intern = self.opts.intern_min_len() as usize;
         let mut plans = Vec::with_capacity(b.order.len());
-        for (j, present) in cols.iter().enumerate() {
+        for (j, &present) in cols.iter().enumerate() {
             let name = b.cols[b.order[j] as usize];
             let optional = present.len() < m;
-            let mut class = b.classify(present);
-            let cells = || present.iter().map(|&(_, i)| &b.cells[i as usize].cell);
-            let nulls = cells().filter(|c| **c == Cell::Null).count();
-            let strs: Vec<&[u8]> = cells()
-                .filter_map(|c| match *c {
-                    Cell::Str(s, e) => Some(&b.tape.arena[s as usize..e as usize]),
-                    _ => None,
-                })
-                .collect();
-            let str_cost = per_value_cost(&strs, min_intern);
-            let row_cost: usize = cells()
-                .map(|c| match *c {
-                    Cell::Null | Cell::Bool(_) => 1,
-                    Cell::Int(v, n) => int_len(v, n),
-                    Cell::F32(_) => 5,
-                    Cell::F64(_) => 9,
-                    Cell::Str(..) | Cell::Other(_) => 0,
-                })
-                .sum::<usize>()
-                + str_cost;
+            let scan = b.scan(present);
+            let mut class = scan.class;
+            let mut census = None;
             let body = match class {
                 Class::Residual => Body::Rows,
                 Class::Str => {
+                    let census = census.insert(Census::new(&scan.strs, min_intern));
                     let pick = if indexed {
-                        strings::pick(&strs, feats.without(Features::DENSE), 0)
+                        strings::pick_with(census, feats.without(Features::DENSE), |_, _| true)
                     } else {
-                        strings::pick(&strs, feats, str_cost)
+                        strings::pick_with(census, feats, |c, cost| c.per_value_exceeds(cost))
                     };
                     match pick {
                         Pick::Block(blk) => {
@@ -207,28 +179,20 @@ impl Serializer {
                         Class::F32 => (PackClass::F32, false),
                         _ => (PackClass::Bool, false),
                     };
-                    let vals = cells()
-                        .filter_map(|c| match *c {
-                            Cell::Int(v, _) | Cell::F64(v) => Some(v),
-                            Cell::F32(v) => Some(v as u64),
-                            Cell::Bool(v) => Some(v as u64),
-                            _ => None,
-                        })
-                        .collect();
-                    Body::Bytes(PackBuf::of(pc, vals, neg).encode_seq(&self.opts)?)
+                    Body::Bytes(PackBuf::of(pc, scan.vals, neg).encode_seq(&self.opts)?)
                 }
             };
             let mut plan = ColPlan {
                 name,
                 class,
                 optional,
-                nullable: nulls > 0 && class != Class::Residual,
+                nullable: scan.nulls > 0 && class != Class::Residual,
                 body,
             };
             let body_cost = match &plan.body {
                 Body::Rows => 0,
                 Body::Bytes(v) => v.len(),
-                Body::PerValue => str_cost,
+                Body::PerValue => census.as_mut().map_or(0, Census::per_value),
             };
             let masks = if optional { mask_len(m) } else { 0 }
                 + if plan.nullable {
@@ -236,7 +200,14 @@ impl Serializer {
                 } else {
                     0
                 };
-            if class != Class::Residual && masks + body_cost > row_cost {
+            // The row cost: the numbers' forms, plus the strings' per-value size, counted
+            // only as far as the comparison needs.
+            let need = masks + body_cost;
+            let fits = need <= scan.num_cost
+                || census
+                    .as_mut()
+                    .is_some_and(|c| c.per_value_exceeds(need - scan.num_cost - 1));
+            if class != Class::Residual && !fits {
                 class = Class::Residual;
                 plan.class = class;
                 plan.nullable = false;
@@ -261,7 +232,7 @@ impl Serializer {
     fn write_container(
         &mut self,
         b: &Batch,
-        cols: &[Vec<(u32, u32)>],
+        cols: &[&[(u32, u32)]],
         plans: &[ColPlan],
         shape: Option<u32>,
     ) -> Result<()> {
@@ -298,7 +269,7 @@ impl Serializer {
             self.out.resize(index_at + 4 * plans.len(), 0);
             self.col_index.written = true;
         }
-        for (j, (p, present)) in plans.iter().zip(cols).enumerate() {
+        for (j, (p, &present)) in plans.iter().zip(cols).enumerate() {
             let start = self.out.len();
             if p.optional {
                 let bits = mask(m, present.iter().map(|&(r, _)| r as usize));
@@ -336,16 +307,106 @@ impl Serializer {
             for r in 0..m {
                 for f in b.row_fields(r) {
                     if plans[b.position(f.col)].class == Class::Residual {
-                        CellRef {
-                            cell: &f.cell,
-                            tape: &b.tape,
-                        }
-                        .serialize(&mut *self)?;
+                        self.write_residual(&f.cell, &b.tape)?;
                     }
                 }
             }
             self.leave(1);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde::ser::SerializeMap;
+
+    use super::*;
+    use crate::options::Options;
+    use crate::ser::capture::{CellSer, Depth};
+
+    /// A map that announces `announce` entries and writes `entries`.
+    struct Announced {
+        announce: Option<usize>,
+        entries: Vec<(&'static str, &'static str)>,
+    }
+
+    impl Serialize for Announced {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(self.announce)?;
+            for (k, v) in &self.entries {
+                m.serialize_entry(k, v)?;
+            }
+            m.end()
+        }
+    }
+
+    /// The direct writing of a captured map is byte for byte its replay through serde, and
+    /// leaves the Dense state where the replay leaves it (the later values' references
+    /// agree): string and other items, nested values, unannounced and misannounced lengths,
+    /// and values that are no map.
+    #[test]
+    fn residual_maps_write_the_bytes_of_their_replay() {
+        let labels: BTreeMap<String, String> = [("region", "eu-west-1"), ("env", "prod")]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        let ints: BTreeMap<&str, i64> = [("a", 1), ("bbbb", -300)].into();
+        let nested: BTreeMap<&str, Vec<u8>> = [("list", vec![1, 2, 3])].into();
+        let int_keys: BTreeMap<u32, &str> = [(7, "prod"), (9, "x")].into();
+        let mut tape = Tape::default();
+        let depth = Depth {
+            depth: 1,
+            limit: 128,
+        };
+        let mut cell = |v: &dyn erased::Ser| v.cell(&mut tape, depth);
+        let cells = [
+            cell(&labels),
+            cell(&labels),
+            cell(&ints),
+            cell(&nested),
+            cell(&int_keys),
+            cell(&Announced {
+                announce: None,
+                entries: vec![("k1", "v"), ("region", "vvvv")],
+            }),
+            cell(&Announced {
+                announce: Some(5),
+                entries: vec![("k1", "v")],
+            }),
+            cell(&BTreeMap::<String, String>::new()),
+            cell(&Some(labels.clone())),
+            cell(&labels),
+        ];
+        let balanced = Options::balanced();
+        let map_shapes = balanced.features(balanced.feature_bits().with(Features::MAP_SHAPE));
+        for opts in [balanced, map_shapes] {
+            let mut direct = Serializer::new(opts);
+            let mut replay = Serializer::new(opts);
+            for c in &cells {
+                direct.write_residual(c, &tape).unwrap();
+                CellRef {
+                    cell: c,
+                    tape: &tape,
+                }
+                .serialize(&mut replay)
+                .unwrap();
+            }
+            assert_eq!(direct.into_inner(), replay.into_inner());
+        }
+    }
+
+    mod erased {
+        use super::*;
+        pub(super) trait Ser {
+            fn cell(&self, tape: &mut Tape, d: Depth) -> Cell;
+        }
+        impl<T: Serialize> Ser for T {
+            fn cell(&self, tape: &mut Tape, depth: Depth) -> Cell {
+                self.serialize(CellSer { tape, depth }).unwrap()
+            }
+        }
     }
 }

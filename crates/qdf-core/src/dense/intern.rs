@@ -20,7 +20,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
-use crate::short::eq_short;
+use crate::short::{eq_short, outer_hash};
 
 /// The kind an intern entry was defined with: `E0` (string) or `E2` (bytes).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -44,20 +44,11 @@ const CACHE_SLOTS: usize = 256;
 /// An empty cache slot.
 const NO_ID: u32 = u32::MAX;
 
-/// The cache slot of `(bytes, kind)`: a multiplicative hash of the length, the kind and up to
-/// 16 outer bytes (not seeded: a collision only sends the lookup to the index).
+/// The cache slot of `(bytes, kind)`: [`outer_hash`] of the bytes with the kind folded in
+/// (not seeded: a collision only sends the lookup to the index).
 #[inline(always)]
 fn cache_slot(bytes: &[u8], kind: Kind) -> usize {
-    let n = bytes.len();
-    let w64 = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
-    let w32 = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes")) as u64;
-    let x = match n {
-        0 => 0,
-        1..=3 => bytes[0] as u64 | (bytes[n / 2] as u64) << 8 | (bytes[n - 1] as u64) << 16,
-        4..=7 => w32(0) | w32(n - 4) << 32,
-        _ => w64(0) ^ w64(n - 8).rotate_left(29),
-    };
-    let h = (x ^ (n as u64) << 48 ^ (kind == Kind::Bin) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let h = outer_hash(bytes, (kind == Kind::Bin) as u64);
     (h >> (64 - CACHE_SLOTS.trailing_zeros())) as usize
 }
 

@@ -120,13 +120,12 @@ impl Tape {
 
     /// Appends bytes to the arena: their range, or an error past the 4 GiB it addresses.
     /// Short strings (ids, enum-like values) are copied without a `memcpy` call.
-    #[inline]
+    /// Inline: a call costs about as much as the copy of a short string.
+    #[inline(always)]
     fn bytes(&mut self, b: &[u8]) -> Result<(u32, u32)> {
         let start = self.arena.len();
         let Ok(end) = u32::try_from(start + b.len()) else {
-            return Err(Error::new(ErrorCode::Unsupported(
-                "a columnar batch of more than 4 GiB of strings",
-            )));
+            return Err(too_many_bytes());
         };
         if b.len() <= SHORT {
             self.arena.reserve(SHORT);
@@ -163,13 +162,31 @@ impl Tape {
         (self.variants.len() - 1) as u32
     }
 
+    #[inline]
     fn push(&mut self, e: Ev) -> u32 {
         self.evs.push(e);
         (self.evs.len() - 1) as u32
     }
 
+    /// The map that starts at event `at`, if the value there is one whose keys and values
+    /// alternate: its announced length, its entry count and the event of its first item
+    /// (walk the items with [`Tape::next`]).
+    pub(crate) fn map_at(&self, at: u32) -> Option<(Option<usize>, usize, usize)> {
+        let at = at as usize;
+        let Ev::Open(Open::Map(l), end) = *self.evs.get(at)? else {
+            return None;
+        };
+        let (first, end) = (at + 1, end as usize);
+        let (mut i, mut items) = (first, 0usize);
+        while i < end {
+            i = self.next(i);
+            items += 1;
+        }
+        (items % 2 == 0).then_some((len_back(l), items / 2, first))
+    }
+
     /// The event after the value that starts at `at`.
-    fn next(&self, mut at: usize) -> usize {
+    pub(crate) fn next(&self, mut at: usize) -> usize {
         loop {
             match self.evs[at] {
                 Ev::Open(_, end) => return end as usize + 1,
@@ -190,6 +207,14 @@ impl Tape {
         debug_assert!(std::str::from_utf8(bytes).is_ok());
         unsafe { std::str::from_utf8_unchecked(bytes) }
     }
+}
+
+/// The refusal of a batch whose arena would pass the 4 GiB its `u32` ranges address.
+#[cold]
+fn too_many_bytes() -> Error {
+    Error::new(ErrorCode::Unsupported(
+        "a columnar batch of more than 4 GiB of strings",
+    ))
 }
 
 /// A struct field's value: a primitive inline, anything else on the tape.
@@ -452,19 +477,24 @@ impl<'a> ser::Serializer for TapeSer<'a> {
         false
     }
 
+    #[inline]
     fn serialize_bool(self, v: bool) -> Result<()> {
         self.tape.push(Ev::Bool(v));
         Ok(())
     }
+    #[inline]
     fn serialize_i8(self, v: i8) -> Result<()> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i16(self, v: i16) -> Result<()> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i32(self, v: i32) -> Result<()> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i64(self, v: i64) -> Result<()> {
         self.tape.push(Ev::I64(v));
         Ok(())
@@ -472,15 +502,19 @@ impl<'a> ser::Serializer for TapeSer<'a> {
     fn serialize_i128(self, v: i128) -> Result<()> {
         self.wide(v.to_le_bytes(), false)
     }
+    #[inline]
     fn serialize_u8(self, v: u8) -> Result<()> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u16(self, v: u16) -> Result<()> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u32(self, v: u32) -> Result<()> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u64(self, v: u64) -> Result<()> {
         self.tape.push(Ev::U64(v));
         Ok(())
@@ -488,19 +522,23 @@ impl<'a> ser::Serializer for TapeSer<'a> {
     fn serialize_u128(self, v: u128) -> Result<()> {
         self.wide(v.to_le_bytes(), true)
     }
+    #[inline]
     fn serialize_f32(self, v: f32) -> Result<()> {
         self.tape.push(Ev::F32(v.to_bits()));
         Ok(())
     }
+    #[inline]
     fn serialize_f64(self, v: f64) -> Result<()> {
         self.tape.push(Ev::F64(v.to_bits()));
         Ok(())
     }
+    #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
         let (a, b) = self.tape.bytes(v.as_bytes())?;
         self.tape.push(Ev::Str(a, b));
         Ok(())
     }
+    #[inline]
     fn serialize_none(self) -> Result<()> {
         self.tape.push(Ev::None);
         Ok(())
@@ -563,18 +601,23 @@ impl<'a> ser::Serializer for CellSer<'a> {
         false
     }
 
+    #[inline]
     fn serialize_bool(self, v: bool) -> Result<Cell> {
         Ok(Cell::Bool(v))
     }
+    #[inline]
     fn serialize_i8(self, v: i8) -> Result<Cell> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i16(self, v: i16) -> Result<Cell> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i32(self, v: i32) -> Result<Cell> {
         self.serialize_i64(v as i64)
     }
+    #[inline]
     fn serialize_i64(self, v: i64) -> Result<Cell> {
         Ok(Cell::Int(v as u64, v < 0))
     }
@@ -585,15 +628,19 @@ impl<'a> ser::Serializer for CellSer<'a> {
             _ => return self.other(|t| t.serialize_i128(v)),
         })
     }
+    #[inline]
     fn serialize_u8(self, v: u8) -> Result<Cell> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u16(self, v: u16) -> Result<Cell> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u32(self, v: u32) -> Result<Cell> {
         self.serialize_u64(v as u64)
     }
+    #[inline]
     fn serialize_u64(self, v: u64) -> Result<Cell> {
         Ok(Cell::Int(v, false))
     }
@@ -603,16 +650,20 @@ impl<'a> ser::Serializer for CellSer<'a> {
             Err(_) => self.other(|t| t.serialize_u128(v)),
         }
     }
+    #[inline]
     fn serialize_f32(self, v: f32) -> Result<Cell> {
         Ok(Cell::F32(v.to_bits()))
     }
+    #[inline]
     fn serialize_f64(self, v: f64) -> Result<Cell> {
         Ok(Cell::F64(v.to_bits()))
     }
+    #[inline]
     fn serialize_str(self, v: &str) -> Result<Cell> {
         let (a, b) = self.tape.bytes(v.as_bytes())?;
         Ok(Cell::Str(a, b))
     }
+    #[inline]
     fn serialize_none(self) -> Result<Cell> {
         Ok(Cell::Null)
     }

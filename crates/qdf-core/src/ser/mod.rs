@@ -16,6 +16,7 @@ mod shape_key;
 mod write;
 
 pub use compound::Compound;
+pub(crate) use write::Header;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
@@ -123,6 +124,12 @@ impl Serializer {
         }
         self.depth += 1;
         Ok(())
+    }
+
+    /// A `Value` variant's payload is expected next (its kind is pending).
+    #[inline]
+    pub(crate) fn variant_pending(&self) -> bool {
+        self.pending_variant.is_some()
     }
 
     /// Leaves `levels` container levels.

@@ -34,26 +34,36 @@ pub(crate) struct Alphabet<'v> {
 
 impl<'v> Alphabet<'v> {
     /// Collects the distinct bytes of `values`; `None` unless there are 2–64 of them.
+    ///
+    /// Two steps, so the per-byte loop has no branch: mark every byte, then, when 2–64 are
+    /// marked, find their first-seen order (the wire's symbol order) in the rows from the
+    /// start, which stops as soon as every marked byte is found (within the first rows for
+    /// ids).
     pub(super) fn build(values: &'v [&'v [u8]]) -> Option<Alphabet<'v>> {
         let mut seen = [false; 256];
-        let mut symbols = Vec::new();
         let first = values.first().map_or(0, |v| v.len());
         let (mut chars, mut same_len) = (0usize, true);
         for v in values {
             chars += v.len();
             same_len &= v.len() == first;
             for &b in *v {
-                if !seen[b as usize] {
-                    if symbols.len() == MAX_ALPHABET {
-                        return None;
-                    }
-                    seen[b as usize] = true;
-                    symbols.push(b);
-                }
+                seen[b as usize] = true;
             }
         }
-        if symbols.len() < MIN_ALPHABET {
+        let a = seen.iter().filter(|&&s| s).count();
+        if !(MIN_ALPHABET..=MAX_ALPHABET).contains(&a) {
             return None;
+        }
+        let mut symbols = Vec::with_capacity(a);
+        'rows: for v in values {
+            for &b in *v {
+                if std::mem::replace(&mut seen[b as usize], false) {
+                    symbols.push(b);
+                    if symbols.len() == a {
+                        break 'rows;
+                    }
+                }
+            }
         }
         let fixed = (same_len && !values.is_empty()).then_some(first);
         Some(Alphabet {

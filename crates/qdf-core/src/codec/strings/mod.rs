@@ -21,6 +21,7 @@
 
 mod alpha;
 mod bits;
+mod census;
 mod column;
 mod dict;
 mod dictq;
@@ -37,9 +38,10 @@ mod table;
 #[cfg(test)]
 mod testutil;
 
+pub(crate) use census::Census;
 pub(crate) use column::StrColumn;
 #[allow(unused_imports)] // used by the columnar container once it lands
-pub(crate) use pick::{Pick, StrBlock, pick};
+pub(crate) use pick::{Pick, StrBlock, pick, pick_with};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags;

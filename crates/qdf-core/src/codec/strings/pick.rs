@@ -13,13 +13,16 @@
 //!    bytes, must beat F8) and **F8 slab**, all only for `n ≥ 16`. Go takes the first that
 //!    qualifies; taking the smallest never loses bytes.
 //!
-//! With Dense a block is chosen only when its exact size is strictly below `per_value`, the
-//! caller's estimate of writing the values one by one (intern refs included); otherwise the
-//! answer is [`Pick::PerValue`]. Without Dense there is no per-value form inside a column:
-//! the fallback is F9 when all values are equal, else a forced F8.
+//! With Dense a block is chosen only when its exact size is strictly below the size of
+//! writing the values one by one (intern refs included): the caller's estimate for
+//! [`pick()`], the census's count for [`pick_with`], which counts only as many rows as the
+//! comparison needs. Only the smallest candidate of step 3 is compared (if it is not below,
+//! none is); otherwise the answer is [`Pick::PerValue`]. Without Dense there is no per-value
+//! form inside a column: the fallback is F9 when all values are equal, else a forced F8.
 
 use super::MIN_ROWS;
 use super::alpha::Alphabet;
+use super::census::Census;
 use super::front::Front;
 use super::fsst::FsstPlan;
 use super::slab::{const_cost, encode_const, encode_slab, slab_cost};
@@ -105,32 +108,52 @@ pub(crate) enum Pick<'v> {
 /// Chooses how to write the string column `values` (see the module doc for the order).
 /// `per_value` is the caller's size estimate of the per-value form; it is ignored without
 /// [`Features::DENSE`], where some block is always returned.
+#[cfg_attr(not(test), allow(dead_code))] // the columnar writer has its census already
 pub(crate) fn pick<'v>(values: &'v [&'v [u8]], features: Features, per_value: usize) -> Pick<'v> {
+    pick_with(&mut Census::new(values, 0), features, |_, cost| {
+        cost < per_value
+    })
+}
+
+/// [`pick()`] of the column `census` counts; `beats(census, cost)` tells whether a block of
+/// `cost` bytes is smaller than the per-value form (asked with Dense only, and only of the
+/// candidate that can win).
+pub(crate) fn pick_with<'v>(
+    census: &mut Census<'v>,
+    features: Features,
+    mut beats: impl FnMut(&mut Census<'v>, usize) -> bool,
+) -> Pick<'v> {
+    let values = census.values();
     let dense = features.contains(Features::DENSE);
-    let beats = |b: &StrBlock<'_>| !dense || b.cost() < per_value;
+    let mut beats = |c: &mut Census<'v>, b: &StrBlock<'_>| !dense || beats(c, b.cost());
     let n = values.len();
-    if let Some(&first) = values.first()
-        && values.iter().all(|&v| v == first)
-    {
-        let block = StrBlock::Const { value: first, n };
-        return if beats(&block) {
+    // More than 70 % of the first 64 values are distinct (§2.2).
+    let k = n.min(64);
+    let mostly_distinct = census.distinct_in_head(k) * 10 > k * 7;
+    if n > 0 && census.distinct_in_head(k) == 1 && census.finish().distinct() == 1 {
+        let block = StrBlock::Const {
+            value: values[0],
+            n,
+        };
+        return if beats(census, &block) {
             Pick::Block(block)
         } else {
             Pick::PerValue
         };
     }
     if n >= MIN_ROWS {
-        let mostly_distinct = mostly_distinct(values);
         if !mostly_distinct
-            && let Some(block) = dict_family(values)
-            && beats(&block)
+            && let Some(block) = dict_family(census.finish())
+            && beats(census, &block)
         {
             return Pick::Block(block);
         }
-        let mut best: Option<StrBlock<'v>> = None;
+        // The smallest candidate; only it can be smaller than the per-value form if any is.
+        let mut best: Option<(StrBlock<'v>, usize)> = None;
         let mut consider = |b: StrBlock<'v>| {
-            if beats(&b) && best.as_ref().is_none_or(|cur| b.cost() < cur.cost()) {
-                best = Some(b);
+            let cost = b.cost();
+            if best.as_ref().is_none_or(|cur| cost < cur.1) {
+                best = Some((b, cost));
             }
         };
         let slab = slab_cost(values);
@@ -148,7 +171,9 @@ pub(crate) fn pick<'v>(values: &'v [&'v [u8]], features: Features, per_value: us
             consider(StrBlock::Alpha(a));
         }
         consider(StrBlock::Slab(values));
-        if let Some(b) = best {
+        if let Some((b, _)) = best
+            && beats(census, &b)
+        {
             return Pick::Block(b);
         }
     }
@@ -160,20 +185,11 @@ pub(crate) fn pick<'v>(values: &'v [&'v [u8]], features: Features, per_value: us
     }
 }
 
-/// More than 70 % of the first 64 values are distinct (§2.2).
-fn mostly_distinct(values: &[&[u8]]) -> bool {
-    let mut head: Vec<&[u8]> = values.iter().take(64).copied().collect();
-    let k = head.len();
-    head.sort_unstable();
-    head.dedup();
-    head.len() * 10 > k * 7
-}
-
-/// The dictionary block for `values` if the §2.2 gates pass.
-fn dict_family<'v>(values: &[&'v [u8]]) -> Option<StrBlock<'v>> {
-    let dict = Dict::build(values)?;
+/// The dictionary block of the column `census` counted, if the §2.2 gates pass.
+fn dict_family<'v>(census: &Census<'v>) -> Option<StrBlock<'v>> {
+    let dict = census.dict()?;
     let d = dict.entries.len();
-    let n = values.len();
+    let n = census.values().len();
     let index = bits::packed_len(n, dict.width())?;
     if d < super::MIN_DICT || 1 + uvarint_len(d as u64) + uvarint_len(n as u64) + index >= n {
         return None;

@@ -1,10 +1,10 @@
-//! Dictionary building and the wire pieces shared by the dictionary blocks (F5, FA, FC):
+//! The dictionary (from [`super::census`]) and the wire pieces shared by the dictionary blocks (F5, FA, FC):
 //! the flat table `uvarint(d), d × (uvarint len, bytes)` and the flat index
 //! `uvarint(n), ⌈n·⌈log2 d⌉/8⌉ bytes` (LSB-first, [`super::bits`]).
 
-use hashbrown::HashMap;
-
 use super::bits::{BadCodes, IDENTITY, pack, packed_len, unpack_map, width_for};
+#[cfg(test)]
+use super::census::Census;
 use super::column::{Rows, Span, Store, StrColumn};
 use super::read::{Reader, charge};
 use super::{MAX_DICT, MIN_DICT};
@@ -20,27 +20,11 @@ pub(crate) struct Dict<'v> {
 }
 
 impl<'v> Dict<'v> {
-    /// Builds the dictionary, or `None` once more than [`MAX_DICT`] distinct values appear.
-    pub(super) fn build(values: &[&'v [u8]]) -> Option<Dict<'v>> {
-        let mut seen: HashMap<&'v [u8], u8> = HashMap::new();
-        let mut entries = Vec::new();
-        let mut index = Vec::with_capacity(values.len());
-        for &v in values {
-            let k = match seen.get(v) {
-                Some(&k) => k,
-                None => {
-                    if entries.len() == MAX_DICT {
-                        return None;
-                    }
-                    let k = entries.len() as u8;
-                    seen.insert(v, k);
-                    entries.push(v);
-                    k
-                }
-            };
-            index.push(k);
-        }
-        Some(Dict { entries, index })
+    /// Builds the dictionary, or `None` above [`MAX_DICT`] distinct values (the picker
+    /// takes it from its [`Census`]).
+    #[cfg(test)]
+    pub(super) fn build(values: &'v [&'v [u8]]) -> Option<Dict<'v>> {
+        Census::new(values, 0).finish().dict()
     }
 
     /// Bits per index, `⌈log2 d⌉`.

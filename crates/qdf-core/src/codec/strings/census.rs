@@ -1,0 +1,288 @@
+//! The distinct values of a string column, found in one hashing pass: each row's value as
+//! a first-seen rank, and per distinct value its first row and its row count. The picker
+//! reads the constant check, the distinct ratio of the head and the dictionary from it, and
+//! the columnar writer the size of the per-value form, so no column is hashed twice.
+//!
+//! Counting is lazy past the first [`HEAD`] rows: [`Census::finish`] counts the rest, and
+//! [`Census::per_value_exceeds`] only as many rows as its answer needs. The per-value size
+//! is `Σ rows base + Σ distinct long values extra` (see [`Census::per_value`]), so the rows
+//! counted so far give a floor that only grows; a block of a mostly distinct column (ids,
+//! hashes) is usually decided long before its last row.
+//!
+//! Lookups go through a 256-slot direct-mapped cache by [`outer_hash`] (a low-cardinality
+//! column's values hit it and skip the seeded hash), then a seeded `HashTable` of ranks;
+//! every cache hit is compared with the bytes, so a collision only costs the full lookup.
+
+use std::hash::BuildHasher;
+
+use hashbrown::hash_table::Entry;
+use hashbrown::{DefaultHashBuilder, HashTable};
+
+use super::MAX_DICT;
+use super::table::Dict;
+use crate::dense::{Kind, inline_len};
+use crate::short::{eq_short, outer_hash};
+use crate::wire::varint::uvarint_len;
+
+/// Rows counted up front: the head whose distinct ratio the picker reads, and after which
+/// the capacity for the rest is chosen.
+pub(crate) const HEAD: usize = 64;
+
+/// Rows counted at a time by [`Census::per_value_exceeds`].
+const STEP: usize = 64;
+
+/// Slots of the front cache (a power of two).
+const CACHE_SLOTS: usize = 256;
+
+/// The distinct values of a column of `values`, counted up to some row.
+pub(crate) struct Census<'v> {
+    values: &'v [&'v [u8]],
+    /// Per counted row, the first-seen rank of its value.
+    ids: Vec<u32>,
+    /// Per rank, the row where the value first appears.
+    first: Vec<u32>,
+    /// Per rank, the counted rows holding the value.
+    count: Vec<u32>,
+    table: HashTable<u32>,
+    cache: [u32; CACHE_SLOTS],
+    hasher: DefaultHashBuilder,
+    /// Values shorter than this are written inline, never interned.
+    min_intern: usize,
+    /// The per-value size of the column if no value were new after the counted rows.
+    floor: usize,
+}
+
+impl<'v> Census<'v> {
+    /// The census of `values` (fewer than `u32::MAX` rows, as a column has) with its first
+    /// [`HEAD`] rows counted; `min_intern` is the Dense tier's shortest interned length.
+    pub(crate) fn new(values: &'v [&'v [u8]], min_intern: usize) -> Census<'v> {
+        let n = values.len();
+        let head = n.min(HEAD);
+        // Every row at its least: inline when short, else a 2-byte reference.
+        let floor = values
+            .iter()
+            .map(|v| match v.len() < min_intern {
+                true => inline_len(v.len(), Kind::Str),
+                false => 2,
+            })
+            .sum();
+        let mut c = Census {
+            values,
+            ids: Vec::with_capacity(n),
+            first: Vec::with_capacity(head),
+            count: Vec::with_capacity(head),
+            table: HashTable::with_capacity(head),
+            cache: [u32::MAX; CACHE_SLOTS],
+            hasher: DefaultHashBuilder::default(),
+            min_intern,
+            floor,
+        };
+        c.count_to(head);
+        if n > HEAD && c.first.len() * 2 > HEAD {
+            // A mostly distinct head: room for all rows distinct, so nothing rehashes.
+            let more = n - HEAD;
+            let (values, first, hasher) = (c.values, &c.first, &c.hasher);
+            c.table.reserve(more, |&k| {
+                hasher.hash_one(values[first[k as usize] as usize])
+            });
+            c.first.reserve(more);
+            c.count.reserve(more);
+        }
+        c
+    }
+
+    /// Counts the rows up to `end`.
+    fn count_to(&mut self, end: usize) {
+        let values = self.values;
+        for row in self.ids.len()..end {
+            let v = values[row];
+            let slot = (outer_hash(v, 0) >> (64 - CACHE_SLOTS.trailing_zeros())) as usize;
+            let hint = self.cache[slot];
+            let id = if self
+                .first
+                .get(hint as usize)
+                .is_some_and(|&r| eq_short(values[r as usize], v))
+            {
+                hint
+            } else {
+                let (first, hasher) = (&mut self.first, &self.hasher);
+                let id = match self.table.entry(
+                    hasher.hash_one(v),
+                    |&k| eq_short(values[first[k as usize] as usize], v),
+                    |&k| hasher.hash_one(values[first[k as usize] as usize]),
+                ) {
+                    Entry::Occupied(e) => *e.get(),
+                    Entry::Vacant(e) => {
+                        let id = first.len() as u32;
+                        e.insert(id);
+                        first.push(row as u32);
+                        self.count.push(0);
+                        if v.len() >= self.min_intern {
+                            // Its first sight is a definition, not a reference.
+                            self.floor += uvarint_len(v.len() as u64) + v.len() - 1;
+                        }
+                        id
+                    }
+                };
+                self.cache[slot] = id;
+                id
+            };
+            self.count[id as usize] += 1;
+            self.ids.push(id);
+        }
+    }
+
+    /// Counts every row.
+    pub(crate) fn finish(&mut self) -> &Self {
+        self.count_to(self.values.len());
+        self
+    }
+
+    fn complete(&self) -> bool {
+        self.ids.len() == self.values.len()
+    }
+
+    /// The rows.
+    pub(crate) fn values(&self) -> &'v [&'v [u8]] {
+        self.values
+    }
+
+    /// Number of distinct values (of every row: [`finish`](Self::finish) first).
+    pub(crate) fn distinct(&self) -> usize {
+        debug_assert!(self.complete());
+        self.first.len()
+    }
+
+    /// Number of distinct values among the first `k ≤` [`HEAD`] rows: ranks are first-seen,
+    /// so that is one more than the largest rank there.
+    pub(crate) fn distinct_in_head(&self, k: usize) -> usize {
+        debug_assert!(k <= HEAD);
+        self.ids[..k.min(self.ids.len())]
+            .iter()
+            .max()
+            .map_or(0, |&m| m as usize + 1)
+    }
+
+    /// Each distinct value with its row count, first-seen order ([`finish`](Self::finish)
+    /// first).
+    #[cfg_attr(not(test), allow(dead_code))] // the writer asks for the size only
+    pub(crate) fn counts(&self) -> impl Iterator<Item = (&'v [u8], usize)> + '_ {
+        debug_assert!(self.complete());
+        self.first
+            .iter()
+            .zip(&self.count)
+            .map(|(&r, &c)| (self.values[r as usize], c as usize))
+    }
+
+    /// The dictionary of the column, or `None` above [`MAX_DICT`] distinct values
+    /// ([`finish`](Self::finish) first).
+    pub(crate) fn dict(&self) -> Option<Dict<'v>> {
+        debug_assert!(self.complete());
+        if self.distinct() > MAX_DICT {
+            return None;
+        }
+        Some(Dict {
+            entries: self
+                .first
+                .iter()
+                .map(|&r| self.values[r as usize])
+                .collect(),
+            index: self.ids.iter().map(|&k| k as u8).collect(),
+        })
+    }
+
+    /// The size of the column written per value (Dense strings): a definition
+    /// (`1 + uvl(len) + len`) for the first sight of each value of at least `min_intern`
+    /// bytes, a 2-byte reference for each repeat, the plain form for shorter values.
+    pub(crate) fn per_value(&mut self) -> usize {
+        self.finish();
+        self.floor
+    }
+
+    /// Whether [`per_value`](Self::per_value) is above `cost`, counting rows only until
+    /// the floor passes it.
+    pub(crate) fn per_value_exceeds(&mut self, cost: usize) -> bool {
+        while self.floor <= cost && !self.complete() {
+            self.count_to((self.ids.len() + STEP).min(self.values.len()));
+        }
+        self.floor > cost
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::strs;
+    use super::*;
+
+    #[test]
+    fn ranks_counts_and_head() {
+        let vals = strs(&[
+            "b",
+            "a",
+            "b",
+            "",
+            "a",
+            "b",
+            "long value past the cache words",
+        ]);
+        let mut c = Census::new(&vals, 4);
+        c.finish();
+        assert_eq!(c.ids, [0, 1, 0, 2, 1, 0, 3]);
+        assert_eq!(c.distinct(), 4);
+        assert_eq!((c.distinct_in_head(3), c.distinct_in_head(64)), (2, 4));
+        let counts: Vec<_> = c.counts().collect();
+        assert_eq!(counts[..3], [(&b"b"[..], 3), (&b"a"[..], 2), (&b""[..], 1)]);
+        let d = c.dict().unwrap();
+        assert_eq!(
+            d.entries,
+            strs(&["b", "a", "", "long value past the cache words"])
+        );
+        assert_eq!(d.index, [0, 1, 0, 2, 1, 0, 3]);
+        // Six short values inline (2 bytes each but `""`, 1), the long one defined.
+        assert_eq!(c.per_value(), 5 * 2 + 1 + (1 + 1 + 31));
+        assert_eq!(Census::new(&[], 4).distinct_in_head(64), 0);
+    }
+
+    /// Values that share their outer bytes and length share a cache slot: each is still
+    /// told apart by its bytes.
+    #[test]
+    fn cache_collisions_are_compared() {
+        let owned: Vec<String> = (0..600)
+            .map(|i| format!("abcdefgh{:04}ijklmnop", i % 300))
+            .collect();
+        let vals: Vec<&[u8]> = owned.iter().map(|s| s.as_bytes()).collect();
+        let mut c = Census::new(&vals, 4);
+        c.finish();
+        assert_eq!(c.distinct(), 300);
+        assert!(c.dict().is_none(), "above 256 distinct values");
+        assert!(c.counts().all(|(_, n)| n == 2));
+        assert_eq!(c.ids[300..], c.ids[..300]);
+    }
+
+    /// The per-value size counted lazily answers exactly what the full count answers, for
+    /// every threshold around it, and stops early when the answer is known.
+    #[test]
+    fn per_value_floor_is_exact_where_it_answers() {
+        let owned: Vec<String> = (0..1000)
+            .map(|i| format!("{:08x}", (i * 7919) % 600))
+            .collect();
+        let vals: Vec<&[u8]> = owned.iter().map(|s| s.as_bytes()).collect();
+        let exact = Census::new(&vals, 4).per_value();
+        let expected: usize = {
+            let mut seen = std::collections::HashSet::new();
+            vals.iter()
+                .map(|v| if seen.insert(*v) { 1 + 1 + v.len() } else { 2 })
+                .sum()
+        };
+        assert_eq!(exact, expected);
+        for cost in [0, 2000, exact - 1, exact, exact + 1, 1 << 20] {
+            assert_eq!(Census::new(&vals, 4).per_value_exceeds(cost), exact > cost);
+        }
+        let mut early = Census::new(&vals, 4);
+        assert!(early.per_value_exceeds(2500));
+        assert!(
+            !early.complete(),
+            "the floor passed 2500 before the last row"
+        );
+    }
+}
