@@ -15,9 +15,7 @@ use crate::short::owned_str;
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use super::Class;
-use super::read::{Column, Container, Data, StrRef, StrVals, bit};
-use crate::codec::Packed;
+use super::read::{Column, Container, Data, StrRef, bit};
 use crate::de::Deserializer;
 use crate::error::{Error, Result};
 
@@ -230,33 +228,39 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
 }
 
 /// The next value of a loaded column (its key was just handed out): advances the column's
-/// counters.
-#[inline]
+/// counters. One match on the column's data; a value past the column's end (the masks'
+/// counts were checked against the values when the column was loaded, so not reached) is an
+/// error.
+#[inline(always)]
 fn cell<'x, 'de>(col: &'x mut Column<'de>, arena: &'x str) -> Result<CellVal<'x, 'de>> {
     let p = col.next_present;
     col.next_present += 1;
-    let null = col.nullable && !bit(col.non_null, p);
-    let k = col.next_value;
-    if null {
+    if col.nullable && !bit(col.non_null, p) {
         return Ok(CellVal::Null);
     }
-    if col.class != Class::Residual {
-        col.next_value += 1;
-    }
-    Ok(match &col.data {
-        Data::Residual => CellVal::Residual,
-        Data::Skipped | Data::Pending => CellVal::Skipped(&col.name),
-        Data::Nums(n) => num(n, k),
-        Data::Strs(StrVals::Each(v)) => match v[k] {
-            StrRef::Borrowed(s) => CellVal::Str(s),
-            StrRef::Owned(a, b) => CellVal::Copied(&arena[a..b]),
-        },
-        Data::Strs(StrVals::Block(s)) => match s.row_text(k) {
-            Some(Ok(b)) => CellVal::Str(b),
-            Some(Err(a)) => CellVal::Copied(a),
-            None => return Err(short_column()),
-        },
-    })
+    let k = col.next_value;
+    col.next_value += 1;
+    let v = match &col.data {
+        Data::Residual => Some(CellVal::Residual),
+        Data::Skipped | Data::Pending => Some(CellVal::Skipped(&col.name)),
+        Data::U64(v) => v.get(k).map(|&x| CellVal::U64(x)),
+        Data::I64(v) => v.get(k).map(|&x| match x as i64 {
+            n if n < 0 => CellVal::I64(n),
+            _ => CellVal::U64(x),
+        }),
+        Data::F64(v) => v.get(k).map(|&x| CellVal::F64(x)),
+        Data::F32(v) => v.get(k).map(|&x| CellVal::F32(x)),
+        Data::Bool(v) => v.get(k).map(|&x| CellVal::Bool(x)),
+        Data::Block(s) => s.row(k).map(|r| match r {
+            Ok(b) => CellVal::Str(b),
+            Err(a) => CellVal::Copied(a),
+        }),
+        Data::Each(v) => v.get(k).and_then(|r| match *r {
+            StrRef::Borrowed(s) => Some(CellVal::Str(s)),
+            StrRef::Owned(a, b) => arena.get(a..b).map(CellVal::Copied),
+        }),
+    };
+    v.ok_or_else(short_column)
 }
 
 /// A column name as a map key: borrowed from the input when the declaration is there.
@@ -311,23 +315,12 @@ impl<'de> de::Deserializer<'de> for SkippedDe<'_> {
     }
 }
 
-/// Value `k` of a numeric column (the value count was checked against the masks).
-fn num<'x, 'de>(n: &Packed, k: usize) -> CellVal<'x, 'de> {
-    match n {
-        Packed::Ints(kind, v) if kind.is_signed() && (v[k] as i64) < 0 => CellVal::I64(v[k] as i64),
-        Packed::Ints(_, v) => CellVal::U64(v[k]),
-        Packed::F64s(v) => CellVal::F64(v[k]),
-        Packed::F32s(v) => CellVal::F32(v[k]),
-        Packed::Bools(v) => CellVal::Bool(v[k]),
-    }
-}
-
-/// A block row the masks promised is missing (counts are checked when the column is
-/// loaded, and blocks were checked as UTF-8 then, so this is not reached).
+/// A value the masks promised is missing (counts are checked when the column is loaded, so
+/// this is not reached).
 #[cold]
 fn short_column() -> Error {
     Error::new(crate::error::ErrorCode::BadCodec(
-        "a string column holds fewer values than its masks",
+        "a column holds fewer values than its masks",
     ))
 }
 

@@ -178,11 +178,13 @@ impl InternTable {
     /// Appends an entry and returns its id. Caps are the caller's business.
     pub(crate) fn push(&mut self, bytes: &[u8], kind: Kind) -> u32 {
         let id = self.len();
-        let h = self.hash(bytes, kind);
         self.arena.extend_from_slice(bytes);
         self.ends.push(self.arena.len());
         self.kinds.push(kind);
-        if let Some(index) = self.index.as_mut() {
+        // A decoder's table has no index: no hash to compute.
+        if self.index.is_some() {
+            let h = self.hash(bytes, kind);
+            let index = self.index.as_mut().expect("tested above");
             let (arena, ends, kinds, hasher) = (&self.arena, &self.ends, &self.kinds, &self.hasher);
             index.table.insert_unique(h, id, |&other| {
                 let i = other as usize;

@@ -332,14 +332,27 @@ impl DenseState {
     /// 0, varint errors, and [`ErrorCode::BadTag`] for any other tag.
     #[inline]
     pub(crate) fn resolve(&mut self, tag: u8, buf: &[u8]) -> Result<(u32, usize)> {
-        // The common case inline: `E1` with a one-byte id.
-        if tag == tags::STATE_REF
-            && let Some(&b) = buf.first()
-            && b < 0x80
-            && (b as u32) < self.table.len()
+        // The common cases inline: `E1` with a one- or two-byte id, `EA 00` with a pair
+        // prediction, `E9` with a one-byte rank the ring holds; everything else (and every
+        // error) goes through `resolve_other`, which applies the full rules.
+        let hit = match (tag, buf) {
+            (tags::STATE_REF, &[b, ..]) if b < 0x80 => Some((b as u32, 1)),
+            (tags::STATE_REF, &[b0, b1, ..]) if (1..0x80).contains(&b1) => {
+                Some(((b0 & 0x7F) as u32 | (b1 as u32) << 7, 2))
+            }
+            (tags::PAIR, &[0, ..]) => self
+                .pred
+                .last()
+                .and_then(|last| self.pred.pair_after(last))
+                .map(|id| (id, 1)),
+            (tags::MTF, &[r, ..]) if r < 0x80 => self.pred.ring_at(r as u64).map(|id| (id, 1)),
+            _ => None,
+        };
+        if let Some((id, used)) = hit
+            && id < self.table.len()
         {
-            self.resolve_short(b as u32);
-            return Ok((b as u32, 1));
+            self.pred.touch(id);
+            return Ok((id, used));
         }
         self.resolve_other(tag, buf)
     }
