@@ -79,6 +79,14 @@ pub(crate) struct Column<'de> {
     /// Present rows seen so far, values handed out so far.
     pub(crate) next_present: usize,
     pub(crate) next_value: usize,
+    /// A skipped column's key was taken as a field identifier (by the current row).
+    pub(crate) ident: bool,
+    /// A skipped column whose key a row's struct visitor took as an identifier and whose
+    /// value it ignored: rows deserialized as the same struct no longer show it.
+    pub(crate) hidden: bool,
+    /// Neither optional nor hidden: the column shows in every row (the one test a row
+    /// makes of a column in the common case).
+    pub(crate) always: bool,
 }
 
 /// A container being read.
@@ -88,6 +96,8 @@ pub(crate) struct Container<'de> {
     /// Column byte lengths from the column index (`EF` in a message with flag `08`).
     index: Option<Vec<u32>>,
     pub(crate) loaded: bool,
+    /// The fields the first row's struct named (`None`: every column was loaded).
+    fields: Option<&'static [&'static str]>,
     /// Per-value strings copied out of the intern table.
     pub(crate) arena: String,
 }
@@ -188,6 +198,7 @@ impl<'de> Container<'de> {
             cols,
             index,
             loaded: false,
+            fields: None,
             arena: String::new(),
         })
     }
@@ -197,9 +208,10 @@ impl<'de> Container<'de> {
     pub(crate) fn load(
         &mut self,
         de: &mut Deserializer<'de>,
-        fields: Option<&[&str]>,
+        fields: Option<&'static [&'static str]>,
     ) -> Result<()> {
         self.loaded = true;
+        self.fields = fields;
         for j in 0..self.cols.len() {
             let start = de.read.offset();
             let wanted = fields.is_none_or(|f| f.contains(&&*self.cols[j].name));
@@ -248,6 +260,16 @@ impl<'de> Container<'de> {
     }
 }
 
+impl Container<'_> {
+    /// Whether a row deserialized as a struct naming `fields` is the struct the columns
+    /// were loaded for, whose ignored keys need not be shown again.
+    #[inline]
+    pub(crate) fn same_fields(&self, fields: &[&str]) -> bool {
+        self.fields
+            .is_some_and(|f| std::ptr::eq(f, fields) || f == fields)
+    }
+}
+
 impl<'de> Column<'de> {
     fn new(name: Cow<'de, str>, kind: u8, at: u64) -> Result<Self> {
         let class = Class::from_nibble(kind & 0x0F)
@@ -267,7 +289,16 @@ impl<'de> Column<'de> {
             data: Data::Pending,
             next_present: 0,
             next_value: 0,
+            ident: false,
+            hidden: false,
+            always: kind & OPTIONAL == 0,
         })
+    }
+
+    /// Hides the column from rows of the struct it was skipped for.
+    pub(crate) fn hide(&mut self) {
+        self.hidden = true;
+        self.always = false;
     }
 
     /// The kind byte.

@@ -5,9 +5,14 @@
 //! real deserializer, in row order, so the Dense state advances as on the encoder.
 //!
 //! Subset decode: the first row's `deserialize_struct` names the fields the target wants;
-//! the others are skipped (see [`Container::load`]). A skipped column still shows its key,
-//! so `deny_unknown_fields` fails as in row mode, and its value accepts only
-//! `deserialize_ignored_any`.
+//! the others are skipped (see [`Container::load`]). A skipped column shows its key, so
+//! `deny_unknown_fields` fails as in row mode, and its value accepts only
+//! `deserialize_ignored_any`. Once a row's struct visitor took its key as a field identifier
+//! and ignored its value (what serde derive does with a field it does not know), rows
+//! deserialized as a struct with the same fields no longer show it: a derived struct ignores
+//! it in every row, and handing out 13 ignored keys a row cost the 3-of-16 subset decode
+//! two thirds of its instructions. Any other request of a row (a map, `Value`, another
+//! struct) still shows every key.
 
 use std::borrow::Cow;
 
@@ -71,7 +76,7 @@ impl<'de> de::SeqAccess<'de> for Rows<'_, 'de> {
 impl<'de> Rows<'_, 'de> {
     /// Loads the column bodies before the first row.
     #[inline]
-    fn load(&mut self, fields: Option<&[&str]>) -> Result<()> {
+    fn load(&mut self, fields: Option<&'static [&'static str]>) -> Result<()> {
         if self.c.loaded {
             return Ok(());
         }
@@ -79,12 +84,13 @@ impl<'de> Rows<'_, 'de> {
     }
 
     #[inline(never)]
-    fn load_now(&mut self, fields: Option<&[&str]>) -> Result<()> {
+    fn load_now(&mut self, fields: Option<&'static [&'static str]>) -> Result<()> {
         self.c.load(self.de, fields)
     }
 
-    /// Visits the current row as a map, then moves to the next.
-    fn visit_row<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+    /// Visits the current row as a map, then moves to the next; `hide`: the row is the
+    /// struct the columns were loaded for, so hidden skipped columns are left out.
+    fn visit_row<V: Visitor<'de>>(&mut self, visitor: V, hide: bool) -> Result<V::Value> {
         self.de.enter()?;
         let r = self.row;
         let Container { cols, arena, .. } = &mut self.c;
@@ -93,6 +99,7 @@ impl<'de> Rows<'_, 'de> {
             cur: None,
             at: r / 8,
             bit: 1 << (r % 8),
+            hide,
             de: &mut *self.de,
             arena,
         };
@@ -124,7 +131,7 @@ impl<'de> de::Deserializer<'de> for RowDe<'_, '_, 'de> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.rows.load(None)?;
-        self.rows.visit_row(visitor)
+        self.rows.visit_row(visitor, false)
     }
 
     /// The fields the target names select the columns to load (on the first row).
@@ -135,7 +142,8 @@ impl<'de> de::Deserializer<'de> for RowDe<'_, '_, 'de> {
         visitor: V,
     ) -> Result<V::Value> {
         self.rows.load(Some(fields))?;
-        self.rows.visit_row(visitor)
+        let hide = self.rows.c.same_fields(fields);
+        self.rows.visit_row(visitor, hide)
     }
 
     /// A row is `Some(row)`, as a struct is in row mode (one depth level).
@@ -170,16 +178,25 @@ struct RowMap<'r, 'de> {
     /// The row's byte and bit in presence masks.
     at: usize,
     bit: u8,
+    /// Leave hidden columns out (see [`Column::hidden`]).
+    hide: bool,
     de: &'r mut Deserializer<'de>,
     /// Per-value strings copied out of the intern table.
     arena: &'r str,
 }
 
 impl RowMap<'_, '_> {
-    /// Whether column `col` has a value in this row.
+    /// Whether column `col` shows in this row: it has a value here and is not hidden.
     #[inline(always)]
     fn present(&self, col: &Column<'_>) -> bool {
-        !col.optional || col.present.get(self.at).is_some_and(|&b| b & self.bit != 0)
+        col.always || self.present_slow(col)
+    }
+
+    /// [`present`](Self::present) for an optional or hidden column.
+    #[inline]
+    fn present_slow(&self, col: &Column<'_>) -> bool {
+        !(self.hide && col.hidden)
+            && (!col.optional || col.present.get(self.at).is_some_and(|&b| b & self.bit != 0))
     }
 
     /// Columns after the last key handed out that have a value in this row.
@@ -202,7 +219,10 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
             if !self.present(col) {
                 continue;
             }
-            let key = seed.deserialize(KeyDe(&col.name))?;
+            let key = seed.deserialize(KeyDe {
+                name: &col.name,
+                ident: &mut col.ident,
+            })?;
             self.cur = Some(col);
             return Ok(Some(key));
         }
@@ -215,8 +235,10 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
             return Err(Error::mismatch("a map key before its value", "a value"));
         };
         if let Data::Skipped = col.data {
-            // Not materialised: no value to count or read, only ignoring it is accepted.
-            return seed.deserialize(SkippedDe(&col.name));
+            // Not materialised: no value to count or read, only ignoring it is accepted
+            // (which, after an identifier key, hides the column from the struct's rows).
+            let vet = self.hide && col.ident;
+            return seed.deserialize(SkippedDe { col, vet });
         }
         let v = cell(col, self.arena)?;
         seed.deserialize(CellDe { de: self.de, v })
@@ -264,7 +286,11 @@ fn cell<'x, 'de>(col: &'x mut Column<'de>, arena: &'x str) -> Result<CellVal<'x,
 }
 
 /// A column name as a map key: borrowed from the input when the declaration is there.
-struct KeyDe<'x, 'de>(&'x Cow<'de, str>);
+struct KeyDe<'x, 'de> {
+    name: &'x Cow<'de, str>,
+    /// Set when the key is taken as a field identifier.
+    ident: &'x mut bool,
+}
 
 impl<'de> de::Deserializer<'de> for KeyDe<'_, 'de> {
     type Error = Error;
@@ -275,24 +301,33 @@ impl<'de> de::Deserializer<'de> for KeyDe<'_, 'de> {
 
     #[inline]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.0 {
+        match self.name {
             Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
             Cow::Owned(s) => visitor.visit_str(s),
         }
     }
 
+    #[inline]
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        *self.ident = true;
+        self.deserialize_any(visitor)
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
         option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-        identifier ignored_any
+        ignored_any
     }
 }
 
-/// The value of a column the first row's type did not name (its name): only
-/// `deserialize_ignored_any` succeeds.
-struct SkippedDe<'x>(&'x str);
+/// The value of a column the first row's type did not name: only `deserialize_ignored_any`
+/// succeeds, and hides the column when `vet` is set.
+struct SkippedDe<'x, 'c> {
+    col: &'x mut Column<'c>,
+    vet: bool,
+}
 
-impl<'de> de::Deserializer<'de> for SkippedDe<'_> {
+impl<'de> de::Deserializer<'de> for SkippedDe<'_, '_> {
     type Error = Error;
 
     fn is_human_readable(&self) -> bool {
@@ -300,11 +335,14 @@ impl<'de> de::Deserializer<'de> for SkippedDe<'_> {
     }
 
     fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
-        Err(CellDe::skipped(self.0))
+        Err(CellDe::skipped(&self.col.name))
     }
 
     #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.vet {
+            self.col.hide();
+        }
         visitor.visit_unit()
     }
 
