@@ -442,6 +442,7 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
 
     /// A string cell as an owned `String` built here (as row mode builds them), else as
     /// [`deserialize_any`](Self::deserialize_any).
+    #[inline]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.v {
             CellVal::Residual => de::Deserializer::deserialize_string(self.de, visitor),
