@@ -167,7 +167,7 @@ pub(crate) struct DenseState {
 }
 
 impl DenseState {
-    fn with(opts: &Options, indexed: bool) -> Self {
+    fn with(opts: &Options, table: InternTable) -> Self {
         DenseState {
             cfg: Config {
                 features: opts.feature_bits(),
@@ -176,7 +176,7 @@ impl DenseState {
                 byte_cap: opts.intern_byte_cap(),
                 shape_cap: opts.shape_cap(),
             },
-            table: InternTable::new(indexed),
+            table,
             pred: Predictors::new(),
             shapes: ShapeTable::default(),
             shape_pred: ShapePredictor::default(),
@@ -187,12 +187,18 @@ impl DenseState {
 
     /// Encoder state: features, `min_intern` and caps from `opts`.
     pub(crate) fn new_encoder(opts: &Options) -> Self {
-        DenseState::with(opts, true)
+        DenseState::with(opts, InternTable::new(true))
     }
 
-    /// Decoder state: caps from `opts` (the features are the peer's business).
-    pub(crate) fn new_decoder(opts: &Options) -> Self {
-        DenseState::with(opts, false)
+    /// Decoder state: caps from `opts` (the features are the peer's business); `keep`: the
+    /// intern entries' bytes are kept for later bodies (a session), else only counted.
+    pub(crate) fn new_decoder(opts: &Options, keep: bool) -> Self {
+        let table = if keep {
+            InternTable::new(false)
+        } else {
+            InternTable::new_uncopied()
+        };
+        DenseState::with(opts, table)
     }
 
     /// True if the encoder feature is on.
@@ -421,10 +427,11 @@ impl DenseState {
     }
 
     /// The bytes and kind of entry `id` (ids from [`define`](Self::define) or
-    /// [`resolve`](Self::resolve) are always present).
+    /// [`resolve`](Self::resolve) are defined); `None` from a decoder that does not keep
+    /// the bytes (one body's, whose references are all served from the input).
     #[inline(always)]
-    pub(crate) fn entry(&self, id: u32) -> (&[u8], Kind) {
-        self.table.get(id).expect("resolved ids are defined")
+    pub(crate) fn entry(&self, id: u32) -> Option<(&[u8], Kind)> {
+        self.table.get(id)
     }
 
     // ---- shapes (both sides) --------------------------------------------------------------
