@@ -11,7 +11,7 @@
 //! and ignored its value (what serde derive does with a field it does not know), rows
 //! deserialized as a struct with the same fields no longer show it: a derived struct ignores
 //! it in every row, and handing out 13 ignored keys a row cost the 3-of-16 subset decode
-//! two thirds of its instructions. Any other request of a row (a map, `Value`, another
+//! over a third of its instructions. Any other request of a row (a map, `Value`, another
 //! struct) still shows every key.
 
 use std::borrow::Cow;

@@ -202,9 +202,8 @@ impl InternTable {
         self.ends.push(end);
         self.kinds.push(kind);
         // A decoder's table has no index: no hash to compute.
-        if self.index.is_some() {
-            let h = self.hash(bytes, kind);
-            let index = self.index.as_mut().expect("tested above");
+        if let Some(index) = self.index.as_mut() {
+            let h = content_hash(&self.hasher, bytes, kind);
             let (arena, ends, kinds, hasher) = (&self.arena, &self.ends, &self.kinds, &self.hasher);
             index.table.insert_unique(h, id, |&other| {
                 let i = other as usize;
