@@ -76,7 +76,8 @@ pub(crate) struct Column<'de> {
     /// The non-null mask over present rows (empty unless nullable).
     pub(crate) non_null: &'de [u8],
     pub(crate) data: Data<'de>,
-    /// Present rows seen so far, values handed out so far.
+    /// Present rows seen so far (counted in nullable columns only), values handed out so
+    /// far.
     pub(crate) next_present: usize,
     pub(crate) next_value: usize,
     /// A skipped column's key was taken as a field identifier (by the current row).

@@ -255,10 +255,13 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
 /// error.
 #[inline(always)]
 fn cell<'x, 'de>(col: &'x mut Column<'de>, arena: &'x str) -> Result<CellVal<'x, 'de>> {
-    let p = col.next_present;
-    col.next_present += 1;
-    if col.nullable && !bit(col.non_null, p) {
-        return Ok(CellVal::Null);
+    // Present rows are counted only where the non-null mask needs a position.
+    if col.nullable {
+        let p = col.next_present;
+        col.next_present += 1;
+        if !bit(col.non_null, p) {
+            return Ok(CellVal::Null);
+        }
     }
     let k = col.next_value;
     col.next_value += 1;
