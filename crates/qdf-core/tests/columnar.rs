@@ -459,6 +459,94 @@ fn a_skipped_column_refuses_other_requests() {
     );
 }
 
+/// The keys a row shows to a struct visitor that takes keys as identifiers and ignores every
+/// value (as serde derive treats fields it does not know), counted per row.
+struct KeyCount(&'static [&'static str]);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeyCount {
+    type Value = usize;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = usize;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a row")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<usize, A::Error> {
+                struct Ident;
+                impl<'de> Deserialize<'de> for Ident {
+                    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                        d.deserialize_identifier(serde::de::IgnoredAny)
+                            .map(|_| Ident)
+                    }
+                }
+                let mut n = 0;
+                while m.next_key::<Ident>()?.is_some() {
+                    m.next_value::<serde::de::IgnoredAny>()?;
+                    n += 1;
+                }
+                Ok(n)
+            }
+        }
+        d.deserialize_struct("Row", self.0, V)
+    }
+}
+
+/// Rows of `fields` per entry of `plan`, key counts out.
+struct Plan(Vec<&'static [&'static str]>);
+
+impl<'de> serde::de::Visitor<'de> for Plan {
+    type Value = Vec<usize>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("rows")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<usize>, A::Error> {
+        let mut out = Vec::new();
+        for fields in self.0 {
+            out.push(seq.next_element_seed(KeyCount(fields))?.unwrap());
+        }
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(out)
+    }
+}
+
+/// A skipped column shows its key until a row of the struct took it as an identifier and
+/// ignored its value; then rows of the same field list leave it out, and a row of another
+/// field list (or a map) shows it again.
+#[test]
+fn ignored_skipped_keys_are_left_out_of_the_same_structs_rows() {
+    const THREE: &[&str] = &["f02", "f09", "f14"];
+    const OTHER: &[&str] = &["f02"];
+    let opts = Options::balanced().features(Features::BALANCED.with(Features::COLUMN_INDEX));
+    for b in [
+        qdf_core::to_vec(&wide(20)).unwrap(),
+        qdf_core::to_vec_with(&wide(20), opts).unwrap(),
+    ] {
+        assert_eq!(tag(&b), EF);
+        let plan = Plan(vec![THREE, THREE, THREE, OTHER, THREE]);
+        let mut de = qdf_core::Deserializer::from_slice(&b).unwrap();
+        let counts = serde::Deserializer::deserialize_seq(&mut de, plan).unwrap();
+        assert_eq!(counts, [16, 3, 3, 16, 3]);
+        // A map row after hidden ones still sees (and refuses) every skipped column.
+        struct MapAfter;
+        impl<'de> serde::de::Visitor<'de> for MapAfter {
+            type Value = ();
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("rows")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+                let _: Three = seq.next_element()?.unwrap();
+                let _: Three = seq.next_element()?.unwrap();
+                let _: BTreeMap<String, Value> = seq.next_element()?.unwrap();
+                Ok(())
+            }
+        }
+        let mut de = qdf_core::Deserializer::from_slice(&b).unwrap();
+        let e = serde::Deserializer::deserialize_seq(&mut de, MapAfter).unwrap_err();
+        assert!(e.to_string().contains("skipped because"), "{e}");
+    }
+}
+
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
 struct Pv {
     id: u32,

@@ -16,21 +16,12 @@ use std::borrow::Cow;
 
 use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
 use crate::codec::cursor::ELEMENT_CHARGE;
-use crate::codec::strings::{self, StrColumn};
+use crate::codec::strings::{self, CheckedStrs};
 use crate::codec::{self, Kind, Packed};
 use crate::de::Deserializer;
 use crate::de::read::{Reference, Text};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::{self, FALSE, FIXARR, FIXARR_MAX, TRUE};
-
-/// A string column's values.
-pub(crate) enum StrVals<'de> {
-    /// A string block (UTF-8 checked once).
-    Block(StrColumn<'de>),
-    /// Per-value strings: borrowed from the input, or a range of the container's arena
-    /// (entries copied out of the intern table).
-    Each(Vec<StrRef<'de>>),
-}
 
 /// One per-value string.
 pub(crate) enum StrRef<'de> {
@@ -38,7 +29,7 @@ pub(crate) enum StrRef<'de> {
     Owned(usize, usize),
 }
 
-/// What a column holds once loaded.
+/// What a column holds once loaded: one flat enum, so that a cell is one match.
 pub(crate) enum Data<'de> {
     /// Not loaded yet.
     Pending,
@@ -46,10 +37,32 @@ pub(crate) enum Data<'de> {
     Residual,
     /// Not named by the target: only `IgnoredAny` may read it.
     Skipped,
-    /// Numbers and bools, as QPack decodes them.
-    Nums(Packed),
-    /// Strings.
-    Strs(StrVals<'de>),
+    /// Unsigned integers.
+    U64(Vec<u64>),
+    /// Signed integers (their bits): a negative one is an `i64`, any other a `u64`, as
+    /// row mode reads them.
+    I64(Vec<u64>),
+    F64(Vec<f64>),
+    F32(Vec<f32>),
+    Bool(Vec<bool>),
+    /// A string block (UTF-8 checked once).
+    Block(CheckedStrs<'de>),
+    /// Per-value strings: borrowed from the input, or a range of the container's arena
+    /// (entries copied out of the intern table).
+    Each(Vec<StrRef<'de>>),
+}
+
+impl Data<'_> {
+    /// The loaded values of a numeric column.
+    fn nums(p: Packed) -> Self {
+        match p {
+            Packed::Ints(k, v) if k.is_signed() => Data::I64(v),
+            Packed::Ints(_, v) => Data::U64(v),
+            Packed::F64s(v) => Data::F64(v),
+            Packed::F32s(v) => Data::F32(v),
+            Packed::Bools(v) => Data::Bool(v),
+        }
+    }
 }
 
 /// One column.
@@ -63,9 +76,18 @@ pub(crate) struct Column<'de> {
     /// The non-null mask over present rows (empty unless nullable).
     pub(crate) non_null: &'de [u8],
     pub(crate) data: Data<'de>,
-    /// Present rows seen so far, values handed out so far.
+    /// Present rows seen so far (counted in nullable columns only), values handed out so
+    /// far.
     pub(crate) next_present: usize,
     pub(crate) next_value: usize,
+    /// A skipped column's key was taken as a field identifier (by the current row).
+    pub(crate) ident: bool,
+    /// A skipped column whose key a row's struct visitor took as an identifier and whose
+    /// value it ignored: rows deserialized as the same struct no longer show it.
+    pub(crate) hidden: bool,
+    /// Neither optional nor hidden: the column shows in every row (the one test a row
+    /// makes of a column in the common case).
+    pub(crate) always: bool,
 }
 
 /// A container being read.
@@ -75,6 +97,8 @@ pub(crate) struct Container<'de> {
     /// Column byte lengths from the column index (`EF` in a message with flag `08`).
     index: Option<Vec<u32>>,
     pub(crate) loaded: bool,
+    /// The fields the first row's struct named (`None`: every column was loaded).
+    fields: Option<&'static [&'static str]>,
     /// Per-value strings copied out of the intern table.
     pub(crate) arena: String,
 }
@@ -175,6 +199,7 @@ impl<'de> Container<'de> {
             cols,
             index,
             loaded: false,
+            fields: None,
             arena: String::new(),
         })
     }
@@ -184,9 +209,10 @@ impl<'de> Container<'de> {
     pub(crate) fn load(
         &mut self,
         de: &mut Deserializer<'de>,
-        fields: Option<&[&str]>,
+        fields: Option<&'static [&'static str]>,
     ) -> Result<()> {
         self.loaded = true;
+        self.fields = fields;
         for j in 0..self.cols.len() {
             let start = de.read.offset();
             let wanted = fields.is_none_or(|f| f.contains(&&*self.cols[j].name));
@@ -218,11 +244,11 @@ impl<'de> Container<'de> {
                 }
                 (Class::Str, wanted, _) => {
                     let s = read_strs(de, v, &mut self.arena)?;
-                    if wanted { Data::Strs(s) } else { Data::Skipped }
+                    if wanted { s } else { Data::Skipped }
                 }
                 (class, wanted, _) => {
                     let n = read_nums(de, class, v)?;
-                    if wanted { Data::Nums(n) } else { Data::Skipped }
+                    if wanted { Data::nums(n) } else { Data::Skipped }
                 }
             };
             if let Some(len) = indexed
@@ -232,6 +258,16 @@ impl<'de> Container<'de> {
             }
         }
         Ok(())
+    }
+}
+
+impl Container<'_> {
+    /// Whether a row deserialized as a struct naming `fields` is the struct the columns
+    /// were loaded for, whose ignored keys need not be shown again.
+    #[inline]
+    pub(crate) fn same_fields(&self, fields: &[&str]) -> bool {
+        self.fields
+            .is_some_and(|f| std::ptr::eq(f, fields) || f == fields)
     }
 }
 
@@ -254,7 +290,16 @@ impl<'de> Column<'de> {
             data: Data::Pending,
             next_present: 0,
             next_value: 0,
+            ident: false,
+            hidden: false,
+            always: kind & OPTIONAL == 0,
         })
+    }
+
+    /// Hides the column from rows of the struct it was skipped for.
+    pub(crate) fn hide(&mut self) {
+        self.hidden = true;
+        self.always = false;
     }
 
     /// The kind byte.
@@ -386,22 +431,18 @@ fn read_plain<'de>(de: &mut Deserializer<'de>, class: Class, n: usize) -> Result
 }
 
 /// Reads `v` strings: a string block, or `v` per-value strings through the Dense rules.
-fn read_strs<'de>(
-    de: &mut Deserializer<'de>,
-    v: usize,
-    arena: &mut String,
-) -> Result<StrVals<'de>> {
+fn read_strs<'de>(de: &mut Deserializer<'de>, v: usize, arena: &mut String) -> Result<Data<'de>> {
     match de.read.peek() {
         None => Err(de.read.eof("a string column")),
         Some(t) if strings::is_block_tag(t) => {
             let (data, pos) = de.read.data_pos();
             let base = de.read.offset() - pos as u64;
-            let (mut col, used) = strings::decode_block(data, pos, v, &mut de.budget_left)
+            let (col, used) = strings::decode_block(data, pos, v, &mut de.budget_left)
                 .map_err(|e| e.shifted(base))?;
             let at = de.read.offset();
-            col.check_utf8().map_err(|e| e.with_offset(at))?;
+            let col = col.into_checked().map_err(|e| e.with_offset(at))?;
             de.read.take(used, "a string block")?;
-            Ok(StrVals::Block(col))
+            Ok(Data::Block(col))
         }
         Some(_) => {
             let mut out = Vec::with_capacity(v);
@@ -417,7 +458,7 @@ fn read_strs<'de>(
                     _ => return Err(de.unexpected(tag, "a string of a string column")),
                 }
             }
-            Ok(StrVals::Each(out))
+            Ok(Data::Each(out))
         }
     }
 }

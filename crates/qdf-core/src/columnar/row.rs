@@ -5,9 +5,14 @@
 //! real deserializer, in row order, so the Dense state advances as on the encoder.
 //!
 //! Subset decode: the first row's `deserialize_struct` names the fields the target wants;
-//! the others are skipped (see [`Container::load`]). A skipped column still shows its key,
-//! so `deny_unknown_fields` fails as in row mode, and its value accepts only
-//! `deserialize_ignored_any`.
+//! the others are skipped (see [`Container::load`]). A skipped column shows its key, so
+//! `deny_unknown_fields` fails as in row mode, and its value accepts only
+//! `deserialize_ignored_any`. Once a row's struct visitor took its key as a field identifier
+//! and ignored its value (what serde derive does with a field it does not know), rows
+//! deserialized as a struct with the same fields no longer show it: a derived struct ignores
+//! it in every row, and handing out 13 ignored keys a row cost the 3-of-16 subset decode
+//! over a third of its instructions. Any other request of a row (a map, `Value`, another
+//! struct) still shows every key.
 
 use std::borrow::Cow;
 
@@ -15,9 +20,7 @@ use crate::short::owned_str;
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use super::Class;
-use super::read::{Column, Container, Data, StrRef, StrVals, bit};
-use crate::codec::Packed;
+use super::read::{Column, Container, Data, StrRef, bit};
 use crate::de::Deserializer;
 use crate::error::{Error, Result};
 
@@ -73,7 +76,7 @@ impl<'de> de::SeqAccess<'de> for Rows<'_, 'de> {
 impl<'de> Rows<'_, 'de> {
     /// Loads the column bodies before the first row.
     #[inline]
-    fn load(&mut self, fields: Option<&[&str]>) -> Result<()> {
+    fn load(&mut self, fields: Option<&'static [&'static str]>) -> Result<()> {
         if self.c.loaded {
             return Ok(());
         }
@@ -81,12 +84,13 @@ impl<'de> Rows<'_, 'de> {
     }
 
     #[inline(never)]
-    fn load_now(&mut self, fields: Option<&[&str]>) -> Result<()> {
+    fn load_now(&mut self, fields: Option<&'static [&'static str]>) -> Result<()> {
         self.c.load(self.de, fields)
     }
 
-    /// Visits the current row as a map, then moves to the next.
-    fn visit_row<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+    /// Visits the current row as a map, then moves to the next; `hide`: the row is the
+    /// struct the columns were loaded for, so hidden skipped columns are left out.
+    fn visit_row<V: Visitor<'de>>(&mut self, visitor: V, hide: bool) -> Result<V::Value> {
         self.de.enter()?;
         let r = self.row;
         let Container { cols, arena, .. } = &mut self.c;
@@ -95,6 +99,7 @@ impl<'de> Rows<'_, 'de> {
             cur: None,
             at: r / 8,
             bit: 1 << (r % 8),
+            hide,
             de: &mut *self.de,
             arena,
         };
@@ -126,7 +131,7 @@ impl<'de> de::Deserializer<'de> for RowDe<'_, '_, 'de> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.rows.load(None)?;
-        self.rows.visit_row(visitor)
+        self.rows.visit_row(visitor, false)
     }
 
     /// The fields the target names select the columns to load (on the first row).
@@ -137,7 +142,8 @@ impl<'de> de::Deserializer<'de> for RowDe<'_, '_, 'de> {
         visitor: V,
     ) -> Result<V::Value> {
         self.rows.load(Some(fields))?;
-        self.rows.visit_row(visitor)
+        let hide = self.rows.c.same_fields(fields);
+        self.rows.visit_row(visitor, hide)
     }
 
     /// A row is `Some(row)`, as a struct is in row mode (one depth level).
@@ -172,16 +178,25 @@ struct RowMap<'r, 'de> {
     /// The row's byte and bit in presence masks.
     at: usize,
     bit: u8,
+    /// Leave hidden columns out (see [`Column::hidden`]).
+    hide: bool,
     de: &'r mut Deserializer<'de>,
     /// Per-value strings copied out of the intern table.
     arena: &'r str,
 }
 
 impl RowMap<'_, '_> {
-    /// Whether column `col` has a value in this row.
+    /// Whether column `col` shows in this row: it has a value here and is not hidden.
     #[inline(always)]
     fn present(&self, col: &Column<'_>) -> bool {
-        !col.optional || col.present.get(self.at).is_some_and(|&b| b & self.bit != 0)
+        col.always || self.present_slow(col)
+    }
+
+    /// [`present`](Self::present) for an optional or hidden column.
+    #[inline]
+    fn present_slow(&self, col: &Column<'_>) -> bool {
+        !(self.hide && col.hidden)
+            && (!col.optional || col.present.get(self.at).is_some_and(|&b| b & self.bit != 0))
     }
 
     /// Columns after the last key handed out that have a value in this row.
@@ -204,7 +219,10 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
             if !self.present(col) {
                 continue;
             }
-            let key = seed.deserialize(KeyDe(&col.name))?;
+            let key = seed.deserialize(KeyDe {
+                name: &col.name,
+                ident: &mut col.ident,
+            })?;
             self.cur = Some(col);
             return Ok(Some(key));
         }
@@ -217,8 +235,10 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
             return Err(Error::mismatch("a map key before its value", "a value"));
         };
         if let Data::Skipped = col.data {
-            // Not materialised: no value to count or read, only ignoring it is accepted.
-            return seed.deserialize(SkippedDe(&col.name));
+            // Not materialised: no value to count or read, only ignoring it is accepted
+            // (which, after an identifier key, hides the column from the struct's rows).
+            let vet = self.hide && col.ident;
+            return seed.deserialize(SkippedDe { col, vet });
         }
         let v = cell(col, self.arena)?;
         seed.deserialize(CellDe { de: self.de, v })
@@ -230,37 +250,50 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
 }
 
 /// The next value of a loaded column (its key was just handed out): advances the column's
-/// counters.
-#[inline]
+/// counters. One match on the column's data; a value past the column's end (the masks'
+/// counts were checked against the values when the column was loaded, so not reached) is an
+/// error.
+#[inline(always)]
 fn cell<'x, 'de>(col: &'x mut Column<'de>, arena: &'x str) -> Result<CellVal<'x, 'de>> {
-    let p = col.next_present;
-    col.next_present += 1;
-    let null = col.nullable && !bit(col.non_null, p);
+    // Present rows are counted only where the non-null mask needs a position.
+    if col.nullable {
+        let p = col.next_present;
+        col.next_present += 1;
+        if !bit(col.non_null, p) {
+            return Ok(CellVal::Null);
+        }
+    }
     let k = col.next_value;
-    if null {
-        return Ok(CellVal::Null);
-    }
-    if col.class != Class::Residual {
-        col.next_value += 1;
-    }
-    Ok(match &col.data {
-        Data::Residual => CellVal::Residual,
-        Data::Skipped | Data::Pending => CellVal::Skipped(&col.name),
-        Data::Nums(n) => num(n, k),
-        Data::Strs(StrVals::Each(v)) => match v[k] {
-            StrRef::Borrowed(s) => CellVal::Str(s),
-            StrRef::Owned(a, b) => CellVal::Copied(&arena[a..b]),
-        },
-        Data::Strs(StrVals::Block(s)) => match s.row_text(k) {
-            Some(Ok(b)) => CellVal::Str(b),
-            Some(Err(a)) => CellVal::Copied(a),
-            None => return Err(short_column()),
-        },
-    })
+    col.next_value += 1;
+    let v = match &col.data {
+        Data::Residual => Some(CellVal::Residual),
+        Data::Skipped | Data::Pending => Some(CellVal::Skipped(&col.name)),
+        Data::U64(v) => v.get(k).map(|&x| CellVal::U64(x)),
+        Data::I64(v) => v.get(k).map(|&x| match x as i64 {
+            n if n < 0 => CellVal::I64(n),
+            _ => CellVal::U64(x),
+        }),
+        Data::F64(v) => v.get(k).map(|&x| CellVal::F64(x)),
+        Data::F32(v) => v.get(k).map(|&x| CellVal::F32(x)),
+        Data::Bool(v) => v.get(k).map(|&x| CellVal::Bool(x)),
+        Data::Block(s) => s.row(k).map(|r| match r {
+            Ok(b) => CellVal::Str(b),
+            Err(a) => CellVal::Copied(a),
+        }),
+        Data::Each(v) => v.get(k).and_then(|r| match *r {
+            StrRef::Borrowed(s) => Some(CellVal::Str(s)),
+            StrRef::Owned(a, b) => arena.get(a..b).map(CellVal::Copied),
+        }),
+    };
+    v.ok_or_else(short_column)
 }
 
 /// A column name as a map key: borrowed from the input when the declaration is there.
-struct KeyDe<'x, 'de>(&'x Cow<'de, str>);
+struct KeyDe<'x, 'de> {
+    name: &'x Cow<'de, str>,
+    /// Set when the key is taken as a field identifier.
+    ident: &'x mut bool,
+}
 
 impl<'de> de::Deserializer<'de> for KeyDe<'_, 'de> {
     type Error = Error;
@@ -271,24 +304,33 @@ impl<'de> de::Deserializer<'de> for KeyDe<'_, 'de> {
 
     #[inline]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.0 {
+        match self.name {
             Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
             Cow::Owned(s) => visitor.visit_str(s),
         }
     }
 
+    #[inline]
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        *self.ident = true;
+        self.deserialize_any(visitor)
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
         option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-        identifier ignored_any
+        ignored_any
     }
 }
 
-/// The value of a column the first row's type did not name (its name): only
-/// `deserialize_ignored_any` succeeds.
-struct SkippedDe<'x>(&'x str);
+/// The value of a column the first row's type did not name: only `deserialize_ignored_any`
+/// succeeds, and hides the column when `vet` is set.
+struct SkippedDe<'x, 'c> {
+    col: &'x mut Column<'c>,
+    vet: bool,
+}
 
-impl<'de> de::Deserializer<'de> for SkippedDe<'_> {
+impl<'de> de::Deserializer<'de> for SkippedDe<'_, '_> {
     type Error = Error;
 
     fn is_human_readable(&self) -> bool {
@@ -296,11 +338,14 @@ impl<'de> de::Deserializer<'de> for SkippedDe<'_> {
     }
 
     fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
-        Err(CellDe::skipped(self.0))
+        Err(CellDe::skipped(&self.col.name))
     }
 
     #[inline]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.vet {
+            self.col.hide();
+        }
         visitor.visit_unit()
     }
 
@@ -311,23 +356,12 @@ impl<'de> de::Deserializer<'de> for SkippedDe<'_> {
     }
 }
 
-/// Value `k` of a numeric column (the value count was checked against the masks).
-fn num<'x, 'de>(n: &Packed, k: usize) -> CellVal<'x, 'de> {
-    match n {
-        Packed::Ints(kind, v) if kind.is_signed() && (v[k] as i64) < 0 => CellVal::I64(v[k] as i64),
-        Packed::Ints(_, v) => CellVal::U64(v[k]),
-        Packed::F64s(v) => CellVal::F64(v[k]),
-        Packed::F32s(v) => CellVal::F32(v[k]),
-        Packed::Bools(v) => CellVal::Bool(v[k]),
-    }
-}
-
-/// A block row the masks promised is missing (counts are checked when the column is
-/// loaded, and blocks were checked as UTF-8 then, so this is not reached).
+/// A value the masks promised is missing (counts are checked when the column is loaded, so
+/// this is not reached).
 #[cold]
 fn short_column() -> Error {
     Error::new(crate::error::ErrorCode::BadCodec(
-        "a string column holds fewer values than its masks",
+        "a column holds fewer values than its masks",
     ))
 }
 
@@ -411,6 +445,7 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
 
     /// A string cell as an owned `String` built here (as row mode builds them), else as
     /// [`deserialize_any`](Self::deserialize_any).
+    #[inline]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.v {
             CellVal::Residual => de::Deserializer::deserialize_string(self.de, visitor),

@@ -29,12 +29,14 @@ pub(crate) struct DecState<'de> {
     /// when it goes back to a session, so the state's updates stay in wire order, while a
     /// plain string costs one store instead of a test of `dense` (most bodies have none).
     inline_owed: bool,
+    /// The state goes back to a session: intern entries keep their bytes for later bodies.
+    session: bool,
 }
 
 impl<'de> DecState<'de> {
     /// State for one body: `dense` continues a session, `None` starts empty with the caps of
-    /// `opts`.
-    pub(crate) fn new(opts: &Options, dense: Option<Box<DenseState>>) -> Self {
+    /// `opts`; `session`: the state is given back afterwards ([`into_dense`](Self::into_dense)).
+    pub(crate) fn new(opts: &Options, dense: Option<Box<DenseState>>, session: bool) -> Self {
         let first_id = dense.as_ref().map_or(0, |d| d.entries());
         DecState {
             dense,
@@ -42,6 +44,7 @@ impl<'de> DecState<'de> {
             spans: Vec::new(),
             first_id,
             inline_owed: false,
+            session,
         }
     }
 
@@ -63,7 +66,7 @@ impl<'de> DecState<'de> {
     #[inline(never)]
     fn create_dense(&mut self) {
         self.dense
-            .get_or_insert_with(|| Box::new(DenseState::new_decoder(&self.opts)));
+            .get_or_insert_with(|| Box::new(DenseState::new_decoder(&self.opts, self.session)));
     }
 
     /// The Dense state if any was used, for shape lookups (which do not read the
@@ -132,34 +135,15 @@ impl<'de> Deserializer<'de> {
         self.read_dense_other(tag)
     }
 
-    /// [`read_dense_text`](Self::read_dense_text) for every other tag.
+    /// [`read_dense_text`](Self::read_dense_text) for every other tag: the references
+    /// here, the definitions out of line (a lean function for the many references of a
+    /// batch's residual strings).
     #[inline(never)]
     fn read_dense_other(&mut self, tag: u8) -> Result<Text<'de, '_>> {
-        let at = self.read.offset();
         if tag == INTERN_STR || tag == INTERN_BIN {
-            let len = self.read.uvarint()?;
-            self.read.check_count(len, 1)?;
-            let bytes = self.read.take(len as usize, "interned bytes")?;
-            self.charge(len)?;
-            let kind = if tag == INTERN_STR {
-                Kind::Str
-            } else {
-                Kind::Bin
-            };
-            let text = match kind {
-                Kind::Str => Text::Str(Reference::Borrowed(utf8(bytes, at)?)),
-                Kind::Bin => Text::Bytes(Reference::Borrowed(bytes)),
-            };
-            self.state
-                .dense()
-                .define(bytes, kind)
-                .map_err(|e| e.with_offset(at))?;
-            self.state.spans.push(match &text {
-                Text::Str(Reference::Borrowed(s)) => Local::Str(s),
-                _ => Local::Bin(bytes),
-            });
-            return Ok(text);
+            return self.read_intern(tag);
         }
+        let at = self.read.offset();
         let rest = self.read.rest();
         let (id, used) = self
             .state
@@ -168,6 +152,34 @@ impl<'de> Deserializer<'de> {
             .map_err(|e| e.with_offset(at))?;
         self.read.take(used, "a Dense reference")?;
         self.ref_text(id, at)
+    }
+
+    /// `E0`/`E2` (tag consumed): defines the next id with the bytes that follow.
+    #[inline(never)]
+    fn read_intern(&mut self, tag: u8) -> Result<Text<'de, '_>> {
+        let at = self.read.offset();
+        let len = self.read.uvarint()?;
+        self.read.check_count(len, 1)?;
+        let bytes = self.read.take(len as usize, "interned bytes")?;
+        self.charge(len)?;
+        let kind = if tag == INTERN_STR {
+            Kind::Str
+        } else {
+            Kind::Bin
+        };
+        let text = match kind {
+            Kind::Str => Text::Str(Reference::Borrowed(utf8(bytes, at)?)),
+            Kind::Bin => Text::Bytes(Reference::Borrowed(bytes)),
+        };
+        self.state
+            .dense()
+            .define(bytes, kind)
+            .map_err(|e| e.with_offset(at))?;
+        self.state.spans.push(match &text {
+            Text::Str(Reference::Borrowed(s)) => Local::Str(s),
+            _ => Local::Bin(bytes),
+        });
+        Ok(text)
     }
 
     /// The text of resolved entry `id` (a reference at `at`), charged to the budget:
@@ -190,11 +202,10 @@ impl<'de> Deserializer<'de> {
         }
         // One entry lookup; the fields are borrowed apart so that the budget can be charged
         // (as `charge` does) while the entry is held.
-        let (bytes, kind) = self
-            .state
-            .dense_ref()
-            .expect("resolve created the Dense state")
-            .entry(id);
+        let Some((bytes, kind)) = self.state.dense_ref().and_then(|d| d.entry(id)) else {
+            // Not reached: without a session every entry is defined in this body (above).
+            return Err(Error::at(ErrorCode::UnknownStateId(id.into()), at));
+        };
         let len = bytes.len() as u64;
         if len > self.budget_left {
             return Err(self.read.error(ErrorCode::OutputBudget(self.budget)));

@@ -78,7 +78,7 @@ impl<'de> Deserializer<'de> {
             budget_left: budget,
             budget,
             value_mode: false,
-            state: DecState::new(opts, None),
+            state: DecState::new(opts, None, false),
             col_index: false,
         }
     }
@@ -159,7 +159,7 @@ pub(crate) fn decode_body_with_state<'de, T: serde::Deserialize<'de>>(
     dense: &mut Option<Box<crate::dense::DenseState>>,
 ) -> Result<T> {
     let mut de = Deserializer::new(body, 0, opts);
-    de.state = DecState::new(opts, dense.take());
+    de.state = DecState::new(opts, dense.take(), true);
     let r = T::deserialize(&mut de)
         .map_err(|e| de.locate(e))
         .and_then(|v| de.end().map(|()| v));

@@ -146,7 +146,7 @@ impl<'de> Deserializer<'de> {
             FIXSTR..=FIXSTR_MAX => ((tag & 0x1F) as usize, true),
             STR8 | STR16 | STR32 => (self.parse_len(tag, Len::Str)?.unwrap_or(0), true),
             BIN8 | BIN16 | BIN32 => (self.parse_len(tag, Len::Bin)?.unwrap_or(0), false),
-            INTERN_STR | STATE_REF | INTERN_BIN | REPEAT | MTF | PAIR => {
+            t if is_dense_text(t) => {
                 return self.read_dense_text(tag).map(Some);
             }
             _ => return Ok(None),

@@ -321,9 +321,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             return visitor.visit_string(owned_str(s?));
         }
         let tag = self.next_tag()?;
-        if tag == crate::wire::tags::STATE_REF {
+        if crate::wire::tags::is_dense_text(tag) {
             // The common string of a Dense session, inline (out of line it costs a stream
-            // ≈ 700 instructions a TelemetryEvent; LogBatch Speed decode pays ≈ 1 % for it).
+            // ≈ 700 instructions a TelemetryEvent; LogBatch Speed decode pays ≈ 1 % for it);
+            // the other Dense tags go straight to the Dense reader.
             return match self.read_dense_text(tag)? {
                 Text::Str(s) => visitor.visit_string(owned_str(&s)),
                 t => visit_text(t, visitor),

@@ -63,7 +63,11 @@ struct Index {
 /// Sequential id → bytes storage, with an optional content → id index (encoder).
 #[derive(Clone)]
 pub(crate) struct InternTable {
+    /// The entries' bytes, back to back; empty when `keep` is off.
     arena: Vec<u8>,
+    /// The bytes are kept (encoders, session decoders). A decoder of one body serves every
+    /// reference from the input (entries defined in the body lie there), so it only counts.
+    keep: bool,
     /// `ends[id]` is the arena offset one past entry `id`.
     ends: Vec<usize>,
     kinds: Vec<Kind>,
@@ -85,6 +89,7 @@ impl InternTable {
     pub(crate) fn new(indexed: bool) -> Self {
         InternTable {
             arena: Vec::new(),
+            keep: true,
             ends: Vec::new(),
             kinds: Vec::new(),
             index: indexed.then(|| Index {
@@ -92,6 +97,15 @@ impl InternTable {
                 cache: Box::new([NO_ID; CACHE_SLOTS]),
             }),
             hasher: DefaultHashBuilder::default(),
+        }
+    }
+
+    /// A decoder's table that counts entries and bytes without keeping the bytes
+    /// ([`get`](Self::get) is then always `None`).
+    pub(crate) fn new_uncopied() -> Self {
+        InternTable {
+            keep: false,
+            ..InternTable::new(false)
         }
     }
 
@@ -104,12 +118,15 @@ impl InternTable {
     /// Bytes held in the arena.
     #[inline]
     pub(crate) fn byte_len(&self) -> u64 {
-        self.arena.len() as u64
+        self.ends.last().map_or(0, |&e| e as u64)
     }
 
     /// The bytes and kind of entry `id`, if defined.
     #[inline(always)]
     pub(crate) fn get(&self, id: u32) -> Option<(&[u8], Kind)> {
+        if !self.keep {
+            return None;
+        }
         let i = id as usize;
         let end = *self.ends.get(i)?;
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
@@ -169,11 +186,15 @@ impl InternTable {
     /// Appends an entry and returns its id. Caps are the caller's business.
     pub(crate) fn push(&mut self, bytes: &[u8], kind: Kind) -> u32 {
         let id = self.len();
-        let h = self.hash(bytes, kind);
-        self.arena.extend_from_slice(bytes);
-        self.ends.push(self.arena.len());
+        let end = self.ends.last().map_or(0, |&e| e) + bytes.len();
+        if self.keep {
+            self.arena.extend_from_slice(bytes);
+        }
+        self.ends.push(end);
         self.kinds.push(kind);
+        // A decoder's table has no index: no hash to compute.
         if let Some(index) = self.index.as_mut() {
+            let h = content_hash(&self.hasher, bytes, kind);
             let (arena, ends, kinds, hasher) = (&self.arena, &self.ends, &self.kinds, &self.hasher);
             index.table.insert_unique(h, id, |&other| {
                 let i = other as usize;

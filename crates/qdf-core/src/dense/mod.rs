@@ -167,7 +167,7 @@ pub(crate) struct DenseState {
 }
 
 impl DenseState {
-    fn with(opts: &Options, indexed: bool) -> Self {
+    fn with(opts: &Options, table: InternTable) -> Self {
         DenseState {
             cfg: Config {
                 features: opts.feature_bits(),
@@ -176,7 +176,7 @@ impl DenseState {
                 byte_cap: opts.intern_byte_cap(),
                 shape_cap: opts.shape_cap(),
             },
-            table: InternTable::new(indexed),
+            table,
             pred: Predictors::new(),
             shapes: ShapeTable::default(),
             shape_pred: ShapePredictor::default(),
@@ -187,12 +187,18 @@ impl DenseState {
 
     /// Encoder state: features, `min_intern` and caps from `opts`.
     pub(crate) fn new_encoder(opts: &Options) -> Self {
-        DenseState::with(opts, true)
+        DenseState::with(opts, InternTable::new(true))
     }
 
-    /// Decoder state: caps from `opts` (the features are the peer's business).
-    pub(crate) fn new_decoder(opts: &Options) -> Self {
-        DenseState::with(opts, false)
+    /// Decoder state: caps from `opts` (the features are the peer's business); `keep`: the
+    /// intern entries' bytes are kept for later bodies (a session), else only counted.
+    pub(crate) fn new_decoder(opts: &Options, keep: bool) -> Self {
+        let table = if keep {
+            InternTable::new(false)
+        } else {
+            InternTable::new_uncopied()
+        };
+        DenseState::with(opts, table)
     }
 
     /// True if the encoder feature is on.
@@ -332,14 +338,27 @@ impl DenseState {
     /// 0, varint errors, and [`ErrorCode::BadTag`] for any other tag.
     #[inline]
     pub(crate) fn resolve(&mut self, tag: u8, buf: &[u8]) -> Result<(u32, usize)> {
-        // The common case inline: `E1` with a one-byte id.
-        if tag == tags::STATE_REF
-            && let Some(&b) = buf.first()
-            && b < 0x80
-            && (b as u32) < self.table.len()
+        // The common cases inline: `E1` with a one- or two-byte id, `EA 00` with a pair
+        // prediction, `E9` with a one-byte rank the ring holds; everything else (and every
+        // error) goes through `resolve_other`, which applies the full rules.
+        let hit = match (tag, buf) {
+            (tags::STATE_REF, &[b, ..]) if b < 0x80 => Some((b as u32, 1)),
+            (tags::STATE_REF, &[b0, b1, ..]) if (1..0x80).contains(&b1) => {
+                Some(((b0 & 0x7F) as u32 | (b1 as u32) << 7, 2))
+            }
+            (tags::PAIR, &[0, ..]) => self
+                .pred
+                .last()
+                .and_then(|last| self.pred.pair_after(last))
+                .map(|id| (id, 1)),
+            (tags::MTF, &[r, ..]) if r < 0x80 => self.pred.ring_at(r as u64).map(|id| (id, 1)),
+            _ => None,
+        };
+        if let Some((id, used)) = hit
+            && id < self.table.len()
         {
-            self.resolve_short(b as u32);
-            return Ok((b as u32, 1));
+            self.pred.touch(id);
+            return Ok((id, used));
         }
         self.resolve_other(tag, buf)
     }
@@ -408,10 +427,11 @@ impl DenseState {
     }
 
     /// The bytes and kind of entry `id` (ids from [`define`](Self::define) or
-    /// [`resolve`](Self::resolve) are always present).
+    /// [`resolve`](Self::resolve) are defined); `None` from a decoder that does not keep
+    /// the bytes (one body's, whose references are all served from the input).
     #[inline(always)]
-    pub(crate) fn entry(&self, id: u32) -> (&[u8], Kind) {
-        self.table.get(id).expect("resolved ids are defined")
+    pub(crate) fn entry(&self, id: u32) -> Option<(&[u8], Kind)> {
+        self.table.get(id)
     }
 
     // ---- shapes (both sides) --------------------------------------------------------------

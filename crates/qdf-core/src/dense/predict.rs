@@ -89,8 +89,12 @@ impl Predictors {
     /// Grows the pair table to hold ids below `len`.
     #[inline]
     pub(crate) fn grow(&mut self, len: u32) {
-        if self.pairs.len() < len as usize {
-            self.pairs.resize(len as usize, 0);
+        let len = len as usize;
+        if self.pairs.len() + 1 == len {
+            // One definition at a time: a push, not a `resize` (a `memset` call each).
+            self.pairs.push(0);
+        } else if self.pairs.len() < len {
+            self.pairs.resize(len, 0);
         }
     }
 

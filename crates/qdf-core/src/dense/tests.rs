@@ -51,7 +51,7 @@ fn decode_all(dec: &mut DenseState, mut buf: &[u8]) -> Result<Vec<(Vec<u8>, Kind
             }
             _ => {
                 let (id, used) = dec.resolve(tag, buf)?;
-                let (b, k) = dec.entry(id);
+                let (b, k) = dec.entry(id).expect("kept");
                 (b.to_vec(), k, used)
             }
         };
@@ -78,7 +78,7 @@ fn observable(s: &DenseState) -> Observable {
 /// Encodes, decodes, checks values and mirrored state; returns bytes and emissions.
 fn round_trip(opts: Options, items: &[(&[u8], Kind)]) -> (Vec<u8>, Vec<Emission>) {
     let mut enc = DenseState::new_encoder(&opts);
-    let mut dec = DenseState::new_decoder(&opts);
+    let mut dec = DenseState::new_decoder(&opts, true);
     let (bytes, ems) = encode_all(&mut enc, items);
     let got = decode_all(&mut dec, &bytes).unwrap();
     let want: Vec<_> = items.iter().map(|&(b, k)| (b.to_vec(), k)).collect();
@@ -267,18 +267,18 @@ fn encoder_byte_cap_goes_inline() {
 fn decoder_rejects_a_peer_over_its_caps() {
     let items: Vec<(&[u8], Kind)> = vec![(b"aaaa", Kind::Str), (b"bbbb", Kind::Str)];
     let (bytes, _) = encode_all(&mut DenseState::new_encoder(&Options::balanced()), &items);
-    let mut dec = DenseState::new_decoder(&Options::balanced().max_intern_entries(1));
+    let mut dec = DenseState::new_decoder(&Options::balanced().max_intern_entries(1), true);
     let err = decode_all(&mut dec, &bytes).unwrap_err();
     assert_eq!(err.code(), &ErrorCode::SessionCap("intern table entries"));
     assert_eq!(err.classify(), Category::Limit);
-    let mut dec = DenseState::new_decoder(&Options::balanced().max_intern_bytes(7));
+    let mut dec = DenseState::new_decoder(&Options::balanced().max_intern_bytes(7), true);
     let err = decode_all(&mut dec, &bytes).unwrap_err();
     assert_eq!(err.code(), &ErrorCode::SessionCap("intern table bytes"));
 }
 
 #[test]
 fn hostile_references_are_errors() {
-    let mut dec = DenseState::new_decoder(&Options::balanced());
+    let mut dec = DenseState::new_decoder(&Options::balanced(), true);
     let unknown = |r: Result<(u32, usize)>| r.unwrap_err().code().clone();
     assert_eq!(
         unknown(dec.resolve(0xE1, &[0])),

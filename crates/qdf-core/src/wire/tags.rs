@@ -88,6 +88,16 @@ pub const MTF: u8 = 0xE9;
 pub const PAIR: u8 = 0xEA;
 /// QPack: run-length.
 pub const QP_RLE: u8 = 0xEB;
+
+/// True for the Dense tags that stand for a string or bytes: `E0`, `E1`, `E2`, `E8`, `E9`,
+/// `EA`.
+#[inline(always)]
+pub const fn is_dense_text(tag: u8) -> bool {
+    matches!(
+        tag,
+        INTERN_STR | STATE_REF | INTERN_BIN | REPEAT | MTF | PAIR
+    )
+}
 /// Dense: shape declaration / reuse.
 pub const SHAPE: u8 = 0xEC;
 /// QPack: integer dictionary.

@@ -68,10 +68,14 @@ pub(super) fn unpack_map(
     let start = dst.len();
     dst.resize(start + n, 0);
     let out = &mut dst[start..];
+    // Long columns of narrow codes map two codes a lookup, once the pair table (2^2w
+    // entries) costs less than the lookups it saves.
+    let paired = w <= 6 && n >= 2 << (2 * w);
     macro_rules! dispatch {
         ($($w:literal)*) => {
-            match w {
-                $($w => codes::<$w>(src, out, &lut),)*
+            match (w, paired) {
+                $(($w, false) => codes::<$w>(src, out, &lut),)*
+                $(($w, true) if $w <= 6 => code_pairs::<$w>(src, out, &lut),)*
                 _ => unreachable!("code widths are 1..=8"),
             }
         };
@@ -116,6 +120,37 @@ fn codes<const W: usize>(src: &[u8], out: &mut [u8], lut: &[u16; 256]) -> u16 {
         *d = e as u8;
     }
     acc
+}
+
+/// [`codes`] two codes a lookup: `pairs[a | b << W]` holds the symbols of codes `a` then
+/// `b` (low byte first), with bit 8 set when either is past the table; returns the OR of
+/// the entries used, as [`codes`] does.
+#[inline(always)]
+fn code_pairs<const W: usize>(src: &[u8], out: &mut [u8], lut: &[u16; 256]) -> u16 {
+    let mask = (1usize << W) - 1;
+    let n2 = 1usize << (2 * W);
+    let pairs: Vec<u32> = (0..n2)
+        .map(|i| {
+            let (a, b) = (lut[i & mask], lut[i >> W]);
+            u32::from(a & 0xFF) | u32::from(b & 0xFF) << 8 | u32::from((a | b) & 0x100) << 8
+        })
+        .collect();
+    // A constant length, so the masked lookups below need no bounds check.
+    let pairs = &pairs[..n2];
+    let mut acc = 0u32;
+    let mut groups = out.chunks_exact_mut(8);
+    let mut at = 0;
+    for o in &mut groups {
+        let x = load8(src, at) as usize;
+        for (j, d) in o.chunks_exact_mut(2).enumerate() {
+            let e = pairs[(x >> (2 * j * W)) & (n2 - 1)];
+            acc |= e;
+            d.copy_from_slice(&(e as u16).to_le_bytes());
+        }
+        at += W;
+    }
+    let tail = codes::<W>(&src[at.min(src.len())..], groups.into_remainder(), lut);
+    (acc >> 8) as u16 & 0x100 | tail
 }
 
 /// The 8 bytes of `src` from `at` as a little-endian word, zero past the end.
@@ -186,6 +221,41 @@ mod tests {
             let mut back = Vec::new();
             unpack_map(&out, codes.len(), w, &IDENTITY, &mut back).unwrap();
             assert_eq!(back, codes);
+        }
+    }
+
+    /// Columns long enough for the two-codes-a-lookup path, every width it takes: the same
+    /// codes back, and a code past the table still found at its position.
+    #[test]
+    fn paired_lookups_round_trip_and_find_bad_codes() {
+        for w in 1..=6u32 {
+            let n = (2 << (2 * w)) + 13;
+            let codes: Vec<u8> = (0..n).map(|i| ((i * 37 + 11) % (1 << w)) as u8).collect();
+            let mut out = Vec::new();
+            pack(codes.iter().copied(), w, &mut out);
+            let mut back = Vec::new();
+            unpack_map(&out, n, w, &IDENTITY, &mut back).unwrap();
+            assert_eq!(back, codes, "width {w}");
+            // A table one short: the first code equal to its length is past it.
+            let table = &IDENTITY[..(1 << w) - 1];
+            let first = codes
+                .iter()
+                .position(|&c| c as usize == table.len())
+                .unwrap();
+            assert_eq!(
+                unpack_map(&out, n, w, table, &mut back),
+                Err(BadCodes::Past(first)),
+                "width {w}"
+            );
+            // Past the table in the tail (after the last whole group of 8) only.
+            let mut tail = vec![0u8; n];
+            tail[n - 1] = (1 << w) - 1;
+            let mut out = Vec::new();
+            pack(tail.iter().copied(), w, &mut out);
+            assert_eq!(
+                unpack_map(&out, n, w, table, &mut back),
+                Err(BadCodes::Past(n - 1))
+            );
         }
     }
 

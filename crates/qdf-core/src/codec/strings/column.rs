@@ -103,6 +103,7 @@ impl<'a> StrColumn<'a> {
         }
     }
 
+    #[cfg(test)]
     fn span(&self, i: usize) -> Option<Range<usize>> {
         match &self.rows {
             Rows::Repeat { span, n } => (i < *n).then(|| span.range()),
@@ -162,24 +163,6 @@ impl<'a> StrColumn<'a> {
         Some(unsafe { std::str::from_utf8_unchecked(bytes) })
     }
 
-    /// Row `i` as `str`: `Ok` with the input's lifetime where the block keeps it in the
-    /// input (F5, F8, F9), `Err` from the decoder's arena otherwise; `None` past the end or
-    /// before a successful [`check_utf8`](Self::check_utf8). One lookup for both cases.
-    #[inline]
-    pub(crate) fn row_text(&self, i: usize) -> Option<std::result::Result<&'a str, &str>> {
-        if !self.utf8 {
-            return None;
-        }
-        let r = self.span(i)?;
-        Some(match &self.store {
-            // SAFETY: `utf8` is set only by `check_utf8`, which validated every row's span of
-            // the store; neither the store nor the spans change afterwards.
-            Store::Input(b) => Ok(unsafe { std::str::from_utf8_unchecked(b.get(r)?) }),
-            // SAFETY: as above.
-            Store::Arena(v) => Err(unsafe { std::str::from_utf8_unchecked(v.get(r)?) }),
-        })
-    }
-
     /// Checks that every row is UTF-8, visiting each distinct stored value once; on success
     /// [`row_text`](Self::row_text) hands out rows.
     ///
@@ -203,5 +186,64 @@ impl<'a> StrColumn<'a> {
         } else {
             Err(Error::new(ErrorCode::InvalidUtf8))
         }
+    }
+
+    /// The column for reads by row number (the columnar reader's cells): checks it with
+    /// [`check_utf8`](Self::check_utf8), then keeps a span per row, or a dictionary's table
+    /// and index (one byte a row), so that a read is one match and one or two loads.
+    ///
+    /// Errors: [`ErrorCode::InvalidUtf8`] (no offset: the bytes may be rebuilt).
+    pub(crate) fn into_checked(mut self) -> Result<CheckedStrs<'a>> {
+        self.check_utf8()?;
+        let rows = match self.rows {
+            Rows::Each(spans) => FlatRows::Each(spans),
+            Rows::Dict { table, index } => FlatRows::Dict { table, index },
+            // A constant is a one-entry dictionary: a byte a row.
+            Rows::Repeat { span, n } => FlatRows::Dict {
+                table: vec![span],
+                index: vec![0; n],
+            },
+            Rows::Fixed { len, n } => {
+                FlatRows::Each((0..n).map(|i| Span::new(i * len, (i + 1) * len)).collect())
+            }
+        };
+        Ok(CheckedStrs {
+            store: self.store,
+            rows,
+        })
+    }
+}
+
+/// [`CheckedStrs`]' rows.
+enum FlatRows {
+    /// A span per row.
+    Each(Vec<Span>),
+    /// Row `i` is `table[index[i]]`.
+    Dict { table: Vec<Span>, index: Vec<u8> },
+}
+
+/// A string column whose every row was checked as UTF-8 ([`StrColumn::into_checked`]).
+pub(crate) struct CheckedStrs<'a> {
+    store: Store<'a>,
+    rows: FlatRows,
+}
+
+impl<'a> CheckedStrs<'a> {
+    /// Row `i`: `Ok` with the input's lifetime where the block keeps it in the input (F5,
+    /// F8, F9), `Err` from the decoder's store otherwise; `None` past the end.
+    #[inline(always)]
+    pub(crate) fn row(&self, i: usize) -> Option<std::result::Result<&'a str, &str>> {
+        let span = match &self.rows {
+            FlatRows::Each(spans) => *spans.get(i)?,
+            FlatRows::Dict { table, index } => *table.get(*index.get(i)? as usize)?,
+        };
+        Some(match &self.store {
+            // SAFETY: `into_checked` built this value only after `check_utf8` validated
+            // every row's span of the store (a dictionary's every table entry); the spans
+            // above are those rows' spans, and the store does not change.
+            Store::Input(b) => Ok(unsafe { std::str::from_utf8_unchecked(b.get(span.range())?) }),
+            // SAFETY: as above.
+            Store::Arena(v) => Err(unsafe { std::str::from_utf8_unchecked(v.get(span.range())?) }),
+        })
     }
 }

@@ -39,7 +39,7 @@ mod table;
 mod testutil;
 
 pub(crate) use census::Census;
-pub(crate) use column::StrColumn;
+pub(crate) use column::{CheckedStrs, StrColumn};
 #[allow(unused_imports)] // used by the columnar container once it lands
 pub(crate) use pick::{Pick, StrBlock, pick, pick_with};
 
@@ -169,7 +169,6 @@ mod tests {
         let mut budget = 1 << 20;
         let (mut col, _) = decode_block(&slab, 0, 2, &mut budget).unwrap();
         assert_eq!((col.text(0), col.borrowed_text(0)), (None, None));
-        assert_eq!(col.row_text(0), None);
         col.check_utf8().unwrap_err();
         assert_eq!((col.text(0), col.borrowed_text(1)), (None, None));
 
@@ -179,7 +178,8 @@ mod tests {
         assert_eq!(col.borrowed_text(0), Some("é"));
         assert_eq!(col.text(1), Some("a€"));
         assert_eq!(col.text(2), None);
-        assert_eq!((col.row_text(1), col.row_text(2)), (Some(Ok("a€")), None));
+        let rows = col.into_checked().unwrap();
+        assert_eq!((rows.row(1), rows.row(2)), (Some(Ok("a€")), None));
 
         // FA: entries "ab" and "a€" (prefix 1), rows [1, 0]; rebuilt into an arena.
         let front = [0xFA, 2, 0, 2, b'a', b'b', 1, 3, 0xE2, 0x82, 0xAC, 2, 0b01];
@@ -187,7 +187,11 @@ mod tests {
         col.check_utf8().unwrap();
         assert_eq!(col.borrowed_text(0), None);
         assert_eq!((col.text(0), col.text(1)), (Some("a€"), Some("ab")));
-        assert_eq!(col.row_text(1), Some(Err("ab")));
+        let rows = col.into_checked().unwrap();
+        assert_eq!(
+            (rows.row(0), rows.row(1)),
+            (Some(Err("a€")), Some(Err("ab")))
+        );
     }
 
     /// A rebuilt ASCII store is checked in one pass; a store with other bytes row by row, so
