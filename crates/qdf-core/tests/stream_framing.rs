@@ -66,10 +66,10 @@ struct Hiccup<'a> {
 
 impl Read for Hiccup<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.pos == self.fail_at {
-            if let Some(kind) = self.kind.take() {
-                return Err(kind.into());
-            }
+        if self.pos == self.fail_at
+            && let Some(kind) = self.kind.take()
+        {
+            return Err(kind.into());
         }
         let end = if self.pos < self.fail_at && self.kind.is_some() {
             self.fail_at

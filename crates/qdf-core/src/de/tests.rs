@@ -394,7 +394,8 @@ fn dense_bytes_entry_as_variant_name() {
     type Skip = serde::de::IgnoredAny;
     let one = |b: &[u8]| crate::from_slice::<One>(b).map(drop);
     let pair = |b: &[u8]| crate::from_slice::<(Skip, One)>(b).map(drop);
-    let cases: [(&str, u64, &dyn Fn(&[u8]) -> crate::Result<()>); 3] = [
+    type Typed<'a> = &'a dyn Fn(&[u8]) -> crate::Result<()>;
+    let cases: [(&str, u64, Typed); 3] = [
         ("f2 06 e2 01 81", 7, &one),
         ("a2 e2 01 81 f2 06 e8", 11, &pair),
         ("f2 07 e2 01 ff 01", 7, &one),
