@@ -109,3 +109,80 @@ pub fn round_trip(body: &[u8]) {
         }
     }
 }
+
+/// What one `decode_frame` or `next` call gave, compared across the two stream readers.
+#[derive(Debug, PartialEq)]
+enum Step {
+    Value(Value),
+    Failed(qdf_core::Category),
+    End,
+}
+
+/// A whole stream, header included (so the fuzzer also flips the header flags), read frame by
+/// frame by a `DecoderSession` into `Value`, then by a `StreamDecoder`: both give the same
+/// values and errors, and the failure rules of `docs/SPEC.md` §16 hold — after an error the
+/// session is either broken (every later call fails with `Broken`) or, only in a stream
+/// without `FLAG_DENSE`, usable with the failed frame consumed at the length `frame_status`
+/// reported. The typed target runs the same frames for the typed decode paths.
+pub fn session_frames(data: &[u8]) {
+    use qdf_core::{Category, DecoderSession, FrameStatus, StreamDecoder};
+    let opts = Options::speed().max_output(1 << 20);
+    let dense = data.len() > 4 && data[4] & 0x01 != 0;
+    let mut steps = Vec::new();
+    let mut dec = DecoderSession::new(opts);
+    let mut rest = data;
+    loop {
+        let status = match dec.frame_status(rest) {
+            Ok(s) => s,
+            Err(e) => {
+                // Framing errors cannot be resynchronised.
+                assert!(dec.broken().is_some(), "usable after a framing error {e}");
+                steps.push(Step::Failed(e.classify()));
+                break;
+            }
+        };
+        match dec.decode_frame::<Value>(rest) {
+            Ok(Some((v, n))) => {
+                assert_eq!(status, FrameStatus::Complete { len: n });
+                rest = &rest[n..];
+                steps.push(Step::Value(v));
+            }
+            Ok(None) => {
+                assert!(matches!(status, FrameStatus::Incomplete { .. }));
+                steps.push(match dec.check_end(rest) {
+                    Ok(()) => Step::End,
+                    Err(e) => Step::Failed(e.classify()),
+                });
+                break;
+            }
+            Err(e) => {
+                steps.push(Step::Failed(e.classify()));
+                if dec.broken().is_some() {
+                    let again = dec.decode_frame::<Value>(rest).unwrap_err();
+                    assert_eq!(again.classify(), Category::Broken, "usable after breaking");
+                    break;
+                }
+                assert!(!dense, "a Dense session stayed usable after {e}");
+                let FrameStatus::Complete { len } = status else {
+                    panic!("a usable session failed on an incomplete frame: {e}");
+                };
+                rest = &rest[len..];
+            }
+        }
+    }
+    let mut sd = StreamDecoder::new(data, opts);
+    // As many calls as the session made: an input cut inside a frame repeats its Eof.
+    let again: Vec<Step> = (0..steps.len())
+        .map(|_| match sd.next::<Value>() {
+            Ok(Some(v)) => Step::Value(v),
+            Ok(None) => Step::End,
+            Err(e) => Step::Failed(e.classify()),
+        })
+        .collect();
+    assert_eq!(again, steps, "StreamDecoder and DecoderSession disagree");
+    let mut typed = DecoderSession::new(opts);
+    let mut rest = data;
+    while let Ok(Some((_, n))) = typed.decode_frame::<Vec<Shape>>(rest) {
+        rest = &rest[n..];
+    }
+}

@@ -136,14 +136,19 @@ impl FrameReader {
         }
     }
 
-    /// The body ended: fine between frames, an `Eof` error inside one.
+    /// The body ended: fine between frames (or after a lone stream header), an `Eof` error
+    /// inside one, as [`DecoderSession::check_end`] rules for every transport.
     fn finish(&mut self) -> Option<QdfRejection> {
         self.done = true;
-        (!self.buf.is_empty()).then(truncated)
+        self.session
+            .check_end(&self.buf)
+            .err()
+            .map(QdfRejection::from)
     }
 }
 
-/// The body ended inside a frame (or `frame_status` and `decode_frame` disagree).
+/// `frame_status` saw a whole frame that `decode_frame` then found incomplete (they agree, so
+/// this is a guard, not a path).
 fn truncated() -> QdfRejection {
     QdfRejection::Decode(qdf_core::Error::new(ErrorCode::UnexpectedEof {
         expected: "the rest of a frame before the end of the body",

@@ -174,6 +174,30 @@ async fn empty_upload_is_an_empty_stream() {
     assert_eq!((got.count, got.last), (0, None));
 }
 
+/// A body of the stream header alone ends between frames, as `DecoderSession::check_end`
+/// (and the tokio codec's `decode_eof`) say: no records, not a truncated frame. A cut header
+/// is still a 400.
+#[tokio::test]
+async fn header_only_upload_is_an_empty_stream() {
+    let addr = app().await;
+    for (body, want) in [(&b"QDF\x01\x01"[..], 200), (&b"QDF\x01"[..], 400)] {
+        let res = send(
+            addr,
+            Method::POST,
+            "/upload",
+            Some(STREAM),
+            full(body.to_vec()),
+        )
+        .await;
+        let (status, _, bytes) = read(res).await;
+        assert_eq!(status, want, "{body:?}: {bytes:?}");
+        if want == 200 {
+            let got: Received = qdf_core::from_slice(&bytes).unwrap();
+            assert_eq!((got.count, got.last), (0, None));
+        }
+    }
+}
+
 #[tokio::test]
 async fn upload_without_stream_content_type_is_415() {
     let body = encode_frames(&spans(2));

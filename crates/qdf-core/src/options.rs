@@ -162,6 +162,13 @@ impl Options {
 
     /// Nesting limit (containers deep), default [`DEFAULT_MAX_DEPTH`]. Encode refuses what
     /// decode would refuse with the same options.
+    ///
+    /// The limit is also what keeps the stack bounded: decoding into [`Value`](crate::Value),
+    /// encoding one, and its `Clone` and `PartialEq` recurse once per level (decoding into
+    /// `Value` takes roughly half a KiB of stack a level in release builds, so about 2 000
+    /// levels overflow a 1 MiB stack). Raise the limit only as far as the thread's stack
+    /// allows: a 2 MiB tokio worker holds a few thousand levels, not `u32::MAX`. Dropping a
+    /// deep `Value` does not recurse.
     pub const fn max_depth(mut self, depth: u32) -> Options {
         self.max_depth = depth;
         self

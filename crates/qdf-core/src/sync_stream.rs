@@ -116,15 +116,18 @@ impl<R: Read> StreamDecoder<R> {
     ///
     /// Errors: [`ErrorCode::UnexpectedEof`] (category `Eof`) when the input ends inside a
     /// frame; framing and body errors per the session's failure rules (a body error in a
-    /// stateless stream skips that frame and the next call goes on); I/O errors.
+    /// stateless stream skips that frame and the next call goes on); I/O errors, after which
+    /// the next call resumes where the reader stopped (the bytes already read are kept).
     #[allow(clippy::should_implement_trait)] // generic over T per call, so not an Iterator
     pub fn next<T: DeserializeOwned>(&mut self) -> Result<Option<T>> {
-        self.buf.clear();
+        // `buf` holds the bytes of the current frame read so far, kept across an I/O error
+        // (`WouldBlock`, a timeout) so that the next call resumes inside the frame.
         loop {
             match self.session.frame_status(&self.buf)? {
                 FrameStatus::Complete { .. } => {
-                    let decoded = self.session.decode_frame(&self.buf)?;
-                    return Ok(decoded.map(|(v, _)| v));
+                    let decoded = self.session.decode_frame(&self.buf);
+                    self.buf.clear();
+                    return Ok(decoded?.map(|(v, _)| v));
                 }
                 FrameStatus::Incomplete { needed } => {
                     // `needed` never passes the frame's end and is bounded by the maximum

@@ -303,17 +303,15 @@ struct S {
     s: String,
 }
 
-/// Each string block is chosen through the columnar path on a column built for it; the block
-/// tag is the first byte of the column body (one column named `s`: `EF M 00 01 81 73 04`).
-#[test]
-fn each_string_codec_is_chosen() {
+/// One column `s` built for each string block: what, values, tier, the block tag it must take.
+fn string_codec_cases() -> Vec<(&'static str, Vec<String>, Options, u8)> {
     let hex32 = |i: u64| {
         format!(
             "{:032x}",
             i.wrapping_mul(0x9E37_79B9_7F4A_7C15) as u128 * 7919
         )
     };
-    let cases: Vec<(&str, Vec<String>, Options, u8)> = vec![
+    vec![
         ("F9 constant", vec!["us-east-1".into(); 40], Options::balanced(), 0xF9),
         (
             "F5 dictionary",
@@ -346,8 +344,14 @@ fn each_string_codec_is_chosen() {
             Options::compression(),
             0xF6,
         ),
-    ];
-    for (what, strs, opts, want) in cases {
+    ]
+}
+
+/// Each string block is chosen through the columnar path on a column built for it; the block
+/// tag is the first byte of the column body (one column named `s`: `EF M 00 01 81 73 04`).
+#[test]
+fn each_string_codec_is_chosen() {
+    for (what, strs, opts, want) in string_codec_cases() {
         let v: Vec<S> = strs.into_iter().map(|s| S { s }).collect();
         let b = qdf_core::to_vec_with(&v, opts).unwrap();
         assert_eq!(tag(&b), EF, "{what}");
@@ -359,6 +363,25 @@ fn each_string_codec_is_chosen() {
             row_value(&v),
             "{what}"
         );
+    }
+}
+
+/// Every strict prefix of a message holding each string block is an Eof error (a truncated
+/// block must not look like a malformed one), into `Value` and into the typed rows.
+#[test]
+fn every_strict_prefix_of_each_string_block_is_eof() {
+    for (what, strs, opts, _) in string_codec_cases() {
+        let v: Vec<S> = strs.into_iter().map(|s| S { s }).collect();
+        let b = qdf_core::to_vec_with(&v, opts).unwrap();
+        for n in 0..b.len() {
+            let errs = [
+                qdf_core::from_slice::<Value>(&b[..n]).unwrap_err(),
+                qdf_core::from_slice::<Vec<S>>(&b[..n]).unwrap_err(),
+            ];
+            for e in errs {
+                assert_eq!(e.classify(), Category::Eof, "{what}: prefix {n}: {e}");
+            }
+        }
     }
 }
 

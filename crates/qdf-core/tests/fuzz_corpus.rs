@@ -19,6 +19,33 @@ fn corpus_dir(target: &str) -> PathBuf {
         .join(target)
 }
 
+/// A record type whose batches of 16+ are columnar (Balanced) with string blocks.
+#[derive(serde::Serialize)]
+struct Row {
+    id: u32,
+    host: String,
+    msg: String,
+    took: f64,
+    tag: Option<&'static str>,
+}
+
+fn rows(n: u32) -> Vec<Row> {
+    (0..n)
+        .map(|i| Row {
+            id: 1000 + i,
+            host: format!("web-{}", i % 3),
+            msg: format!(
+                "GET /api/v1/items/{} took {} ms from client {}",
+                i * 7,
+                i % 13,
+                i % 5
+            ),
+            took: f64::from(i) * 0.25,
+            tag: (i % 3 == 0).then_some("slow"),
+        })
+        .collect()
+}
+
 /// Seed bodies: the test encodings, without their header.
 fn seeds() -> Vec<Vec<u8>> {
     let body = |b: Vec<u8>| b[5..].to_vec();
@@ -40,16 +67,44 @@ fn seeds() -> Vec<Vec<u8>> {
             .unwrap(),
         ),
         body(qdf_core::to_vec(&vec![vec![vec![E::N(Box::new(E::A))]]]).unwrap()),
+        body(qdf_core::to_vec(&rows(20)).unwrap()),
+        body(qdf_core::to_vec_with(&rows(40), qdf_core::Options::compression()).unwrap()),
     ]
+}
+
+/// Seed streams (header included) for `session_frames`: a few frames of one session in each
+/// tier, strings repeated across frames, a columnar batch among them.
+fn stream_seeds() -> Vec<Vec<u8>> {
+    use qdf_core::{EncoderSession, Options};
+    [
+        Options::speed(),
+        Options::balanced(),
+        Options::compression(),
+    ]
+    .into_iter()
+    .map(|opts| {
+        let mut enc = EncoderSession::new(opts);
+        let mut out = Vec::new();
+        enc.encode_frame(&rows(2), &mut out).unwrap();
+        enc.encode_frame(&sample(), &mut out).unwrap();
+        enc.encode_frame(&rows(17), &mut out).unwrap();
+        enc.encode_frame(&rows(2), &mut out).unwrap();
+        out
+    })
+    .collect()
 }
 
 #[test]
 fn replay_corpora() {
     if std::env::var_os("QDF_WRITE_FUZZ_CORPUS").is_some() {
-        for target in ["decode_value", "round_trip"] {
+        for (target, seeds) in [
+            ("decode_value", seeds()),
+            ("round_trip", seeds()),
+            ("session_frames", stream_seeds()),
+        ] {
             let dir = corpus_dir(target);
             std::fs::create_dir_all(&dir).unwrap();
-            for (i, s) in seeds().iter().enumerate() {
+            for (i, s) in seeds.iter().enumerate() {
                 std::fs::write(dir.join(format!("seed-{i:02}")), s).unwrap();
             }
         }
@@ -58,6 +113,7 @@ fn replay_corpora() {
     for (target, check) in [
         ("decode_value", checks::decode_value as fn(&[u8])),
         ("round_trip", checks::round_trip),
+        ("session_frames", checks::session_frames),
     ] {
         let dir = corpus_dir(target);
         let mut entries: Vec<_> = std::fs::read_dir(&dir)
@@ -72,7 +128,7 @@ fn replay_corpora() {
         }
     }
     assert!(
-        files >= 2 * seeds().len(),
+        files >= 2 * seeds().len() + stream_seeds().len(),
         "corpora hold only {files} files"
     );
 }
@@ -82,5 +138,20 @@ fn seeds_pass_the_checks() {
     for s in seeds() {
         checks::decode_value(&s);
         checks::round_trip(&s);
+    }
+    for s in stream_seeds() {
+        checks::session_frames(&s);
+        // Every strict prefix and every one-byte change keeps the rules too.
+        for n in 0..s.len() {
+            checks::session_frames(&s[..n]);
+        }
+        for i in 0..s.len() {
+            let mut m = s.clone();
+            for x in [0x01, 0x80, 0xFF] {
+                m[i] ^= x;
+                checks::session_frames(&m);
+                m[i] ^= x;
+            }
+        }
     }
 }

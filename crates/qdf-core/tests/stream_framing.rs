@@ -55,6 +55,70 @@ impl Read for Trickle<'_> {
     }
 }
 
+/// A reader that fails once with `kind` when `fail_at` bytes have been handed out (a
+/// non-blocking socket's `WouldBlock`, a timeout), then goes on.
+struct Hiccup<'a> {
+    data: &'a [u8],
+    pos: usize,
+    fail_at: usize,
+    kind: Option<io::ErrorKind>,
+}
+
+impl Read for Hiccup<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.pos == self.fail_at
+            && let Some(kind) = self.kind.take()
+        {
+            return Err(kind.into());
+        }
+        let end = if self.pos < self.fail_at && self.kind.is_some() {
+            self.fail_at
+        } else {
+            self.data.len()
+        };
+        let n = buf.len().min(end - self.pos);
+        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// An I/O error at any byte, the header and the middle of frames included, is an `Io` error;
+/// calling `next` again resumes where the reader stopped, so every value arrives, in order
+/// and exact (bytes read before the error were dropped, and the stream went on mid-frame).
+#[test]
+fn an_io_error_at_any_byte_resumes_on_the_next_call() {
+    for opts in [Options::speed(), Options::balanced()] {
+        let rs = readings(4);
+        let (wire, _) = encode_all(opts, &rs);
+        for fail_at in 0..wire.len() {
+            for kind in [io::ErrorKind::WouldBlock, io::ErrorKind::TimedOut] {
+                let reader = Hiccup {
+                    data: &wire,
+                    pos: 0,
+                    fail_at,
+                    kind: Some(kind),
+                };
+                let mut dec = StreamDecoder::new(reader, opts);
+                let mut got = Vec::new();
+                let mut io_errors = 0;
+                loop {
+                    match dec.next::<Reading>() {
+                        Ok(Some(r)) => got.push(r),
+                        Ok(None) => break,
+                        Err(e) => {
+                            assert_eq!(e.classify(), Category::Io, "at {fail_at}: {e}");
+                            io_errors += 1;
+                            assert!(io_errors == 1, "at {fail_at}: {e}");
+                        }
+                    }
+                }
+                assert_eq!((got, io_errors), (rs.clone(), 1), "{kind:?} at {fail_at}");
+            }
+        }
+    }
+}
+
 #[test]
 fn multi_frame_round_trip_through_std_io() {
     for opts in [Options::speed(), Options::balanced()] {

@@ -3,6 +3,7 @@
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use super::Deserializer;
+use super::read::{Reference, Text};
 use crate::error::{Error, Result};
 use crate::wire::ext::{self, magic};
 use crate::wire::tags::{BIN8, BIN16, BIN32, TIMESTAMP};
@@ -142,16 +143,29 @@ impl<'de> de::Deserializer<'de> for VariantName<'_, 'de> {
             // No name on the wire.
             return visitor.visit_borrowed_str("");
         }
+        let at = self.de.offset();
         let tag = self.de.next_tag()?;
         // A name is a string (SPEC §9): an inline byte string is refused, else a `Value`
-        // would re-encode it as a string, a second encoding of the same value. (A Dense
-        // bytes entry is accepted when UTF-8, SPEC §14.)
+        // would re-encode it as a string, a second encoding of the same value. A Dense
+        // bytes entry is accepted when UTF-8 (SPEC §14), and then visited as a string, so
+        // every target (`Value`, `IgnoredAny`, an enum) accepts and refuses the same names.
         if matches!(tag, BIN8 | BIN16 | BIN32) {
             return Err(self.de.unexpected(tag, "a variant name"));
         }
-        match self.de.read_text(tag)? {
-            Some(t) => super::serde_impl::visit_text(t, visitor),
-            None => Err(self.de.unexpected(tag, "a variant name")),
+        let text = match self.de.read_text(tag)? {
+            Some(t) => t,
+            None => return Err(self.de.unexpected(tag, "a variant name")),
+        };
+        let not_utf8 =
+            || Error::mismatch("a variant name", "a byte string that is not UTF-8").with_offset(at);
+        match text {
+            Text::Bytes(Reference::Borrowed(b)) => {
+                visitor.visit_borrowed_str(crate::utf8::utf8(b).map_err(|_| not_utf8())?)
+            }
+            Text::Bytes(Reference::Copied(b)) => {
+                visitor.visit_str(crate::utf8::utf8(b).map_err(|_| not_utf8())?)
+            }
+            t => super::serde_impl::visit_text(t, visitor),
         }
     }
     fn deserialize_tuple_struct<V: Visitor<'de>>(

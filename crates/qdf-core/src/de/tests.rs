@@ -376,3 +376,48 @@ fn owned_strings_decode_exactly() {
     let Len(n) = crate::from_slice(&crate::to_vec(&"x".repeat(40)).unwrap()).unwrap();
     assert_eq!(n, 40);
 }
+
+/// A variant name held by a Dense bytes entry is a name when it is UTF-8 (SPEC §14) and a
+/// Data error otherwise, the same for `Value`, `IgnoredAny` and a typed enum (the skip path
+/// accepted a non-UTF-8 name that `Value` refused).
+#[test]
+fn dense_bytes_entry_as_variant_name() {
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    enum One {
+        A,
+    }
+    let ok = msg("f2 06 e2 01 41");
+    assert_eq!(crate::from_slice::<Value>(&ok).unwrap().to_string(), "A");
+    assert_eq!(crate::from_slice::<One>(&ok).unwrap(), One::A);
+    crate::from_slice::<serde::de::IgnoredAny>(&ok).unwrap();
+    // The name as the second use of the entry (E8), and as a newtype variant's name.
+    type Skip = serde::de::IgnoredAny;
+    let one = |b: &[u8]| crate::from_slice::<One>(b).map(drop);
+    let pair = |b: &[u8]| crate::from_slice::<(Skip, One)>(b).map(drop);
+    type Typed<'a> = &'a dyn Fn(&[u8]) -> crate::Result<()>;
+    let cases: [(&str, u64, Typed); 3] = [
+        ("f2 06 e2 01 81", 7, &one),
+        ("a2 e2 01 81 f2 06 e8", 11, &pair),
+        ("f2 07 e2 01 ff 01", 7, &one),
+    ];
+    for (body, at, typed) in cases {
+        let bad = msg(body);
+        for e in [
+            crate::from_slice::<Value>(&bad).unwrap_err(),
+            crate::from_slice::<Skip>(&bad).unwrap_err(),
+            typed(&bad).unwrap_err(),
+        ] {
+            assert_eq!(
+                (e.code(), e.offset()),
+                (
+                    &ErrorCode::TypeMismatch {
+                        expected: "a variant name".into(),
+                        found: "a byte string that is not UTF-8".into()
+                    },
+                    Some(at)
+                ),
+                "{body}"
+            );
+        }
+    }
+}

@@ -121,10 +121,21 @@ pub(super) fn decode<'a>(
             remaining: r.remaining() as u64,
         }));
     }
-    let limit = (r.remaining() as u64).saturating_mul(MAX_FSST_EXPANSION);
-    if total > limit || total > u64::from(u32::MAX) {
+    if total > u64::from(u32::MAX) {
         return Err(Error::at(
-            ErrorCode::BadCodec("FSST decoded size over 8× the code bytes"),
+            ErrorCode::BadCodec("FSST decoded size over u32::MAX"),
+            at_total,
+        ));
+    }
+    // More than the remaining bytes can expand to: like any length past the input, an Eof
+    // (a truncated block looks exactly like this, and more input could make it valid).
+    let room = r.remaining() as u64;
+    if total > room.saturating_mul(MAX_FSST_EXPANSION) {
+        return Err(Error::at(
+            ErrorCode::LengthOverrun {
+                len: total,
+                remaining: room,
+            },
             at_total,
         ));
     }
@@ -260,8 +271,14 @@ mod tests {
         ];
         let err = decode_all(&block, 1).unwrap_err();
         assert_eq!(
-            err.code(),
-            &ErrorCode::BadCodec("FSST decoded size over 8× the code bytes")
+            (err.code(), err.offset()),
+            (
+                &ErrorCode::LengthOverrun {
+                    len: 17,
+                    remaining: 2
+                },
+                Some(12)
+            )
         );
     }
 
