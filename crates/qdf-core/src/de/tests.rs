@@ -421,3 +421,36 @@ fn dense_bytes_entry_as_variant_name() {
         }
     }
 }
+
+/// A shape's names are string entries (SPEC §Shapes): a bytes entry as a declared name is a
+/// TypeMismatch for every target, while the same entry as a plain map key is a key (SPEC §14).
+#[test]
+fn dense_bytes_entry_as_shape_name_is_refused() {
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct S {
+        abc: u8,
+    }
+    let key = msg("d5 01 e2 03 61 62 63 01");
+    assert_eq!(crate::from_slice::<S>(&key).unwrap(), S { abc: 1 });
+    assert_eq!(
+        crate::from_slice::<Value>(&key).unwrap().to_string(),
+        r#"{b"abc": 1}"#
+    );
+    let shape = msg("ec 00 01 e2 03 61 62 63 01");
+    for e in [
+        crate::from_slice::<S>(&shape).unwrap_err(),
+        crate::from_slice::<Value>(&shape).unwrap_err(),
+        crate::from_slice::<serde::de::IgnoredAny>(&shape).unwrap_err(),
+    ] {
+        assert_eq!(
+            (e.code(), e.offset()),
+            (
+                &ErrorCode::TypeMismatch {
+                    expected: "a field name".into(),
+                    found: "a byte string".into()
+                },
+                Some(12)
+            )
+        );
+    }
+}
