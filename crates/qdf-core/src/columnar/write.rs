@@ -86,11 +86,16 @@ impl Serializer {
             self.write_header(Header::Map, n)?;
             let mut i = first;
             for _ in 0..2 * n {
-                match tape.evs[i] {
-                    Ev::Str(a, e) => self.write_str(tape.str(a, e))?,
-                    _ => EvRef { tape, at: i as u32 }.serialize(&mut *self)?,
-                }
-                i = tape.next(i);
+                i = match tape.evs[i] {
+                    Ev::Str(a, e) => {
+                        self.write_str(tape.str(a, e))?;
+                        i + 1
+                    }
+                    _ => {
+                        EvRef { tape, at: i as u32 }.serialize(&mut *self)?;
+                        tape.next(i)
+                    }
+                };
             }
             self.leave(1);
             return Ok(());
