@@ -57,10 +57,24 @@ pub enum IntChoice {
 /// Chooses the codec for `vals` (two's-complement bits of a `kind` slice) and returns it with
 /// its exact size in bytes.
 pub fn choose_int(vals: &[u64], kind: Kind) -> (IntChoice, usize) {
+    search(vals, kind, usize::MAX, false)
+}
+
+/// [`choose_int`] for the index of a dictionary of `d` entries whose every id `0..d` occurs
+/// in `vals`, if some codec is smaller than `bound` bytes (the plain bit-packed index). FOR
+/// (frame 0) and the integer dictionary (`d` values) pack at that index's width plus a
+/// header, so they never beat it and are not costed.
+pub(crate) fn choose_index(vals: &[u64], bound: usize) -> Option<(IntChoice, usize)> {
+    Some(search(vals, Kind::U64, bound, true)).filter(|&(_, cost)| cost < bound)
+}
+
+/// The smallest codec of `vals`, or `(Raw, bound)` when none is below `bound`; FOR and the
+/// integer dictionary skipped when `every_id` (see [`choose_index`]).
+fn search(vals: &[u64], kind: Kind, bound: usize, every_id: bool) -> (IntChoice, usize) {
     let n = vals.len();
     let signed = kind.is_signed();
     let const_ok = n as u64 <= MAX_CONST_COUNT;
-    let mut best = (IntChoice::Raw, raw::cost(n, kind));
+    let mut best = (IntChoice::Raw, raw::cost(n, kind).min(bound));
     let mut consider = |choice: IntChoice, cost: usize| {
         if cost < best.1 {
             best = (choice, cost);
@@ -70,7 +84,7 @@ pub fn choose_int(vals: &[u64], kind: Kind) -> (IntChoice, usize) {
         return best;
     };
     let bits = for_::width(min, max);
-    if bits <= MAX_ENCODE_BITS && (bits > 0 || const_ok) {
+    if !every_id && bits <= MAX_ENCODE_BITS && (bits > 0 || const_ok) {
         consider(
             IntChoice::For { min, bits },
             for_::cost(n, min, bits, signed),
@@ -94,6 +108,7 @@ pub fn choose_int(vals: &[u64], kind: Kind) -> (IntChoice, usize) {
         consider(IntChoice::Rle, rle::cost(vals, signed));
     }
     if n >= 8
+        && !every_id
         && let Some(d) = dict::distinct(vals)
         && (d.len() > 1 || const_ok)
     {

@@ -1,7 +1,7 @@
 //! Cross-codec properties: round trips of every codec on shaped inputs, picker choices
 //! (every codec is reachable), truncation and mutation safety, pinned sizes.
 
-use super::pick::{choose_f32, choose_f64, choose_int};
+use super::pick::{choose_f32, choose_f64, choose_index, choose_int};
 use super::*;
 use crate::options::Features;
 use proptest::collection::vec;
@@ -171,6 +171,23 @@ proptest! {
         if vals.len() < 40 {
             encs.iter().for_each(|e| check_damage(e));
         }
+    }
+
+    /// On a dictionary index (every id of `0..d` occurs) the index search skips FOR and the
+    /// integer dictionary and still finds what the full search finds below the plain index.
+    #[test]
+    fn index_search_equals_the_full_search(
+        d in 2u64..40,
+        ids in vec(0u64..40, 0..300),
+        runs in 1usize..20,
+    ) {
+        let mut vals: Vec<u64> = (0..d).collect();
+        vals.extend(ids.iter().map(|&k| k % d).flat_map(|k| std::iter::repeat_n(k, runs)));
+        let bound = crate::wire::varint::uvarint_len(vals.len() as u64)
+            + crate::codec::bitpack::packed_len(vals.len(), dict::index_bits(d as usize));
+        let full = choose_int(&vals, Kind::U64);
+        let want = (full.1 < bound).then_some(full);
+        prop_assert_eq!(choose_index(&vals, bound), want);
     }
 
     #[test]

@@ -182,11 +182,6 @@ impl Batch {
         &self.cells[start..self.rows[r].end as usize]
     }
 
-    /// The plan position of column `id`.
-    pub(crate) fn position(&self, id: u32) -> usize {
-        self.pos[id as usize] as usize
-    }
-
     /// Per plan position, the `(row, cell index)` of every row that carries the column, in
     /// row order.
     pub(crate) fn columns(&self) -> Vec<&[(u32, u32)]> {

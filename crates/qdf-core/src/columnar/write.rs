@@ -86,11 +86,16 @@ impl Serializer {
             self.write_header(Header::Map, n)?;
             let mut i = first;
             for _ in 0..2 * n {
-                match tape.evs[i] {
-                    Ev::Str(a, e) => self.write_str(tape.str(a, e))?,
-                    _ => EvRef { tape, at: i as u32 }.serialize(&mut *self)?,
-                }
-                i = tape.next(i);
+                i = match tape.evs[i] {
+                    Ev::Str(a, e) => {
+                        self.write_str(tape.str(a, e))?;
+                        i + 1
+                    }
+                    _ => {
+                        EvRef { tape, at: i as u32 }.serialize(&mut *self)?;
+                        tape.next(i)
+                    }
+                };
             }
             self.leave(1);
             return Ok(());
@@ -304,16 +309,41 @@ impl Serializer {
         }
         if hybrid {
             self.enter()?;
-            for r in 0..m {
-                for f in b.row_fields(r) {
-                    if plans[b.position(f.col)].class == Class::Residual {
-                        self.write_residual(&f.cell, &b.tape)?;
-                    }
-                }
-            }
+            let residual: Vec<&[(u32, u32)]> = plans
+                .iter()
+                .zip(cols)
+                .filter(|(p, _)| p.class == Class::Residual)
+                .map(|(_, &present)| present)
+                .collect();
+            self.write_residuals(b, residual)?;
             self.leave(1);
         }
         Ok(())
+    }
+
+    /// Writes the residual cells in row order, each row's in field order, visiting only the
+    /// residual columns: `cols` are their `(row, cell index)` lists, and cell indices grow
+    /// with the row and the field, so the cells come out in order of their indices.
+    fn write_residuals(&mut self, b: &Batch, mut cols: Vec<&[(u32, u32)]>) -> Result<()> {
+        if let [only] = cols[..] {
+            for &(_, i) in only {
+                self.write_residual(&b.cells[i as usize].cell, &b.tape)?;
+            }
+            return Ok(());
+        }
+        // A merge by cell index over the few residual columns.
+        loop {
+            let next = cols
+                .iter()
+                .enumerate()
+                .filter_map(|(k, c)| c.first().map(|&(_, i)| (i, k)))
+                .min();
+            let Some((i, k)) = next else {
+                return Ok(());
+            };
+            cols[k] = &cols[k][1..];
+            self.write_residual(&b.cells[i as usize].cell, &b.tape)?;
+        }
     }
 }
 

@@ -81,7 +81,9 @@ pub(crate) enum Ev {
     Field(u32),
     /// `skip_field(name)`.
     Skip(u32),
-    End,
+    /// The end of a compound, with the number of values captured in it (a map's keys and
+    /// values each count, so its entries are half of it, without a walk over its items).
+    End(u32),
 }
 
 /// The captured values of one batch.
@@ -176,13 +178,10 @@ impl Tape {
         let Ev::Open(Open::Map(l), end) = *self.evs.get(at)? else {
             return None;
         };
-        let (first, end) = (at + 1, end as usize);
-        let (mut i, mut items) = (first, 0usize);
-        while i < end {
-            i = self.next(i);
-            items += 1;
-        }
-        (items % 2 == 0).then_some((len_back(l), items / 2, first))
+        let Ev::End(items) = *self.evs.get(end as usize)? else {
+            return None;
+        };
+        (items % 2 == 0).then_some((len_back(l), items as usize / 2, at + 1))
     }
 
     /// The event after the value that starts at `at`.
@@ -287,6 +286,8 @@ pub(crate) struct TapeCompound<'a, O> {
     inner: Depth,
     /// In a map: a key was captured and its value not yet.
     key_open: bool,
+    /// Values captured (the count of the `End` event).
+    values: u32,
     /// An item failed (its error swallowed by the caller's `Serialize`): the items may be
     /// partial (an `Open` without its `End`, a `Field` without its value), so `end`
     /// refuses the whole capture and the caller serializes the value directly.
@@ -311,6 +312,7 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
             open,
             inner,
             key_open: false,
+            values: 0,
             failed: false,
             _out: std::marker::PhantomData,
         })
@@ -322,6 +324,7 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
             depth: self.inner,
         });
         self.failed |= r.is_err();
+        self.values = self.values.wrapping_add(1);
         r
     }
 
@@ -332,7 +335,7 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
         if self.key_open {
             return Err(misordered());
         }
-        let end = self.tape.push(Ev::End);
+        let end = self.tape.push(Ev::End(self.values));
         if let Ev::Open(_, e) = &mut self.tape.evs[self.open as usize] {
             *e = end;
         }
@@ -843,7 +846,7 @@ impl Serialize for EvRef<'_> {
                 s.serialize_newtype_variant(n, i, var, &self.child(at + 1))
             }
             Ev::Open(open, end) => self.replay_compound(open, at + 1, end as usize, s),
-            Ev::Field(_) | Ev::Skip(_) | Ev::End => {
+            Ev::Field(_) | Ev::Skip(_) | Ev::End(_) => {
                 Err(S::Error::custom("captured item does not fit its compound"))
             }
         }
@@ -1128,7 +1131,7 @@ mod tests {
                 Ev::Some,
                 Ev::Open(Open::Seq(1), 7),
                 Ev::U64(1),
-                Ev::End
+                Ev::End(1)
             ]
         );
         let speed = |v: &dyn erased::Enc| v.enc();

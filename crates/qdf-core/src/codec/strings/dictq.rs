@@ -14,7 +14,7 @@ use super::column::{Store, StrColumn};
 use super::read::Reader;
 use super::table::{Dict, dict_column, read_table};
 use crate::codec::kind::Kind;
-use crate::codec::pick::{choose_int, write_int};
+use crate::codec::pick::{choose_index, write_int};
 use crate::codec::{Packed, decode_body};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::COL_STR_DICTQ;
@@ -22,10 +22,7 @@ use crate::wire::tags::COL_STR_DICTQ;
 /// The QPack U64 block of `dict`'s index, if it is smaller than the flat F5 index.
 pub(super) fn index_block(dict: &Dict<'_>) -> Option<Vec<u8>> {
     let wide: Vec<u64> = dict.index.iter().map(|&k| u64::from(k)).collect();
-    let (choice, cost) = choose_int(&wide, Kind::U64);
-    if cost >= dict.index_cost() {
-        return None;
-    }
+    let (choice, cost) = choose_index(&wide, dict.index_cost())?;
     let mut block = Vec::with_capacity(cost);
     write_int(&wide, Kind::U64, choice, &mut block);
     debug_assert_eq!(block.len(), cost);
