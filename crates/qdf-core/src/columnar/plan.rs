@@ -13,6 +13,7 @@ use serde::ser::{self, Impossible};
 use super::Class;
 use crate::error::{Error, ErrorCode, Result};
 use crate::ser::capture::{Cell, CellSer, Depth, MAX_RESERVE, Tape};
+use crate::ser::int_len;
 use crate::wire::ext::magic;
 
 /// One captured row (struct element).
@@ -313,27 +314,6 @@ impl Scan<'_> {
             num_cost: 0,
             strs: Vec::new(),
             vals: Vec::new(),
-        }
-    }
-}
-
-/// Bytes of an integer in its Speed form (`docs/SPEC.md` §3).
-pub(crate) fn int_len(v: u64, neg: bool) -> usize {
-    if neg {
-        match v as i64 {
-            -8..=-1 => 1,
-            i if i >= i8::MIN as i64 => 2,
-            i if i >= i16::MIN as i64 => 3,
-            i if i >= i32::MIN as i64 => 5,
-            _ => 9,
-        }
-    } else {
-        match v {
-            0..=0x7F => 1,
-            0x80..=0xFF => 2,
-            0x100..=0xFFFF => 3,
-            _ if v <= u32::MAX as u64 => 5,
-            _ => 9,
         }
     }
 }

@@ -16,7 +16,7 @@ mod shape_key;
 mod write;
 
 pub use compound::Compound;
-pub(crate) use write::Header;
+pub(crate) use write::{Header, int_len};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;

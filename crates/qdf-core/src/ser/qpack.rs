@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::Serializer;
 use super::prim::{Prim, probe};
-use super::write::{Form, Header, header_bytes};
+use super::write::{Form, Header, header_bytes, int_len};
 use crate::codec::{self, Kind, pick};
 use crate::error::Result;
 use crate::options::{Features, Options};
@@ -198,29 +198,13 @@ impl PackBuf {
 
     /// Bytes of the elements in their Speed forms (`docs/SPEC.md` §Integers).
     fn plain_len(&self) -> usize {
-        let int_len = |v: u64| -> usize {
-            if self.neg && (v as i64) < 0 {
-                let i = v as i64;
-                match i {
-                    -8..=-1 => 1,
-                    _ if i >= i8::MIN as i64 => 2,
-                    _ if i >= i16::MIN as i64 => 3,
-                    _ if i >= i32::MIN as i64 => 5,
-                    _ => 9,
-                }
-            } else {
-                match v {
-                    0..=0x7F => 1,
-                    0x80..=0xFF => 2,
-                    0x100..=0xFFFF => 3,
-                    _ if v <= u32::MAX as u64 => 5,
-                    _ => 9,
-                }
-            }
-        };
         match self.class {
             Some(Class::Bool) => self.vals.len(),
-            Some(Class::Int) => self.vals.iter().map(|&v| int_len(v)).sum(),
+            Some(Class::Int) => self
+                .vals
+                .iter()
+                .map(|&v| int_len(v, self.neg && (v as i64) < 0))
+                .sum(),
             Some(Class::F32) => 5 * self.vals.len(),
             Some(Class::F64) | None => 9 * self.vals.len(),
         }

@@ -150,6 +150,28 @@ impl Form {
     }
 }
 
+/// Bytes of an integer in its Speed form (`docs/SPEC.md` §3): `v` is the value's bits, `neg`
+/// says it is negative (then `v as i64` is the value).
+pub(crate) fn int_len(v: u64, neg: bool) -> usize {
+    if neg {
+        match v as i64 {
+            -8..=-1 => 1,
+            i if i >= i8::MIN as i64 => 2,
+            i if i >= i16::MIN as i64 => 3,
+            i if i >= i32::MIN as i64 => 5,
+            _ => 9,
+        }
+    } else {
+        match v {
+            0..=0x7F => 1,
+            0x80..=0xFF => 2,
+            0x100..=0xFFFF => 3,
+            _ if v <= u32::MAX as u64 => 5,
+            _ => 9,
+        }
+    }
+}
+
 impl Serializer {
     /// Writes an unsigned integer in its smallest form ([`Form::u64`]).
     #[inline]
