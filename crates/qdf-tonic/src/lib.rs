@@ -97,8 +97,12 @@
 #![deny(missing_docs)]
 
 mod codec;
+mod lifetime;
 mod limits;
+mod rotation;
 mod status;
 
 pub use codec::{QdfCodec, QdfDecoder, QdfEncoder};
+pub use lifetime::{ACCEPTED_HEADER, LifetimeEnd, LifetimeStream, StreamLifetime, encoded_len};
 pub use limits::{DefaultLimits, Limits};
+pub use rotation::{RotatingStream, Rotation, RotationStats};
