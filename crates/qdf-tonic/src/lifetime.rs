@@ -397,3 +397,127 @@ pub(crate) fn accepted_in(metadata: &MetadataMap) -> Option<Result<u64, ()>> {
             .ok_or(()),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio_stream::StreamExt;
+
+    fn items(n: u32) -> impl Stream<Item = Result<u32, Status>> + Unpin {
+        tokio_stream::iter((0..n).map(Ok))
+    }
+
+    async fn read_all<S: Stream<Item = Result<u32, Status>> + Unpin>(
+        s: &mut LifetimeStream<u32, S>,
+    ) -> Vec<u32> {
+        let mut out = Vec::new();
+        while let Some(m) = s.message().await.unwrap() {
+            out.push(m);
+        }
+        out
+    }
+
+    #[test]
+    fn encoded_len_is_the_speed_message_size() {
+        // docs/SPEC.md "gRPC framing": "api" is the 5-byte header and 0x83 'a' 'p' 'i'.
+        assert_eq!(encoded_len(&"api"), 9);
+        assert_eq!(
+            encoded_len(&"api") as usize,
+            qdf_core::to_vec_with(&"api", Options::speed())
+                .unwrap()
+                .len()
+        );
+    }
+
+    #[tokio::test]
+    async fn unlimited_passes_everything_through() {
+        let mut s = LifetimeStream::new(items(5), StreamLifetime::unlimited());
+        assert_eq!(read_all(&mut s).await, [0, 1, 2, 3, 4]);
+        assert_eq!(s.accepted(), 5);
+        assert_eq!(s.lifetime_end(), None);
+    }
+
+    #[tokio::test]
+    async fn message_bound_ends_without_pulling_more() {
+        let mut s = LifetimeStream::new(items(10), StreamLifetime::unlimited().max_messages(3));
+        assert_eq!(read_all(&mut s).await, [0, 1, 2]);
+        assert_eq!(s.lifetime_end(), Some(LifetimeEnd::Messages));
+        assert_eq!(s.accepted(), 3);
+        // The inner stream was not read past the bound.
+        let mut inner = s.into_inner();
+        assert_eq!(inner.next().await.unwrap().unwrap(), 3);
+    }
+
+    #[tokio::test]
+    async fn zero_bounds_still_carry_one_message() {
+        let mut s = LifetimeStream::new(items(4), StreamLifetime::unlimited().max_messages(0));
+        assert_eq!(read_all(&mut s).await, [0]);
+        let lifetime = StreamLifetime::unlimited().max_bytes(0, |_: &u32| 10);
+        let mut s = LifetimeStream::new(items(4), lifetime);
+        assert_eq!(read_all(&mut s).await, [0]);
+        assert_eq!(s.lifetime_end(), Some(LifetimeEnd::Bytes));
+    }
+
+    #[tokio::test]
+    async fn byte_bound_keeps_the_message_that_crosses_it() {
+        // Sizes 0, 10, 20, 30, ...: 0 + 10 + 20 + 30 = 60 >= 50 after message 3.
+        let lifetime = StreamLifetime::unlimited().max_bytes(50, |m: &u32| u64::from(*m) * 10);
+        let mut s = LifetimeStream::new(items(10), lifetime);
+        assert_eq!(read_all(&mut s).await, [0, 1, 2, 3]);
+        assert_eq!(s.bytes(), 60);
+        assert_eq!(s.lifetime_end(), Some(LifetimeEnd::Bytes));
+    }
+
+    #[tokio::test]
+    async fn age_bound_ends_an_idle_stream() {
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        tx.send(Ok(1u32)).await.unwrap();
+        let lifetime = StreamLifetime::unlimited().max_age(Duration::from_millis(20));
+        let inner = tokio_stream::wrappers::ReceiverStream::new(rx);
+        let mut s = LifetimeStream::new(inner, lifetime);
+        // The sender stays open: only the timer can end the stream.
+        assert_eq!(read_all(&mut s).await, [1]);
+        assert_eq!(s.lifetime_end(), Some(LifetimeEnd::Age));
+        drop(tx);
+    }
+
+    #[tokio::test]
+    async fn a_huge_age_never_overflows() {
+        let lifetime = StreamLifetime::unlimited().max_age(Duration::MAX);
+        let mut s = LifetimeStream::new(items(2), lifetime);
+        assert_eq!(read_all(&mut s).await, [0, 1]);
+        assert_eq!(s.lifetime_end(), None);
+    }
+
+    #[tokio::test]
+    async fn errors_pass_through_and_end_the_stream() {
+        let inner = tokio_stream::iter(vec![Ok(1u32), Err(Status::invalid_argument("bad")), Ok(2)]);
+        let mut s = LifetimeStream::new(inner, StreamLifetime::unlimited());
+        assert_eq!(s.message().await.unwrap(), Some(1));
+        assert_eq!(
+            s.message().await.unwrap_err().code(),
+            tonic::Code::InvalidArgument
+        );
+        assert_eq!(s.message().await.unwrap(), None);
+        assert_eq!(s.accepted(), 1);
+    }
+
+    #[tokio::test]
+    async fn respond_stamps_the_accepted_count() {
+        let mut s = LifetimeStream::new(items(10), StreamLifetime::unlimited().max_messages(7));
+        read_all(&mut s).await;
+        let response = s.respond("summary");
+        assert_eq!(response.metadata().get(ACCEPTED_HEADER).unwrap(), "7");
+        assert_eq!(accepted_in(response.metadata()), Some(Ok(7)));
+        let mut status = Status::unavailable("x");
+        s.stamp(status.metadata_mut());
+        assert_eq!(accepted_in(status.metadata()), Some(Ok(7)));
+
+        let mut bad = MetadataMap::new();
+        assert_eq!(accepted_in(&bad), None);
+        bad.insert(ACCEPTED_HEADER, MetadataValue::from_static("seven"));
+        assert_eq!(accepted_in(&bad), Some(Err(())));
+        bad.insert(ACCEPTED_HEADER, MetadataValue::from_static("-1"));
+        assert_eq!(accepted_in(&bad), Some(Err(())));
+    }
+}

@@ -115,12 +115,13 @@ pub struct RotationStats {
 ///   RPC open; the stream ends when the lifetime is reached (checked before each message,
 ///   and by a timer for the age) or the source ends.
 /// - The response's [`ACCEPTED_HEADER`] count `n` acknowledges the first `n` messages of
-///   the RPC; the others are sent again first on the next RPC. Without the header, a
-///   response to a stream the client had closed acknowledges every message (the server
-///   read to the end, as a handler that drains its stream does); a response that arrived
-///   while the client was still sending, a count that is not a number or exceeds what was
-///   sent, are refused: [`run`](Self::run) returns an `internal` status and keeps the
-///   messages queued.
+///   the RPC; the others are sent again first on the next RPC. A count that is not a
+///   number or exceeds what was sent, and a response without the header, are refused:
+///   [`run`](Self::run) returns an `internal` status and keeps the messages queued (the
+///   client cannot tell how many messages a server that stopped reading early had read).
+///   For servers that always read their stream to the end and do not stamp the count,
+///   [`trust_unstamped`](Self::trust_unstamped) lets such a response acknowledge a stream
+///   the client closed itself.
 /// - When an RPC fails, [`run`](Self::run) returns its status. The messages of that RPC
 ///   past the count in the status metadata (if the server stamped it) stay queued: a
 ///   later `run` sends them again first, then carries on with the source. A server that
@@ -140,6 +141,7 @@ pub struct Rotation<T> {
     lifetime: StreamLifetime<T>,
     stats: RotationStats,
     stalled: u32,
+    trust_unstamped: bool,
 }
 
 impl<T> Rotation<T>
@@ -165,7 +167,23 @@ where
             lifetime,
             stats: RotationStats::default(),
             stalled: 0,
+            trust_unstamped: false,
         }
+    }
+
+    /// With `true`, an `OK` response without the [`ACCEPTED_HEADER`] acknowledges every
+    /// message of a stream that the client closed itself (its lifetime was reached or the
+    /// source ended): for servers that read every request stream to the end, such as a
+    /// handler draining a plain `Streaming` without a [`LifetimeStream`].
+    ///
+    /// Off by default: a server that stops reading early and answers without the count
+    /// would otherwise lose the messages it did not read, silently. A response that arrives
+    /// while the client is still sending is refused either way.
+    ///
+    /// [`LifetimeStream`]: crate::LifetimeStream
+    pub fn trust_unstamped(mut self, trust: bool) -> Self {
+        self.trust_unstamped = trust;
+        self
     }
 
     /// Sends everything: calls `call` with the request stream of each RPC (pass it to the
@@ -268,10 +286,14 @@ where
                 Some(Err(())) => Err(Status::internal(format!(
                     "qdf-tonic rotation: the server's {ACCEPTED_HEADER} metadata is not a count"
                 ))),
-                None if closed.is_some() => Ok(sent),
+                None if closed.is_some() && self.trust_unstamped => Ok(sent),
+                None if closed.is_some() => Err(Status::internal(format!(
+                    "qdf-tonic rotation: the server's response does not say how many of the \
+                     {sent} messages it read ({ACCEPTED_HEADER}); see Rotation::trust_unstamped"
+                ))),
                 None => Err(Status::internal(format!(
-                    "qdf-tonic rotation: the server answered after {sent} messages while the \
-                     stream was still open and did not say how many it read ({ACCEPTED_HEADER})"
+                    "qdf-tonic rotation: the server answered while the stream was still open, \
+                     after {sent} messages, and did not say how many it read ({ACCEPTED_HEADER})"
                 ))),
             },
             // An error: what the server stamped, if it is a valid count, else nothing.
@@ -408,13 +430,29 @@ mod tests {
     use tokio_stream::StreamExt;
     use tonic::metadata::MetadataValue;
 
+    /// What a fake server puts in the accepted header.
+    #[derive(Copy, Clone)]
+    enum Ack {
+        /// The number of messages it read, as `LifetimeStream::respond` does.
+        Read,
+        /// This number.
+        Count(u64),
+        /// No header.
+        Missing,
+    }
+
     /// What one fake RPC does with its request stream: read `read` messages (or to the
-    /// end), then answer with `ack` in the accepted header (`None`: no header).
+    /// end), then answer `OK` with `ack`.
     #[derive(Copy, Clone)]
     struct Fake {
         read: usize,
-        ack: Option<u64>,
+        ack: Ack,
     }
+
+    const DRAIN: Fake = Fake {
+        read: usize::MAX,
+        ack: Ack::Read,
+    };
 
     /// Runs `rotation` against fake servers (one `Fake` per RPC, the last repeating);
     /// returns the messages each RPC read.
@@ -437,9 +475,14 @@ mod tests {
                             None => break,
                         }
                     }
-                    seen.lock().unwrap().push(got);
                     let mut response = Response::new(());
-                    if let Some(ack) = step.ack {
+                    let ack = match step.ack {
+                        Ack::Read => Some(got.len() as u64),
+                        Ack::Count(n) => Some(n),
+                        Ack::Missing => None,
+                    };
+                    seen.lock().unwrap().push(got);
+                    if let Some(ack) = ack {
                         response
                             .metadata_mut()
                             .insert(ACCEPTED_HEADER, MetadataValue::from(ack));
@@ -460,11 +503,7 @@ mod tests {
     async fn client_lifetime_cuts_streams_without_resends() {
         let lifetime = StreamLifetime::unlimited().max_messages(4);
         let mut rotation = Rotation::new(source(10), lifetime);
-        let all = Fake {
-            read: usize::MAX,
-            ack: None,
-        };
-        let (result, seen) = drive(&mut rotation, &[all]).await;
+        let (result, seen) = drive(&mut rotation, &[DRAIN]).await;
         result.unwrap();
         assert_eq!(seen, [vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![8, 9]]);
         let stats = rotation.stats();
@@ -480,26 +519,15 @@ mod tests {
         let script = [
             Fake {
                 read: 5,
-                ack: Some(3),
+                ack: Ack::Count(3),
             },
-            Fake {
-                read: usize::MAX,
-                ack: Some(5),
-            },
-            Fake {
-                read: usize::MAX,
-                ack: None,
-            },
+            DRAIN,
         ];
         let (result, seen) = drive(&mut rotation, &script).await;
         result.unwrap();
         assert_eq!(
             seen,
-            [
-                vec![0, 1, 2, 3, 4],
-                vec![3, 4, 5, 6, 7],
-                vec![8, 9, 10, 11],
-            ]
+            [vec![0, 1, 2, 3, 4], vec![3, 4, 5, 6, 7], vec![8, 9, 10, 11],]
         );
         let accepted: Vec<u32> = [&seen[0][..3], &seen[1][..], &seen[2][..]].concat();
         assert_eq!(accepted, (0..12).collect::<Vec<_>>());
@@ -508,10 +536,35 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_response_without_a_count_is_refused_unless_trusted() {
+        let lifetime = StreamLifetime::unlimited().max_messages(4);
+        let unstamped = Fake {
+            read: usize::MAX,
+            ack: Ack::Missing,
+        };
+        let mut strict = Rotation::new(source(6), lifetime);
+        let (result, seen) = drive(&mut strict, &[unstamped]).await;
+        let err = result.unwrap_err();
+        assert_eq!(err.code(), tonic::Code::Internal, "{err:?}");
+        assert!(err.message().contains("trust_unstamped"), "{err:?}");
+        assert_eq!(seen, [vec![0, 1, 2, 3]]);
+        assert_eq!((strict.pending(), strict.stats().accepted), (4, 0));
+
+        let mut trusting = Rotation::new(source(6), lifetime).trust_unstamped(true);
+        let (result, seen) = drive(&mut trusting, &[unstamped]).await;
+        result.unwrap();
+        assert_eq!(seen, [vec![0, 1, 2, 3], vec![4, 5]]);
+        assert_eq!(trusting.stats().accepted, 6);
+    }
+
+    #[tokio::test]
     async fn early_answer_without_a_count_is_refused_and_keeps_the_messages() {
         let lifetime = StreamLifetime::unlimited().max_messages(5);
-        let mut rotation = Rotation::new(source(8), lifetime);
-        let early = Fake { read: 2, ack: None };
+        let mut rotation = Rotation::new(source(8), lifetime).trust_unstamped(true);
+        let early = Fake {
+            read: 2,
+            ack: Ack::Missing,
+        };
         let (result, seen) = drive(&mut rotation, &[early]).await;
         let err = result.unwrap_err();
         assert_eq!(err.code(), tonic::Code::Internal, "{err:?}");
@@ -522,11 +575,7 @@ mod tests {
         assert_eq!(rotation.stats().accepted, 0);
 
         // Resuming with a well-behaved server delivers everything once, in order.
-        let all = Fake {
-            read: usize::MAX,
-            ack: None,
-        };
-        let (result, seen) = drive(&mut rotation, &[all]).await;
+        let (result, seen) = drive(&mut rotation, &[DRAIN]).await;
         result.unwrap();
         assert_eq!(seen, [vec![0, 1, 2, 3, 4], vec![5, 6, 7]]);
         assert!(rotation.is_finished());
@@ -538,7 +587,7 @@ mod tests {
         let mut rotation = Rotation::new(source(3), lifetime);
         let liar = Fake {
             read: usize::MAX,
-            ack: Some(4),
+            ack: Ack::Count(4),
         };
         let (result, _) = drive(&mut rotation, &[liar]).await;
         let err = result.unwrap_err();
@@ -552,7 +601,7 @@ mod tests {
         let mut rotation = Rotation::new(source(3), StreamLifetime::unlimited());
         let none = Fake {
             read: 1,
-            ack: Some(0),
+            ack: Ack::Count(0),
         };
         let (result, seen) = drive(&mut rotation, &[none]).await;
         assert_eq!(result.unwrap_err().code(), tonic::Code::Aborted);
@@ -563,7 +612,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_failed_rpc_keeps_what_its_status_did_not_acknowledge() {
-        let mut rotation = Rotation::new(source(6), StreamLifetime::unlimited());
+        let mut rotation =
+            Rotation::new(source(6), StreamLifetime::unlimited()).trust_unstamped(true);
         let mut calls = 0;
         let result = rotation
             .run(|mut stream| {
@@ -604,7 +654,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_stale_stream_yields_nothing() {
-        let mut rotation = Rotation::new(source(4), StreamLifetime::unlimited());
+        let mut rotation =
+            Rotation::new(source(4), StreamLifetime::unlimited()).trust_unstamped(true);
         let kept: Arc<Mutex<Option<RotatingStream<u32>>>> = Arc::default();
         let keep = Arc::clone(&kept);
         let mut first = true;
@@ -646,7 +697,7 @@ mod tests {
         tx.send(7).await.unwrap();
         let lifetime = StreamLifetime::unlimited().max_age(std::time::Duration::from_millis(20));
         let source = tokio_stream::wrappers::ReceiverStream::new(rx);
-        let mut rotation = Rotation::new(source, lifetime);
+        let mut rotation = Rotation::new(source, lifetime).trust_unstamped(true);
         let mut tx = Some(tx);
         let streams = Arc::new(Mutex::new(Vec::new()));
         rotation
