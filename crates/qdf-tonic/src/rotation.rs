@@ -82,6 +82,9 @@ pub struct RotationStats {
 /// The server side should wrap its request stream in a [`LifetimeStream`] and answer with
 /// [`LifetimeStream::respond`] (see [`ACCEPTED_HEADER`]).
 ///
+/// [`LifetimeStream`]: crate::LifetimeStream
+/// [`LifetimeStream::respond`]: crate::LifetimeStream::respond
+///
 /// ```no_run
 /// # use std::time::Duration;
 /// # #[derive(Clone, serde::Serialize)] struct Batch;

@@ -3,7 +3,6 @@
 //!
 //! ```text
 //! cargo run -p telemetry-grpc --bin lifetime-demo
-//! RUST_LOG is not read; the rotation's tracing events are at debug level.
 //! ```
 
 use std::time::Duration;
