@@ -38,6 +38,9 @@ use tonic::{Response, Status, Streaming};
 /// processed and are resent on the next stream.
 pub const ACCEPTED_HEADER: &str = "qdf-accepted";
 
+/// Measures one message for [`StreamLifetime::max_bytes`].
+type SizeFn<T> = fn(&T) -> u64;
+
 /// The lifetime of one client stream: at most `max_messages` messages, `max_bytes` bytes
 /// (as measured by a size function) and `max_age` of wall-clock time. Unset bounds do not
 /// apply; [`StreamLifetime::unlimited`] (the default) never ends a stream.
@@ -65,7 +68,7 @@ pub const ACCEPTED_HEADER: &str = "qdf-accepted";
 /// ```
 pub struct StreamLifetime<T> {
     max_messages: Option<u64>,
-    max_bytes: Option<(u64, fn(&T) -> u64)>,
+    max_bytes: Option<(u64, SizeFn<T>)>,
     max_age: Option<Duration>,
 }
 

@@ -34,7 +34,7 @@ where
 {
     let endpoints = urls
         .into_iter()
-        .map(|url| Channel::from_shared(url))
+        .map(Channel::from_shared)
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Channel::balance_list(endpoints.into_iter()))
 }
