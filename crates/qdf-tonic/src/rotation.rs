@@ -724,4 +724,64 @@ mod tests {
             .unwrap();
         assert_eq!(*streams.lock().unwrap(), [vec![7], vec![8]]);
     }
+
+    /// Records the `accepted` and `requeued` fields of every event of one target.
+    struct Events {
+        target: &'static str,
+        seen: Arc<Mutex<Vec<(u64, u64)>>>,
+    }
+
+    #[derive(Default)]
+    struct Fields(u64, u64);
+
+    impl tracing::field::Visit for Fields {
+        fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
+            match field.name() {
+                "accepted" => self.0 = value,
+                "requeued" => self.1 = value,
+                _ => {}
+            }
+        }
+
+        fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn fmt::Debug) {}
+    }
+
+    impl tracing::Subscriber for Events {
+        fn enabled(&self, meta: &tracing::Metadata<'_>) -> bool {
+            meta.target() == self.target
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, event: &tracing::Event<'_>) {
+            let mut fields = Fields::default();
+            event.record(&mut fields);
+            self.seen.lock().unwrap().push((fields.0, fields.1));
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    #[tokio::test]
+    async fn every_finished_stream_emits_a_rotation_event() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let subscriber = Events {
+            target: "qdf_tonic::rotation",
+            seen: Arc::clone(&seen),
+        };
+        // `#[tokio::test]` runs on the current thread, where the default is set.
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let lifetime = StreamLifetime::unlimited().max_messages(5);
+        let mut rotation = Rotation::new(source(12), lifetime);
+        let cut = Fake {
+            read: 5,
+            ack: Ack::Count(3),
+        };
+        let (result, _) = drive(&mut rotation, &[cut, DRAIN]).await;
+        result.unwrap();
+        // (accepted, requeued) per stream: 3 of 5, then 5 of 5, then the last 4.
+        assert_eq!(*seen.lock().unwrap(), [(3, 2), (5, 0), (4, 0)]);
+    }
 }
