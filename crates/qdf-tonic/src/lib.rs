@@ -75,6 +75,63 @@
 //! `max_encoding_message_size`, and gzip/zstd compression (`send_compressed`,
 //! `accept_compressed`), which compresses each message after qdf encoded it.
 //!
+//! ## Stream lifetime
+//!
+//! A client stream that lives for hours stays on the backend it was balanced to when it
+//! opened, so backends added or restarted since get none of its traffic, and its Dense
+//! sessions keep tables learned hours ago. A [`StreamLifetime`] bounds one stream by
+//! messages, bytes (measured by a size function such as [`encoded_len`]) and age; after
+//! it the stream ends cleanly and the next one starts, with fresh sessions both ways, on
+//! whatever backend the channel picks (OTel Arrow's `max_stream_lifetime`, STEF's
+//! periodic close).
+//!
+//! - Client: a [`Rotation`] splits one long source of messages into successive calls of
+//!   the generated method, each at most one lifetime long. Over a balanced channel
+//!   (`tonic::transport::Channel::balance_list`, or `balance_channel` for a changing set)
+//!   every call is placed anew.
+//! - Server: a [`LifetimeStream`] around the handler's `Streaming<T>` ends the stream at
+//!   the server's own lifetime, the backstop for clients that never rotate. The handler
+//!   answers `OK` as usual with [`LifetimeStream::respond`], which adds the number of
+//!   messages it read as the `qdf-accepted` response metadata ([`ACCEPTED_HEADER`]).
+//!
+//! ```text
+//! // server: the generated trait's method
+//! async fn export(&self, req: Request<Streaming<Batch>>) -> Result<Response<Summary>, Status> {
+//!     let mut batches = LifetimeStream::new(req.into_inner(), self.lifetime);
+//!     let mut summary = Summary::default();
+//!     while let Some(batch) = batches.message().await? { summary.add(batch); }
+//!     Ok(batches.respond(summary))                  // OK + qdf-accepted: <read>
+//! }
+//!
+//! // client: one channel over three backends, a new stream every 10 000 batches or 5 min
+//! let channel = Channel::balance_list(urls.map(|u| Channel::from_shared(u).unwrap()));
+//! let client = CollectorClient::new(channel);
+//! let lifetime = StreamLifetime::unlimited()
+//!     .max_messages(10_000)
+//!     .max_age(Duration::from_secs(300));
+//! let mut rotation = Rotation::new(batches, lifetime);
+//! rotation
+//!     .run(|stream| { let mut c = client.clone(); async move { c.export(stream).await } })
+//!     .await?;
+//! ```
+//!
+//! No message is lost or delivered twice across a cut. gRPC client streaming acknowledges
+//! nothing per message: when a server stops reading, messages tonic already sent may sit
+//! unread in HTTP/2 buffers. The rotation therefore keeps a clone of each message of the
+//! current call (messages must be `Clone`; memory is one lifetime's worth) and, when the
+//! response says `qdf-accepted: n`, sends the messages past `n` first on the next call.
+//! When the client's lifetime is the shorter one, the client closes each stream itself
+//! and nothing is resent. A response without the count is refused unless the server is
+//! known to read every stream to the end ([`Rotation::trust_unstamped`]). A failed call
+//! returns its status from [`Rotation::run`]; its unacknowledged messages stay queued and
+//! a later `run` sends them first (at least once, as for any retried call). Rotations and
+//! lifetime ends emit `tracing` events at debug level (targets `qdf_tonic::rotation` and
+//! `qdf_tonic::lifetime`).
+//!
+//! The workspace example `examples/telemetry-grpc` runs it end to end: the
+//! `lifetime-demo` binary exports 2 000 batches in streams of 100 over three collectors
+//! behind `Channel::balance_list`.
+//!
 //! ## Errors
 //!
 //! Every failure is a [`tonic::Status`] whose message names the direction, the message's
@@ -97,8 +154,12 @@
 #![deny(missing_docs)]
 
 mod codec;
+mod lifetime;
 mod limits;
+mod rotation;
 mod status;
 
 pub use codec::{QdfCodec, QdfDecoder, QdfEncoder};
+pub use lifetime::{ACCEPTED_HEADER, LifetimeEnd, LifetimeStream, StreamLifetime, encoded_len};
 pub use limits::{DefaultLimits, Limits};
+pub use rotation::{RotatingStream, Rotation, RotationStats};

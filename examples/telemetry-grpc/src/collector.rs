@@ -2,11 +2,15 @@
 //!
 //! It holds the most recent batches (a bounded ring, so the example's memory stays bounded
 //! too), answers `Tail` with the held batches and `Query` with matching log records.
+//! `Export` streams read through a [`LifetimeStream`], so a collector built
+//! [`with_lifetime`](Collector::with_lifetime) ends long client streams and the exporter
+//! rebalances (see [`crate::lifetime`]).
 
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use qdf_tonic::{LifetimeStream, StreamLifetime};
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
@@ -21,6 +25,7 @@ pub type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 's
 #[derive(Clone, Debug)]
 pub struct Collector {
     store: Arc<Mutex<Store>>,
+    lifetime: StreamLifetime<ExportRequest>,
 }
 
 #[derive(Debug)]
@@ -40,7 +45,15 @@ impl Collector {
         };
         Collector {
             store: Arc::new(Mutex::new(store)),
+            lifetime: StreamLifetime::unlimited(),
         }
+    }
+
+    /// The same collector, ending every `Export` stream at `lifetime`: the backstop that
+    /// makes long-lived exporters rebalance even if they do not rotate on their own.
+    pub fn with_lifetime(mut self, lifetime: StreamLifetime<ExportRequest>) -> Self {
+        self.lifetime = lifetime;
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, Store> {
@@ -103,11 +116,14 @@ impl Collector {
         QueryResponse { records }
     }
 
-    /// Drains a client stream into the store; the first error ends it.
+    /// Drains a client stream into the store until it ends or reaches the collector's
+    /// lifetime; the first error ends it. The response says how many batches were read
+    /// (`qdf-accepted`), so a rotating client resends only the others.
     async fn export_stream(
         &self,
-        mut stream: Streaming<ExportRequest>,
-    ) -> Result<ExportSummary, Status> {
+        stream: Streaming<ExportRequest>,
+    ) -> Result<Response<ExportSummary>, Status> {
+        let mut stream = LifetimeStream::new(stream, self.lifetime);
         let mut summary = ExportSummary::default();
         while let Some(batch) = stream.message().await? {
             let ack = self.accept(batch);
@@ -115,7 +131,7 @@ impl Collector {
             summary.logs += u64::from(ack.logs);
             summary.spans += u64::from(ack.spans);
         }
-        Ok(summary)
+        Ok(stream.respond(summary))
     }
 
     /// Acknowledges each batch of a bidi stream; ends after the first error.
@@ -141,9 +157,7 @@ macro_rules! impl_collector {
                 &self,
                 request: Request<Streaming<ExportRequest>>,
             ) -> Result<Response<ExportSummary>, Status> {
-                self.export_stream(request.into_inner())
-                    .await
-                    .map(Response::new)
+                self.export_stream(request.into_inner()).await
             }
 
             type TailStream = BoxStream<ExportRequest>;

@@ -18,15 +18,17 @@
 //! With qdf every direction of a streaming call keeps one Dense session: the service
 //! names, hosts, message templates and attribute keys of batch 1 are references in batch 2.
 //!
-//! Binaries: `telemetry-demo` (server and client on loopback, one call of each kind) and
-//! `grpc-compare` (bytes on the wire and batches/s, qdf against prost, with and without
-//! zstd; see `docs/BENCH.md`, "gRPC"). The crate is `publish = false` so that users of
+//! Binaries: `telemetry-demo` (server and client on loopback, one call of each kind),
+//! `lifetime-demo` (one exporter rotating its `Export` stream over three balanced
+//! collectors, see [`lifetime`]) and `grpc-compare` (bytes on the wire and batches/s, qdf
+//! against prost, with and without zstd; see `docs/BENCH.md`, "gRPC"). The crate is `publish = false` so that users of
 //! `qdf` never compile tonic-build.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod collector;
 pub mod data;
+pub mod lifetime;
 pub mod model;
 pub mod net;
 
