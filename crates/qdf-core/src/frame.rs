@@ -51,7 +51,10 @@ pub(crate) fn checksum(covered: &[u8]) -> u32 {
 /// Checks the little-endian CRC-32C in `stored` against the bytes `covered`: `Err((carried,
 /// computed))` on a mismatch (also if `stored` is not 4 bytes, which callers rule out).
 #[inline]
-pub(crate) fn verify_checksum(covered: &[u8], stored: &[u8]) -> std::result::Result<(), (u32, u32)> {
+pub(crate) fn verify_checksum(
+    covered: &[u8],
+    stored: &[u8],
+) -> std::result::Result<(), (u32, u32)> {
     let found = checksum(covered);
     match *stored {
         [a, b, c, d] if u32::from_le_bytes([a, b, c, d]) == found => Ok(()),
@@ -272,7 +275,8 @@ mod tests {
         for &end in &ends {
             let mut have = pos;
             loop {
-                match next_frame(&s[pos..have], header_seen.then_some(FLAG_DENSE), 1 << 20).unwrap() {
+                match next_frame(&s[pos..have], header_seen.then_some(FLAG_DENSE), 1 << 20).unwrap()
+                {
                     Next::Incomplete { needed } => {
                         assert!(needed >= 1);
                         have += needed;
@@ -359,7 +363,9 @@ mod tests {
         let mut huge = Vec::new();
         write_uvarint(&mut huge, u64::MAX);
         assert_eq!(
-            next_frame(&huge, Some(0), usize::MAX).unwrap_err().classify(),
+            next_frame(&huge, Some(0), usize::MAX)
+                .unwrap_err()
+                .classify(),
             Category::Limit
         );
     }
@@ -381,7 +387,10 @@ mod tests {
     fn checksum_is_crc32c_castagnoli() {
         // The check value of CRC-32C (RFC 3720 appendix B.4 parameters).
         assert_eq!(checksum(b"123456789"), 0xE306_9283);
-        assert_eq!(verify_checksum(b"123456789", &[0x83, 0x92, 0x06, 0xE3]), Ok(()));
+        assert_eq!(
+            verify_checksum(b"123456789", &[0x83, 0x92, 0x06, 0xE3]),
+            Ok(())
+        );
         assert_eq!(
             verify_checksum(b"123456788", &[0x83, 0x92, 0x06, 0xE3]),
             Err((0xE306_9283, checksum(b"123456788")))

@@ -492,7 +492,9 @@ impl DecoderSession {
             let crc_at = msg.len() - CHECKSUM_LEN;
             self.verify(&msg[..crc_at], &msg[crc_at..])?;
         }
-        let r = self.decode_body_checked(body).map_err(|e| e.with_offset(at));
+        let r = self
+            .decode_body_checked(body)
+            .map_err(|e| e.with_offset(at));
         self.frames += 1;
         self.consumed += msg.len() as u64;
         r
