@@ -1,7 +1,8 @@
 //! Streamed messages: TelemetryBatch events sent one per frame through one connection, over an
 //! in-memory duplex and over loopback TCP.
 //!
-//! Peers: `QdfCodec::dense()` and `QdfCodec::fast()` against `LengthDelimitedCodec` framing
+//! Peers: `QdfCodec::dense()` and `QdfCodec::fast()`, each also with frame checksums
+//! (`+ crc`: `Builder::checksum(true)`, a CRC-32C per frame), against `LengthDelimitedCodec` framing
 //! (u32 big-endian length) carrying serde_json, rmp-serde (named fields, like qdf) and prost
 //! (the fixture's protobuf twin). Each sample opens a fresh connection (fresh sessions) and
 //! sends `iters × 1000` events; throughput is in messages. Bytes per message for the same
@@ -199,6 +200,17 @@ fn qdf_fast() -> QdfCodec<TelemetryEvent> {
     QdfCodec::fast()
 }
 
+fn qdf_dense_crc() -> QdfCodec<TelemetryEvent> {
+    QdfCodec::builder().checksum(true).new_codec()
+}
+
+fn qdf_fast_crc() -> QdfCodec<TelemetryEvent> {
+    QdfCodec::builder()
+        .options(qdf_core::Options::speed())
+        .checksum(true)
+        .new_codec()
+}
+
 fn streams(c: &mut Criterion) {
     let batch = telemetry::telemetry_batch(ROUND);
     let protos = batch.to_proto().events;
@@ -206,7 +218,12 @@ fn streams(c: &mut Criterion) {
     println!("bytes/message, TelemetryEvent x{ROUND} one per frame:");
     for (name, b) in [
         ("qdf dense", bytes_per_message(qdf_dense(), &events)),
+        (
+            "qdf dense + crc",
+            bytes_per_message(qdf_dense_crc(), &events),
+        ),
         ("qdf fast", bytes_per_message(qdf_fast(), &events)),
+        ("qdf fast + crc", bytes_per_message(qdf_fast_crc(), &events)),
         (
             "LD + serde_json",
             bytes_per_message(Ld::<Json>::default(), &events),
@@ -223,7 +240,9 @@ fn streams(c: &mut Criterion) {
         println!("  {name:<16} {b:>8.1}");
     }
     bench_format(c, "qdf dense", &events, qdf_dense, qdf_dense);
+    bench_format(c, "qdf dense + crc", &events, qdf_dense_crc, qdf_dense_crc);
     bench_format(c, "qdf fast", &events, qdf_fast, qdf_fast);
+    bench_format(c, "qdf fast + crc", &events, qdf_fast_crc, qdf_fast_crc);
     bench_format(
         c,
         "LD + serde_json",

@@ -8,8 +8,9 @@
 //! valgrind --tool=callgrind target/release/examples/stream_prof dense both 5
 //! ```
 //!
-//! Arguments: `dense` | `fast` | `rmp`, then `both` (encode and decode) | `enc`, then the
-//! number of rounds of 1000 events. Per-message counts: (count at 10 rounds − count at 5
+//! Arguments: `dense` | `fast` | `dense-crc` | `fast-crc` (the same with frame checksums,
+//! `Builder::checksum`) | `rmp`, then `both` (encode and decode) | `enc`, then the number of
+//! rounds of 1000 events. Per-message counts: (count at 10 rounds − count at 5
 //! rounds) / 5000.
 
 use bytes::{BufMut, BytesMut};
@@ -27,13 +28,17 @@ fn main() {
     let mut buf = BytesMut::with_capacity(1 << 20);
     let t = std::time::Instant::now();
     match mode {
-        "dense" | "fast" => {
+        "dense" | "fast" | "dense-crc" | "fast-crc" => {
             let codec = || -> QdfCodec<TelemetryEvent> {
-                if mode == "dense" {
-                    QdfCodec::dense()
+                let opts = if mode.starts_with("dense") {
+                    qdf_core::Options::balanced()
                 } else {
-                    QdfCodec::fast()
-                }
+                    qdf_core::Options::speed()
+                };
+                QdfCodec::builder()
+                    .options(opts)
+                    .checksum(mode.ends_with("-crc"))
+                    .new_codec()
             };
             let (mut enc, mut dec) = (codec(), codec());
             for _ in 0..rounds {
@@ -70,7 +75,7 @@ fn main() {
             }
         }
         other => {
-            eprintln!("unknown codec {other:?}: dense, fast or rmp");
+            eprintln!("unknown codec {other:?}: dense, fast, dense-crc, fast-crc or rmp");
             std::process::exit(2);
         }
     }

@@ -1,9 +1,10 @@
 //! [`QdfStream`]: a response body of qdf frames encoded from a `Stream`, one Dense session
 //! for the whole response.
 //!
-//! Body layout (`docs/SPEC.md` §Streams): the 5-byte stream header, then for each item
-//! `uvarint(len) ‖ body`, each body encoded by [`EncoderSession::encode_frame`] against the
-//! intern table of everything sent before it in this response.
+//! Body layout (`docs/SPEC.md` §17): the 5-byte stream header, then for each item
+//! `uvarint(len) ‖ body` (`‖ crc32c` with [`QdfStream::checksum`]), each body encoded by
+//! [`EncoderSession::encode_frame`] against the intern table of everything sent before it in
+//! this response.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -59,9 +60,27 @@ impl<S> QdfStream<S> {
         Self::with_session(stream, EncoderSession::new(Options::default()))
     }
 
-    /// Streams `stream` with `session` (its tier and its table caps).
+    /// Streams `stream` with `session` (its tier, its table caps, its checksum setting).
     pub fn with_session(stream: S, session: EncoderSession) -> Self {
         QdfStream { stream, session }
+    }
+
+    /// Ends every frame with a CRC-32C of its bytes (default off; header flag `10`,
+    /// `docs/SPEC.md` §17), as [`EncoderSession::with_checksum`]: 4 bytes per frame, and a
+    /// reader ([`QdfFrames`](crate::QdfFrames), any qdf-rs decoder) refuses a damaged frame
+    /// with [`ErrorCode::ChecksumMismatch`](qdf_core::ErrorCode::ChecksumMismatch) and stops.
+    /// Readers need no setting. Over HTTPS, TLS already rejects damaged bytes.
+    ///
+    /// ```rust,no_run
+    /// # use futures::stream;
+    /// # use qdf_axum::QdfStream;
+    /// async fn tail() -> QdfStream<impl futures::Stream<Item = u64>> {
+    ///     QdfStream::new(stream::iter(0..3u64)).checksum(true)
+    /// }
+    /// ```
+    pub fn checksum(mut self, on: bool) -> Self {
+        self.session = self.session.with_checksum(on);
+        self
     }
 }
 

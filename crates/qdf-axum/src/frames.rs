@@ -36,7 +36,11 @@ use crate::rejection::QdfRejection;
 ///
 /// Each item is `Ok(value)` or one [`QdfRejection`]; after an error the stream ends. A body
 /// that ends inside a frame yields a [`Decode`](QdfRejection::Decode) error of category
-/// `Eof`; an empty body is an empty stream.
+/// `Eof`; an empty body is an empty stream. A body whose header has the checksum flag
+/// (`docs/SPEC.md` §17, written by [`QdfStream::checksum`](crate::QdfStream::checksum) or
+/// any session with `with_checksum(true)`) has every frame checked before it is decoded: a
+/// damaged one is a `Decode` error
+/// ([`ChecksumMismatch`](qdf_core::ErrorCode::ChecksumMismatch), category `Syntax`, so 400).
 ///
 /// ```rust,no_run
 /// use axum::{Router, routing::post};

@@ -48,7 +48,10 @@
 //! [`QdfStream`] turns any `Stream` of serializable items into a chunked response: the
 //! stream header once, then one `uvarint(len) ‖ body` frame per item, all encoded by one
 //! [`qdf_core::EncoderSession`]. [`QdfFrames`] reads such a body back, on the server as an
-//! extractor or on a client from a hyper or reqwest response body.
+//! extractor or on a client from a hyper or reqwest response body. [`QdfStream::checksum`]
+//! adds a CRC-32C to each frame (`docs/SPEC.md` §17); [`QdfFrames`] checks it whenever the
+//! body's header announces it, and a client uploads with one through
+//! `EncoderSession::new(opts).with_checksum(true)`.
 //!
 //! ```rust,no_run
 //! use axum::{Router, routing::{get, post}};

@@ -21,7 +21,8 @@ pub type Result<T> = std::result::Result<T, Error>;
 pub enum Category {
     /// Reading or writing the underlying `io::Read`/`io::Write` failed.
     Io,
-    /// The bytes are not valid qdf: bad magic, unknown tag, non-minimal varint, bad codec body.
+    /// The bytes are not valid qdf: bad magic, unknown tag, non-minimal varint, bad codec body,
+    /// a frame failing its checksum.
     Syntax,
     /// Well-formed qdf that does not have the shape the target type wants, or a value the
     /// serializer cannot write (a custom serde error).
@@ -90,6 +91,21 @@ pub enum ErrorCode {
         len: u64,
         /// The maximum allowed.
         max: u64,
+    },
+    /// A frame of a stream with the checksum flag (`docs/SPEC.md` §17) whose CRC-32C does not
+    /// match its bytes: the frame was damaged in transit or storage. Classified as
+    /// [`Category::Syntax`]; it always breaks the session, since a damaged length prefix
+    /// leaves the frame boundaries unknown. The error's offset is that of the checksum field.
+    ChecksumMismatch {
+        /// The checksum the frame carries.
+        expected: u32,
+        /// The checksum of the bytes received.
+        found: u32,
+        /// The frame's index in the stream, from 0 (message mode: the message's index).
+        frame: u64,
+        /// Stream offset of the frame's first byte (0 for the first frame, whose checksum
+        /// covers the stream header too).
+        frame_offset: u64,
     },
     /// A Dense session table (entries, bytes or shapes) would exceed its cap.
     SessionCap(&'static str),
@@ -197,6 +213,7 @@ impl Error {
             | InvalidUtf8
             | InvalidChar(_)
             | UnknownStateId(_)
+            | ChecksumMismatch { .. }
             | BadCodec(_) => Category::Syntax,
         }
     }
@@ -234,6 +251,16 @@ impl Display for ErrorCode {
             FrameTooLarge { len, max } => {
                 write!(f, "frame of {len} bytes exceeds the maximum of {max}")
             }
+            ChecksumMismatch {
+                expected,
+                found,
+                frame,
+                frame_offset,
+            } => write!(
+                f,
+                "frame {frame} (stream byte {frame_offset}) fails its CRC-32C: \
+                 it carries 0x{expected:08x}, its bytes give 0x{found:08x}"
+            ),
             SessionCap(what) => write!(f, "session cap exceeded: {what}"),
             UnknownStateId(id) => write!(f, "unknown state id {id}"),
             TypeMismatch { expected, found } => write!(f, "expected {expected}, found {found}"),

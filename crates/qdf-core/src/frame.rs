@@ -5,6 +5,12 @@
 //! stream := header frame*
 //! header := 'Q' 'D' 'F' 0x01 flags      (flags must not set ENTROPY 0x04 or COL_INDEX 0x08)
 //! frame  := uvarint(len) body[len]      (len minimal, len <= the configured maximum)
+//!
+//! with header flag CHECKSUM (0x10), docs/SPEC.md §17:
+//! frame  := uvarint(len) body[len - 4] crc32c[4]
+//!           (len - 4 <= the maximum; crc32c little-endian, of every stream byte since the
+//!            previous frame's crc32c: the length prefix and body, and the header too in
+//!            the first frame)
 //! ```
 //!
 //! The functions here only look at bytes: [`next_frame`] says how many more bytes a frame
@@ -13,12 +19,60 @@
 //! length above the maximum is rejected as soon as its varint is complete.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::wire::header::{FLAG_COL_INDEX, FLAG_ENTROPY, HEADER_LEN, header, read_header};
+use crate::wire::header::{
+    FLAG_CHECKSUM, FLAG_COL_INDEX, FLAG_ENTROPY, HEADER_LEN, header, read_header,
+};
 use crate::wire::varint::{read_uvarint, uvarint_len};
 
 /// Header flags a stream may not carry: ColumnIndex and the entropy pass are whole-message
 /// features and are always off in streams (Go wire notes §4).
 pub(crate) const STREAM_FORBIDDEN_FLAGS: u8 = FLAG_ENTROPY | FLAG_COL_INDEX;
+
+/// Bytes of the CRC-32C that ends each frame of a stream with [`FLAG_CHECKSUM`].
+pub(crate) const CHECKSUM_LEN: usize = 4;
+
+/// Bytes a frame of a stream with header `flags` carries after its body: the checksum with
+/// [`FLAG_CHECKSUM`], else none.
+#[inline]
+pub(crate) const fn trailer_len(flags: u8) -> usize {
+    if flags & FLAG_CHECKSUM != 0 {
+        CHECKSUM_LEN
+    } else {
+        0
+    }
+}
+
+/// The CRC-32C (Castagnoli, as in iSCSI and ext4) of `covered`.
+#[inline]
+pub(crate) fn checksum(covered: &[u8]) -> u32 {
+    crc32c::crc32c(covered)
+}
+
+/// Checks the little-endian CRC-32C in `stored` against the bytes `covered`: `Err((carried,
+/// computed))` on a mismatch (also if `stored` is not 4 bytes, which callers rule out).
+#[inline]
+pub(crate) fn verify_checksum(
+    covered: &[u8],
+    stored: &[u8],
+) -> std::result::Result<(), (u32, u32)> {
+    let found = checksum(covered);
+    match *stored {
+        [a, b, c, d] if u32::from_le_bytes([a, b, c, d]) == found => Ok(()),
+        [a, b, c, d] => Err((u32::from_le_bytes([a, b, c, d]), found)),
+        _ => Err((!found, found)),
+    }
+}
+
+/// The frame length is below the 4 checksum bytes every frame of the stream carries.
+#[cold]
+fn short_frame(at: usize) -> Error {
+    Error::at(
+        ErrorCode::UnexpectedEof {
+            expected: "a frame's 4-byte checksum",
+        },
+        at as u64,
+    )
+}
 
 /// What the front of a buffer holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -27,10 +81,13 @@ pub(crate) enum Next {
     /// a reader may read exactly `needed` bytes without reading past the frame.
     Incomplete { needed: usize },
     /// A whole frame: the header's flags if this frame carries the stream header, the body
-    /// range, and `end` (the bytes the frame occupies from the front of the buffer).
+    /// range `body_start..body_end`, and `end` (the bytes the frame occupies from the front
+    /// of the buffer). `body_end < end` exactly when the stream carries checksums: the
+    /// frame's CRC-32C is `body_end..end`, over the bytes `..body_end` (not yet checked).
     Complete {
         flags: Option<u8>,
         body_start: usize,
+        body_end: usize,
         end: usize,
     },
 }
@@ -47,35 +104,40 @@ pub(crate) fn read_stream_header(buf: &[u8]) -> Result<u8> {
     Ok(flags)
 }
 
-/// Parses the next frame at the front of `buf`; `header_seen` says whether the stream header
-/// was already consumed (else it must come first). Offsets in errors are relative to `buf`.
+/// Parses the next frame at the front of `buf`; `stream_flags` are the flags of the stream
+/// header already consumed, or `None` if it must come first. Offsets in errors are relative
+/// to `buf`. `max_len` bounds the body (the checksum, if any, is not counted).
 ///
 /// Errors: header errors, [`ErrorCode::NonMinimal`] / [`ErrorCode::VarintOverflow`] for the
-/// length, [`ErrorCode::FrameTooLarge`] for a length above `max_len` (checked as soon as the
-/// varint is complete, before any body byte is needed).
+/// length, [`ErrorCode::FrameTooLarge`] for a body above `max_len` and
+/// [`ErrorCode::UnexpectedEof`] for a length below the checksum's 4 bytes (both checked as
+/// soon as the varint is complete, before any body byte is needed).
 #[inline]
-pub(crate) fn next_frame(buf: &[u8], header_seen: bool, max_len: usize) -> Result<Next> {
+pub(crate) fn next_frame(buf: &[u8], stream_flags: Option<u8>, max_len: usize) -> Result<Next> {
     // The common frame: after the header, a one-byte length within the maximum (what the
     // general path below computes for it).
-    if header_seen
+    if let Some(f) = stream_flags
         && let Some(&b) = buf.first()
         && b < 0x80
-        && b as usize <= max_len
     {
-        let end = 1 + b as usize;
-        return Ok(match buf.len().checked_sub(end) {
-            None => Next::Incomplete {
-                needed: end - buf.len(),
-            },
-            Some(_) => Next::Complete {
-                flags: None,
-                body_start: 1,
-                end,
-            },
-        });
+        let (len, trailer) = (b as usize, trailer_len(f));
+        if len >= trailer && len - trailer <= max_len {
+            let end = 1 + len;
+            return Ok(match buf.len().checked_sub(end) {
+                None => Next::Incomplete {
+                    needed: end - buf.len(),
+                },
+                Some(_) => Next::Complete {
+                    flags: None,
+                    body_start: 1,
+                    body_end: end - trailer,
+                    end,
+                },
+            });
+        }
     }
-    let (flags, at) = if header_seen {
-        (None, 0)
+    let (flags, at, trailer) = if let Some(f) = stream_flags {
+        (None, 0, trailer_len(f))
     } else {
         if buf.len() < HEADER_LEN {
             // Validate the prefix that is there, so garbage fails before it is waited on.
@@ -88,7 +150,8 @@ pub(crate) fn next_frame(buf: &[u8], header_seen: bool, max_len: usize) -> Resul
                 needed: HEADER_LEN - buf.len(),
             });
         }
-        (Some(read_stream_header(buf)?), HEADER_LEN)
+        let f = read_stream_header(buf)?;
+        (Some(f), HEADER_LEN, trailer_len(f))
     };
     let (len, prefix) = match read_uvarint(&buf[at..]) {
         Ok(v) => v,
@@ -96,11 +159,14 @@ pub(crate) fn next_frame(buf: &[u8], header_seen: bool, max_len: usize) -> Resul
         Err(e) => return Err(e.with_offset(at as u64)),
     };
     let body_start = at + prefix;
+    let Some(body_len) = len.checked_sub(trailer as u64) else {
+        return Err(short_frame(at));
+    };
     // The sum only overflows for lengths near u64::MAX with an unbounded maximum.
     let end = match body_start.checked_add(len as usize) {
-        Some(end) if len <= max_len as u64 => end,
+        Some(end) if body_len <= max_len as u64 => end,
         _ => {
-            let max = max_len as u64;
+            let (len, max) = (body_len, max_len as u64);
             return Err(Error::at(ErrorCode::FrameTooLarge { len, max }, at as u64));
         }
     };
@@ -112,6 +178,7 @@ pub(crate) fn next_frame(buf: &[u8], header_seen: bool, max_len: usize) -> Resul
     Ok(Next::Complete {
         flags,
         body_start,
+        body_end: end - trailer,
         end,
     })
 }
@@ -174,7 +241,7 @@ pub(crate) fn patch_len_prefix(out: &mut Vec<u8>, slot: usize, reserved: usize) 
 mod tests {
     use super::*;
     use crate::Category;
-    use crate::wire::header::{FLAG_DENSE, FLAG_QPACK};
+    use crate::wire::header::{FLAG_CHECKSUM, FLAG_DENSE, FLAG_QPACK};
     use crate::wire::varint::write_uvarint;
 
     /// Header, a 3-byte frame, a 200-byte frame (2-byte prefix), an empty frame.
@@ -208,7 +275,8 @@ mod tests {
         for &end in &ends {
             let mut have = pos;
             loop {
-                match next_frame(&s[pos..have], header_seen, 1 << 20).unwrap() {
+                match next_frame(&s[pos..have], header_seen.then_some(FLAG_DENSE), 1 << 20).unwrap()
+                {
                     Next::Incomplete { needed } => {
                         assert!(needed >= 1);
                         have += needed;
@@ -230,7 +298,7 @@ mod tests {
     fn every_split_point_is_incomplete_or_the_same_frame() {
         let (s, ends) = stream();
         for k in 0..=s.len() {
-            match next_frame(&s[..k], false, 1 << 20).unwrap() {
+            match next_frame(&s[..k], None, 1 << 20).unwrap() {
                 Next::Incomplete { needed } => {
                     assert!(k < ends[0]);
                     assert!(k + needed <= ends[0]);
@@ -238,10 +306,12 @@ mod tests {
                 Next::Complete {
                     flags,
                     body_start,
+                    body_end,
                     end,
                 } => {
                     assert!(k >= ends[0]);
                     assert_eq!((flags, body_start, end), (Some(FLAG_DENSE), 6, 9));
+                    assert_eq!(body_end, end);
                 }
             }
         }
@@ -272,10 +342,10 @@ mod tests {
 
     #[test]
     fn non_minimal_and_overflowing_lengths_are_syntax_errors() {
-        let e = next_frame(b"QDF\x01\x00\x80\x00", false, 100).unwrap_err();
+        let e = next_frame(b"QDF\x01\x00\x80\x00", None, 100).unwrap_err();
         assert_eq!(e.code(), &ErrorCode::NonMinimal("a uvarint"));
         assert_eq!((e.classify(), e.offset()), (Category::Syntax, Some(5)));
-        let e = next_frame(&[0xFF; 10], true, 100).unwrap_err();
+        let e = next_frame(&[0xFF; 10], Some(0), 100).unwrap_err();
         assert_eq!(e.code(), &ErrorCode::VarintOverflow);
     }
 
@@ -284,16 +354,18 @@ mod tests {
         let mut buf = Vec::new();
         write_uvarint(&mut buf, 101);
         assert_eq!(
-            next_frame(&buf, true, 101).unwrap(),
+            next_frame(&buf, Some(0), 101).unwrap(),
             Next::Incomplete { needed: 101 }
         );
-        let e = next_frame(&buf, true, 100).unwrap_err();
+        let e = next_frame(&buf, Some(0), 100).unwrap_err();
         assert_eq!(e.code(), &ErrorCode::FrameTooLarge { len: 101, max: 100 });
         assert_eq!(e.classify(), Category::Limit);
         let mut huge = Vec::new();
         write_uvarint(&mut huge, u64::MAX);
         assert_eq!(
-            next_frame(&huge, true, usize::MAX).unwrap_err().classify(),
+            next_frame(&huge, Some(0), usize::MAX)
+                .unwrap_err()
+                .classify(),
             Category::Limit
         );
     }
@@ -301,14 +373,81 @@ mod tests {
     #[test]
     fn whole_message_flags_are_refused_in_streams() {
         for f in [FLAG_ENTROPY, FLAG_COL_INDEX, FLAG_DENSE | FLAG_COL_INDEX] {
-            let e = next_frame(&header(f), false, 100).unwrap_err();
+            let e = next_frame(&header(f), None, 100).unwrap_err();
             assert_eq!((e.code(), e.offset()), (&ErrorCode::BadFlags(f), Some(4)));
         }
-        assert!(next_frame(&header(FLAG_DENSE | FLAG_QPACK), false, 100).is_ok());
+        assert!(next_frame(&header(FLAG_DENSE | FLAG_QPACK), None, 100).is_ok());
         assert_eq!(
-            next_frame(b"QD!", false, 100).unwrap_err().code(),
+            next_frame(b"QD!", None, 100).unwrap_err().code(),
             &ErrorCode::BadMagic
         );
+    }
+
+    #[test]
+    fn checksum_is_crc32c_castagnoli() {
+        // The check value of CRC-32C (RFC 3720 appendix B.4 parameters).
+        assert_eq!(checksum(b"123456789"), 0xE306_9283);
+        assert_eq!(
+            verify_checksum(b"123456789", &[0x83, 0x92, 0x06, 0xE3]),
+            Ok(())
+        );
+        assert_eq!(
+            verify_checksum(b"123456788", &[0x83, 0x92, 0x06, 0xE3]),
+            Err((0xE306_9283, checksum(b"123456788")))
+        );
+    }
+
+    /// With `FLAG_CHECKSUM` the length counts the 4 checksum bytes, the maximum bounds the
+    /// body alone, and a length below 4 is refused as soon as it is read, on both paths.
+    #[test]
+    fn checksum_frames_bound_the_body_and_need_four_bytes() {
+        let f = FLAG_CHECKSUM;
+        let frame = [7u8, 1, 2, 3, 9, 9, 9, 9];
+        let want = Next::Complete {
+            flags: None,
+            body_start: 1,
+            body_end: 4,
+            end: 8,
+        };
+        assert_eq!(next_frame(&frame, Some(f), 3).unwrap(), want);
+        assert_eq!(
+            next_frame(&frame[..5], Some(f), 3).unwrap(),
+            Next::Incomplete { needed: 3 }
+        );
+        let e = next_frame(&frame, Some(f), 2).unwrap_err();
+        assert_eq!(e.code(), &ErrorCode::FrameTooLarge { len: 3, max: 2 });
+        let mut big = Vec::new();
+        write_uvarint(&mut big, 204);
+        assert_eq!(
+            next_frame(&big, Some(f), 200).unwrap(),
+            Next::Incomplete { needed: 204 }
+        );
+        let e = next_frame(&big, Some(f), 199).unwrap_err();
+        assert_eq!(e.code(), &ErrorCode::FrameTooLarge { len: 200, max: 199 });
+        let mut first = header(f | FLAG_DENSE).to_vec();
+        first.extend_from_slice(&frame);
+        assert_eq!(
+            next_frame(&first, None, 3).unwrap(),
+            Next::Complete {
+                flags: Some(f | FLAG_DENSE),
+                body_start: 6,
+                body_end: 9,
+                end: 13,
+            }
+        );
+        for len in 0..4u8 {
+            let e = next_frame(&[len], Some(f), 100).unwrap_err();
+            assert_eq!((e.classify(), e.offset()), (Category::Eof, Some(0)));
+            let mut s = header(f).to_vec();
+            s.push(len);
+            let e = next_frame(&s, None, 100).unwrap_err();
+            assert_eq!((e.classify(), e.offset()), (Category::Eof, Some(5)));
+            // Without the flag such lengths are ordinary frames.
+            assert!(matches!(
+                next_frame(&[len, 0, 0, 0], Some(0), 100).unwrap(),
+                Next::Complete { body_end, end, .. } if body_end == end
+            ));
+        }
     }
 
     #[test]

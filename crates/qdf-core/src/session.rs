@@ -4,6 +4,33 @@
 //! §4). Transports that frame messages themselves (gRPC) use the `*_message` calls: the
 //! header before the first body, then bodies without a length prefix.
 //!
+//! # Checksums
+//!
+//! [`EncoderSession::with_checksum`] ends every frame (and every message) with a CRC-32C of
+//! its bytes, announced by the header flag `10` (`docs/SPEC.md` §17): a frame is then
+//! `uvarint(len) ‖ body ‖ crc32c`, `len` counting the 4 checksum bytes, the checksum covering
+//! the length prefix and body (and, in the first frame, the stream header), 4 bytes per frame.
+//! A decoder needs no setting: it checks the frames of every stream whose header has the flag.
+//! A frame that fails its check is an [`ErrorCode::ChecksumMismatch`] naming the frame's
+//! index and stream offset, and breaks the session (Dense or not; see the failure rules).
+//!
+//! ```
+//! use qdf_core::{DecoderSession, EncoderSession, ErrorCode, Options};
+//!
+//! let mut enc = EncoderSession::new(Options::speed()).with_checksum(true);
+//! let mut wire = Vec::new();
+//! enc.encode_frame("api", &mut wire)?;
+//! assert_eq!(wire[..10], [0x51, 0x44, 0x46, 0x01, 0x10, 0x08, 0x83, b'a', b'p', b'i']);
+//! assert_eq!(wire.len(), 14); // then the CRC-32C of those 10 bytes
+//!
+//! wire[8] ^= 0x01; // "aqi": one bit flipped in transit
+//! let mut dec = DecoderSession::new(Options::speed());
+//! let e = dec.decode_frame::<String>(&wire).unwrap_err();
+//! assert!(matches!(e.code(), ErrorCode::ChecksumMismatch { frame: 0, frame_offset: 0, .. }));
+//! assert!(dec.broken().is_some());
+//! # Ok::<(), qdf_core::Error>(())
+//! ```
+//!
 //! [`EncoderSession`] and [`DecoderSession`] do no I/O: they append to a `Vec<u8>` and look at
 //! a `&[u8]`. [`StreamEncoder`](crate::StreamEncoder) / [`StreamDecoder`](crate::StreamDecoder)
 //! drive them over `std::io`, `qdf-stream` over tokio.
@@ -31,8 +58,10 @@
 //! [`EncoderSession::max_frame_len`]) leaves `out` and the session exactly as they were
 //! before the call, so the caller may skip that value and go on.
 //!
-//! *Decode.* Framing errors (bad header, forbidden flags, a non-minimal or oversize length)
-//! cannot be resynchronised: they mark the session broken. A body error inside a complete
+//! *Decode.* Framing errors (bad header, forbidden flags, a non-minimal or oversize length,
+//! a frame failing its checksum) cannot be resynchronised: they mark the session broken, in
+//! every stream. (A checksum covers the length prefix, so after a mismatch the frame's end
+//! is unknown: the next "frame" might start inside this one.) A body error inside a complete
 //! frame depends on the stream: a stream whose header lacks `FLAG_DENSE` has stateless
 //! bodies, so the frame counts as consumed (its length is what [`DecoderSession::frame_status`]
 //! reported) and the session stays usable; in a Dense stream the frame may have carried
@@ -55,8 +84,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::dense::DenseState;
-use crate::frame::{self, Next};
-use crate::wire::header::FLAG_DENSE;
+use crate::frame::{self, CHECKSUM_LEN, Next};
+use crate::wire::header::{FLAG_CHECKSUM, FLAG_DENSE, HEADER_LEN};
 use crate::wire::varint::uvarint_len;
 use crate::{Category, Error, ErrorCode, Features, Options, Result};
 
@@ -135,7 +164,10 @@ pub struct EncoderSession {
     opts: Options,
     max_frame_len: usize,
     started: bool,
-    /// Length of the last body, to guess the width of the next length prefix.
+    /// Each frame ends with a CRC-32C (header flag `FLAG_CHECKSUM`); fixed once started.
+    checksum: bool,
+    /// Length of the last frame (body and checksum), to guess the width of the next length
+    /// prefix.
     last_len: usize,
     /// The Dense state kept across frames (`None` without the `DENSE` feature).
     dense: Option<Box<DenseState>>,
@@ -150,6 +182,7 @@ impl EncoderSession {
             opts,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
             started: false,
+            checksum: false,
             last_len: 0,
             dense: opts
                 .has(Features::DENSE)
@@ -169,6 +202,28 @@ impl EncoderSession {
         self.max_frame_len
     }
 
+    /// Ends every frame with a CRC-32C of its bytes (`on = true`; default off), announced by
+    /// the stream header's flag `10` (`docs/SPEC.md` §17): each frame grows by 4 bytes and
+    /// the receiving decoder refuses a damaged frame with [`ErrorCode::ChecksumMismatch`]
+    /// instead of decoding it. Messages ([`encode_message`](Self::encode_message)) end with
+    /// the same checksum. The body limit ([`max_frame_len`](Self::max_frame_len)) does not
+    /// count the 4 bytes.
+    ///
+    /// The header announces the choice once for the whole stream, so it is fixed by the
+    /// first frame: on a session that has written its header this changes nothing.
+    pub fn with_checksum(mut self, on: bool) -> Self {
+        if !self.started {
+            self.checksum = on;
+        }
+        self
+    }
+
+    /// Whether this session's frames carry a CRC-32C (see
+    /// [`with_checksum`](Self::with_checksum)).
+    pub fn checksum(&self) -> bool {
+        self.checksum
+    }
+
     /// The options (as used: stream-forbidden features cleared).
     pub fn options(&self) -> &Options {
         &self.opts
@@ -184,7 +239,9 @@ impl EncoderSession {
     }
 
     /// Appends one frame to `out`: the stream header before the first frame, then
-    /// `uvarint(len) ‖ body`. On error `out` and the session are as before the call.
+    /// `uvarint(len) ‖ body`, or `uvarint(len) ‖ body ‖ crc32c` with
+    /// [`with_checksum`](Self::with_checksum). On error `out` and the session are as before
+    /// the call.
     ///
     /// Errors: the value's own serde errors and encode limits; [`ErrorCode::FrameTooLarge`]
     /// (category `Limit`) for a body above [`max_frame_len`](Self::max_frame_len).
@@ -200,8 +257,17 @@ impl EncoderSession {
         out.resize(slot + reserved, 0);
         match self.encode_body_into(value, out) {
             Ok(()) => {
+                if self.checksum {
+                    // Counted in the length; filled once the prefix (which it covers) is final.
+                    out.extend_from_slice(&[0; CHECKSUM_LEN]);
+                }
                 self.last_len = out.len() - slot - reserved;
                 frame::patch_len_prefix(out, slot, reserved);
+                if self.checksum {
+                    let at = out.len() - CHECKSUM_LEN;
+                    let crc = frame::checksum(&out[mark..at]);
+                    out[at..].copy_from_slice(&crc.to_le_bytes());
+                }
                 self.started = true;
                 Ok(())
             }
@@ -212,8 +278,10 @@ impl EncoderSession {
         }
     }
 
-    /// Appends one unframed message: the header before the first, then the body alone. The
-    /// same rules and errors as [`encode_frame`](Self::encode_frame).
+    /// Appends one unframed message: the header before the first, then the body alone (then
+    /// its CRC-32C with [`with_checksum`](Self::with_checksum), covering the message's bytes
+    /// before it, header included). The same rules and errors as
+    /// [`encode_frame`](Self::encode_frame).
     pub fn encode_message<T: ?Sized + Serialize>(
         &mut self,
         value: &T,
@@ -223,6 +291,10 @@ impl EncoderSession {
         self.push_header(out);
         match self.encode_body_into(value, out) {
             Ok(()) => {
+                if self.checksum {
+                    let crc = frame::checksum(&out[mark..]);
+                    out.extend_from_slice(&crc.to_le_bytes());
+                }
                 self.started = true;
                 Ok(())
             }
@@ -235,7 +307,8 @@ impl EncoderSession {
 
     fn push_header(&self, out: &mut Vec<u8>) {
         if !self.started {
-            frame::write_stream_header(out, crate::header_flags(&self.opts));
+            let crc = if self.checksum { FLAG_CHECKSUM } else { 0 };
+            frame::write_stream_header(out, crate::header_flags(&self.opts) | crc);
         }
     }
 
@@ -275,6 +348,10 @@ pub struct DecoderSession {
     max_frame_len: usize,
     /// The stream header's flags once read.
     flags: Option<u8>,
+    /// Frames (or messages) consumed, and the stream bytes they occupied: where the next
+    /// frame starts, for [`ErrorCode::ChecksumMismatch`].
+    frames: u64,
+    consumed: u64,
     /// Set by the first error that leaves the state unusable.
     broken: Option<Category>,
     /// The Dense state of a `FLAG_DENSE` stream, created by its first body.
@@ -288,6 +365,8 @@ impl DecoderSession {
             opts,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
             flags: None,
+            frames: 0,
+            consumed: 0,
             broken: None,
             dense: None,
         }
@@ -318,6 +397,12 @@ impl DecoderSession {
             .unwrap_or_default()
     }
 
+    /// Whether the stream's frames carry a CRC-32C (header flag `10`, `docs/SPEC.md` §17),
+    /// which this session then checks: `None` until the stream header has been read.
+    pub fn checksum(&self) -> Option<bool> {
+        self.flags.map(|f| f & FLAG_CHECKSUM != 0)
+    }
+
     /// `Some(category of the first error)` once the session refuses further use.
     pub fn broken(&self) -> Option<Category> {
         self.broken
@@ -327,7 +412,9 @@ impl DecoderSession {
     ///
     /// Errors on a bad header, forbidden header flags ([`ErrorCode::BadFlags`]), a
     /// non-minimal length, or a length above the maximum ([`ErrorCode::FrameTooLarge`],
-    /// raised as soon as the length is read, before any body byte is waited for). Such
+    /// raised as soon as the length is read, before any body byte is waited for; in a stream
+    /// with checksums, also a length below their 4 bytes). The checksum itself is checked by
+    /// [`decode_frame`](Self::decode_frame), so a `Complete` frame may still fail it. Such
     /// framing errors cannot be resynchronised, so they mark the session broken: this is why
     /// the method takes `&mut self`.
     pub fn frame_status(&mut self, buf: &[u8]) -> Result<FrameStatus> {
@@ -343,43 +430,74 @@ impl DecoderSession {
     /// On an error, [`broken`](Self::broken) tells whether the session is still usable; if it
     /// is, the failed frame counts as consumed (its length is what
     /// [`frame_status`](Self::frame_status) reports for the same `buf`).
+    ///
+    /// In a stream with checksums the frame's CRC-32C is checked before its body is read: a
+    /// mismatch is [`ErrorCode::ChecksumMismatch`] (category `Syntax`, at the offset of the
+    /// checksum in `buf`) and breaks the session.
     #[inline]
     pub fn decode_frame<T: DeserializeOwned>(&mut self, buf: &[u8]) -> Result<Option<(T, usize)>> {
-        let (flags, body_start, end) = match self.next(buf)? {
+        let (flags, body_start, body_end, end) = match self.next(buf)? {
             Next::Incomplete { .. } => return Ok(None),
             Next::Complete {
                 flags,
                 body_start,
+                body_end,
                 end,
-            } => (flags, body_start, end),
+            } => (flags, body_start, body_end, end),
         };
         if let Some(f) = flags {
             self.flags = Some(f);
         }
+        if body_end != end {
+            self.verify(&buf[..body_end], &buf[body_end..end])?;
+        }
         let value = self
-            .decode_body_checked(&buf[body_start..end])
-            .map_err(|e| e.with_offset(body_start as u64))?;
-        Ok(Some((value, end)))
+            .decode_body_checked(&buf[body_start..body_end])
+            .map_err(|e| e.with_offset(body_start as u64));
+        self.frames += 1;
+        self.consumed += end as u64;
+        Ok(Some((value?, end)))
     }
 
     /// Decodes one unframed message that occupies all of `msg` (the header before the first).
     ///
-    /// Errors: header errors and a body above the maximum length break the session; body
-    /// errors follow the module's failure rules.
+    /// Errors: header errors, a body above the maximum length and (in a stream with
+    /// checksums) a message shorter than its checksum or failing it
+    /// ([`ErrorCode::ChecksumMismatch`]) break the session; body errors follow the module's
+    /// failure rules.
     pub fn decode_message<T: DeserializeOwned>(&mut self, msg: &[u8]) -> Result<T> {
         self.check_usable()?;
         let mut body = msg;
         if self.flags.is_none() {
             let f = frame::read_stream_header(msg).map_err(|e| self.fail(e))?;
             self.flags = Some(f);
-            body = &msg[crate::wire::header::HEADER_LEN..];
+            body = &msg[HEADER_LEN..];
+        }
+        let at = (msg.len() - body.len()) as u64;
+        let checksum = self.flags.is_some_and(|f| f & FLAG_CHECKSUM != 0);
+        if checksum {
+            // The checksum ends the message, after the header (if this one carries it).
+            let Some(body_len) = body.len().checked_sub(CHECKSUM_LEN) else {
+                let e = ErrorCode::UnexpectedEof {
+                    expected: "a message's 4-byte checksum",
+                };
+                return Err(self.fail(Error::at(e, msg.len() as u64)));
+            };
+            body = &body[..body_len];
         }
         if body.len() > self.max_frame_len {
             return Err(self.fail(too_large(body.len(), self.max_frame_len)));
         }
-        let at = (msg.len() - body.len()) as u64;
-        self.decode_body_checked(body)
-            .map_err(|e| e.with_offset(at))
+        if checksum {
+            let crc_at = msg.len() - CHECKSUM_LEN;
+            self.verify(&msg[..crc_at], &msg[crc_at..])?;
+        }
+        let r = self
+            .decode_body_checked(body)
+            .map_err(|e| e.with_offset(at));
+        self.frames += 1;
+        self.consumed += msg.len() as u64;
+        r
     }
 
     /// Checks that input may end with `rest` still unread: Ok if `rest` is empty, or is a
@@ -398,7 +516,22 @@ impl DecoderSession {
 
     fn next(&mut self, buf: &[u8]) -> Result<Next> {
         self.check_usable()?;
-        frame::next_frame(buf, self.flags.is_some(), self.max_frame_len).map_err(|e| self.fail(e))
+        frame::next_frame(buf, self.flags, self.max_frame_len).map_err(|e| self.fail(e))
+    }
+
+    /// Checks the CRC-32C `stored` of the current frame's bytes `covered` (which start at
+    /// the frame's first byte); a mismatch breaks the session.
+    #[inline]
+    fn verify(&mut self, covered: &[u8], stored: &[u8]) -> Result<()> {
+        frame::verify_checksum(covered, stored).map_err(|(expected, found)| {
+            let code = ErrorCode::ChecksumMismatch {
+                expected,
+                found,
+                frame: self.frames,
+                frame_offset: self.consumed,
+            };
+            self.fail(Error::at(code, covered.len() as u64))
+        })
     }
 
     #[inline]

@@ -45,7 +45,23 @@ impl<W: Write> StreamEncoder<W> {
         Self::with_session(writer, EncoderSession::new(opts))
     }
 
-    /// A stream driving a configured session (e.g. one with a different maximum frame length).
+    /// A stream driving a configured session (e.g. one with a different maximum frame length,
+    /// or with [`EncoderSession::with_checksum`] for a file whose every frame carries a
+    /// CRC-32C, so that damage on disk is an error rather than a different value).
+    ///
+    /// ```
+    /// use qdf_core::{EncoderSession, ErrorCode, Options, StreamDecoder, StreamEncoder};
+    ///
+    /// let session = EncoderSession::new(Options::balanced()).with_checksum(true);
+    /// let mut enc = StreamEncoder::with_session(Vec::new(), session);
+    /// enc.send("attic")?;
+    /// let mut file = enc.into_inner();
+    /// file[9] ^= 0x20; // a flipped bit on disk
+    /// let mut dec = StreamDecoder::new(&file[..], Options::balanced());
+    /// let e = dec.next::<String>().unwrap_err();
+    /// assert!(matches!(e.code(), ErrorCode::ChecksumMismatch { frame: 0, .. }));
+    /// # Ok::<(), qdf_core::Error>(())
+    /// ```
     pub fn with_session(writer: W, session: EncoderSession) -> Self {
         StreamEncoder {
             writer,
@@ -89,7 +105,8 @@ impl<W: Write> StreamEncoder<W> {
 
 /// Reads frames from a `Read`, asking it only for bytes the current frame announces, so it
 /// never reads past a frame and never holds more than one frame (at most the session's
-/// maximum frame length).
+/// maximum frame length). A stream whose header has the checksum flag has each frame's
+/// CRC-32C checked before the frame is decoded (`docs/SPEC.md` §17).
 #[derive(Debug)]
 pub struct StreamDecoder<R: Read> {
     reader: R,

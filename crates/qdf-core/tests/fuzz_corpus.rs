@@ -73,17 +73,20 @@ fn seeds() -> Vec<Vec<u8>> {
 }
 
 /// Seed streams (header included) for `session_frames`: a few frames of one session in each
-/// tier, strings repeated across frames, a columnar batch among them.
+/// tier, strings repeated across frames, a columnar batch among them; then Speed and
+/// Balanced with frame checksums (header flag `10`, `docs/SPEC.md` §17).
 fn stream_seeds() -> Vec<Vec<u8>> {
     use qdf_core::{EncoderSession, Options};
     [
-        Options::speed(),
-        Options::balanced(),
-        Options::compression(),
+        (Options::speed(), false),
+        (Options::balanced(), false),
+        (Options::compression(), false),
+        (Options::speed(), true),
+        (Options::balanced(), true),
     ]
     .into_iter()
-    .map(|opts| {
-        let mut enc = EncoderSession::new(opts);
+    .map(|(opts, checksum)| {
+        let mut enc = EncoderSession::new(opts).with_checksum(checksum);
         let mut out = Vec::new();
         enc.encode_frame(&rows(2), &mut out).unwrap();
         enc.encode_frame(&sample(), &mut out).unwrap();

@@ -23,6 +23,7 @@ use crate::QdfCodec;
 pub struct Builder {
     opts: Options,
     max_frame_length: usize,
+    checksum: bool,
     backpressure_boundary: Option<usize>,
 }
 
@@ -38,6 +39,7 @@ impl Builder {
         Builder {
             opts: Options::balanced(),
             max_frame_length: DEFAULT_MAX_FRAME_LEN,
+            checksum: false,
             backpressure_boundary: None,
         }
     }
@@ -54,6 +56,19 @@ impl Builder {
     /// length prefix fails as soon as it arrives.
     pub fn max_frame_length(&mut self, len: usize) -> &mut Self {
         self.max_frame_length = len;
+        self
+    }
+
+    /// Ends every frame this codec writes with a CRC-32C of its bytes (default off; header
+    /// flag `10`, `docs/SPEC.md` §17): 4 bytes per frame, and the peer refuses a damaged
+    /// frame with [`ErrorCode::ChecksumMismatch`](qdf_core::ErrorCode::ChecksumMismatch)
+    /// (which breaks its session) instead of decoding it. TCP's 16-bit checksum lets some
+    /// damage through; TLS does not, so over TLS this is rarely worth the bytes.
+    ///
+    /// Decoding needs no setting: every codec checks the frames of a peer whose stream
+    /// header has the flag, and reads streams without it as before.
+    pub fn checksum(&mut self, on: bool) -> &mut Self {
+        self.checksum = on;
         self
     }
 
@@ -89,7 +104,9 @@ impl Builder {
     /// A codec with these settings.
     pub fn new_codec<D>(&self) -> QdfCodec<D> {
         QdfCodec::from_sessions(
-            EncoderSession::new(self.opts).with_max_frame_len(self.max_frame_length),
+            EncoderSession::new(self.opts)
+                .with_max_frame_len(self.max_frame_length)
+                .with_checksum(self.checksum),
             DecoderSession::new(self.opts).with_max_frame_len(self.max_frame_length),
         )
     }

@@ -39,7 +39,8 @@ const MIN_RESERVE: usize = 8 * 1024;
 /// Decode errors follow [`qdf_core::session`]'s failure rules: framing errors and body errors
 /// in a Dense stream break the decoder (every later `decode` fails with
 /// [`qdf_core::ErrorCode::Broken`]); a body error in a stateless (`fast()`) stream skips that
-/// frame. The decoder never returns a value after an error that could have corrupted it.
+/// frame, but a frame failing its checksum ([`Builder::checksum`]) breaks the decoder in any
+/// stream. The decoder never returns a value after an error that could have corrupted it.
 ///
 /// Note that `tokio_util`'s `Framed`/`FramedRead` end the stream after yielding any decoder
 /// error: the next `next()` returns `None`, and a frame already buffered behind the failed

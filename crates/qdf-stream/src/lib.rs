@@ -50,13 +50,19 @@
 //! +----------------------------+---------------------+----------------+
 //! ```
 //!
+//! With [`Builder::checksum`] each body is followed by its CRC-32C (4 bytes, `len` counting
+//! them; header flag `10`), and the receiving codec refuses a damaged frame with
+//! [`ErrorCode::ChecksumMismatch`](qdf_core::ErrorCode::ChecksumMismatch), which breaks its
+//! session, instead of decoding it.
+//!
 //! All of it is `qdf_core`'s sans-IO framing ([`qdf_core::session`]); this crate only maps
 //! it onto `tokio_util`'s traits.
 //!
 //! # Settings
 //!
-//! [`QdfCodec::builder()`] sets the tier, `max_frame_length` (default 8 MiB), the session caps
-//! (intern entries, intern bytes, shapes) and a backpressure boundary for writers:
+//! [`QdfCodec::builder()`] sets the tier, `max_frame_length` (default 8 MiB), frame checksums
+//! (default off), the session caps (intern entries, intern bytes, shapes) and a backpressure
+//! boundary for writers:
 //!
 //! ```
 //! use qdf_core::Options;
@@ -68,9 +74,11 @@
 //! let framed = QdfCodec::builder()
 //!     .options(Options::speed())
 //!     .max_frame_length(64 * 1024)
+//!     .checksum(true)
 //!     .backpressure_boundary(32 * 1024)
 //!     .new_framed::<_, String>(io);
 //! assert_eq!(framed.backpressure_boundary(), 32 * 1024);
+//! assert!(framed.codec().encoder_session().checksum());
 //! # }
 //! ```
 //!
@@ -130,7 +138,9 @@
 //! it with `None`. After a decode error in a Dense stream the decoder is broken: `Framed`
 //! yields the error, then `None`; polling again yields
 //! [`ErrorCode::Broken`](qdf_core::ErrorCode::Broken). A corrupt frame in a `fast()` stream
-//! is skipped and, polled again, the stream goes on with the next frame.
+//! is skipped and, polled again, the stream goes on with the next frame, unless the stream
+//! carries checksums: a frame failing its checksum breaks the decoder in any stream (its
+//! length may be what was damaged).
 //!
 //! # Cancellation
 //!

@@ -299,3 +299,37 @@ async fn encode_error_is_internal_with_the_message_index() {
     assert!(err.message().starts_with("Error encoding: "), "{err:?}");
     assert!(err.message().ends_with(ours), "{err:?}");
 }
+
+/// Message mode with checksums (`docs/SPEC.md` §17, header flag `10`): `QdfEncoder` does not
+/// write them, but `QdfDecoder` reads a peer that does (each message ends with its CRC-32C)
+/// and refuses a damaged message with `INVALID_ARGUMENT`, then every later one.
+#[tokio::test]
+async fn checksummed_messages_from_a_peer_are_checked() {
+    let sent = records(4);
+    let mut session = qdf_core::EncoderSession::new(DefaultLimits::options()).with_checksum(true);
+    let msgs: Vec<Vec<u8>> = sent
+        .iter()
+        .map(|r| {
+            let mut m = Vec::new();
+            session.encode_message(r, &mut m).unwrap();
+            m
+        })
+        .collect();
+    assert_eq!(msgs[0][4] & 0x10, 0x10);
+    let got = decode::<Record>(&body_of(&msgs), 7, None, None).await;
+    let got: Vec<Record> = got.into_iter().map(|r| r.unwrap()).collect();
+    assert_eq!(got, sent);
+
+    let mut bad = msgs.clone();
+    bad[2][3] ^= 0x04;
+    let got = decode::<Record>(&body_of(&bad), 7, None, None).await;
+    assert_eq!(got.len(), 3);
+    let err = got[2].as_ref().unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    assert!(
+        err.message()
+            .starts_with("qdf: cannot decode message 2 of this stream: frame 2 (stream byte "),
+        "{err:?}"
+    );
+    assert!(err.message().contains("fails its CRC-32C"), "{err:?}");
+}

@@ -17,8 +17,11 @@ pub const FLAG_QPACK: u8 = 0x02;
 pub const FLAG_ENTROPY: u8 = 0x04;
 /// Flag 0x08: a columnar container carries a column-length index.
 pub const FLAG_COL_INDEX: u8 = 0x08;
-/// Bits 4..=7 are reserved and must be zero.
-pub const FLAGS_RESERVED: u8 = 0xF0;
+/// Flag 0x10, streams only: every frame ends with a CRC-32C of the stream bytes since the
+/// previous frame's checksum (`docs/SPEC.md` §17). A single message never sets it.
+pub const FLAG_CHECKSUM: u8 = 0x10;
+/// Bits 5..=7 are reserved and must be zero.
+pub const FLAGS_RESERVED: u8 = 0xE0;
 
 /// The header bytes for `flags`.
 #[inline]
@@ -67,6 +70,7 @@ mod tests {
     fn header_round_trip_and_errors() {
         assert_eq!(header(FLAG_DENSE), [0x51, 0x44, 0x46, 0x01, 0x01]);
         assert_eq!(read_header(&header(0x03)).unwrap(), 0x03);
+        assert_eq!(read_header(&header(0x13)).unwrap(), 0x13);
         for n in 0..5 {
             assert!(read_header(&header(0)[..n]).unwrap_err().is_eof());
         }
@@ -76,8 +80,8 @@ mod tests {
             &ErrorCode::BadVersion(2)
         );
         assert_eq!(
-            read_header(b"QDF\x01\x10").unwrap_err().code(),
-            &ErrorCode::BadFlags(0x10)
+            read_header(b"QDF\x01\x20").unwrap_err().code(),
+            &ErrorCode::BadFlags(0x20)
         );
     }
 }
