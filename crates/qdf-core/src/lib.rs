@@ -41,8 +41,8 @@ pub mod __qpack {
 pub use de::Deserializer;
 pub use error::{Category, Error, ErrorCode, Result};
 pub use options::{
-    DEFAULT_MAX_DEPTH, DEFAULT_MAX_INTERN_BYTES, DEFAULT_MAX_INTERN_ENTRIES, DEFAULT_MAX_SHAPES,
-    DEFAULT_MIN_INTERN, Features, Options,
+    DEFAULT_MAX_DEPTH, DEFAULT_MAX_INTERN_BYTES, DEFAULT_MAX_INTERN_ENTRIES, DEFAULT_MAX_OUTPUT,
+    DEFAULT_MAX_SHAPES, DEFAULT_MIN_INTERN, DEFAULT_OUTPUT_FACTOR, Features, Options,
 };
 pub use ser::{Compound, Serializer};
 pub use session::{
