@@ -53,7 +53,9 @@ pub(crate) struct EncState {
 /// sequence or map longer than `u32::MAX` (`Data`). A `Serialize` impl that reports a length
 /// and then writes a different number of elements is tolerated (the header is rewritten).
 /// After an error the buffer holds a partial value: discard the serializer (or truncate, as
-/// [`to_vec`](crate::to_vec) does).
+/// [`to_vec`](crate::to_vec) does). The decoded-output limit (`docs/SPEC.md` §13) is checked
+/// by [`to_vec_with`](crate::to_vec_with) and the sessions, which know where a message ends;
+/// a serializer used directly does not check it.
 #[derive(Debug)]
 pub struct Serializer {
     pub(crate) out: Vec<u8>,

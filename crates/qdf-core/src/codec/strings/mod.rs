@@ -89,8 +89,9 @@ pub(crate) fn is_block_tag(tag: u8) -> bool {
 /// Errors: [`ErrorCode::BadTag`] for a tag that is not a string block,
 /// [`ErrorCode::UnexpectedEof`] / [`ErrorCode::LengthOverrun`] for truncated or oversized
 /// counts, [`ErrorCode::BadCodec`] for layout violations (sizes outside the §6 limits, index or
-/// code out of range, lengths that do not add up, nonzero padding), [`ErrorCode::OutputBudget`],
-/// and the QPack decoder's errors for FC's index.
+/// code out of range, lengths that do not add up, nonzero padding), [`ErrorCode::OutputLimit`]
+/// (the charge that did not fit, against the `budget` that remained), and the QPack decoder's
+/// errors for FC's index.
 pub(crate) fn decode_block<'a>(
     input: &'a [u8],
     start: usize,
