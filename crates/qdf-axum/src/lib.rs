@@ -41,7 +41,8 @@
 //!
 //! Body size is capped by axum's [`DefaultBodyLimit`](axum::extract::DefaultBodyLimit)
 //! (2 MiB unless a route sets another), and decoding by the limits of
-//! [`qdf_core::Options`]: depth, and an output budget proportional to the input.
+//! [`qdf_core::Options`]: depth, and the decoded-output limit (64 MiB per message by
+//! default, `Options::max_output`), which the encoding side checks too.
 //!
 //! ## Streams of frames
 //!

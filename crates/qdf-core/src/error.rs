@@ -29,7 +29,7 @@ pub enum Category {
     Data,
     /// The input ended early, including a truncated frame.
     Eof,
-    /// A configured bound was exceeded: depth, length, output budget, frame size, session caps.
+    /// A configured bound was exceeded: depth, length, decoded output, frame size, session caps.
     Limit,
     /// A session refused work because an earlier error left its state unusable.
     Broken,
@@ -83,8 +83,22 @@ pub enum ErrorCode {
     TrailingBytes(u64),
     /// Nesting deeper than [`Options::max_depth`](crate::Options::max_depth).
     DepthLimit(u32),
-    /// The decoded output would exceed the output budget.
-    OutputBudget(u64),
+    /// The decoded output of a message would exceed its limit ([`Options::max_output`],
+    /// default [`Options::output_budget`]; `docs/SPEC.md` §13). Raised by the decoder when a
+    /// charge would pass the limit (`needed` is then what was charged so far plus that
+    /// charge, a lower bound of the whole message's output), and by the encoder for a
+    /// message whose decoded output is above the limit the decoder applies under the same
+    /// options (`needed` is then the whole message's output).
+    ///
+    /// [`Options::max_output`]: crate::Options::max_output
+    /// [`Options::output_budget`]: crate::Options::output_budget
+    OutputLimit {
+        /// Units of decoded output asked for (bytes of strings, elements, entries; 8 per
+        /// packed element).
+        needed: u64,
+        /// The configured limit for this message.
+        limit: u64,
+    },
     /// A frame longer than the configured maximum.
     FrameTooLarge {
         /// The announced length.
@@ -200,7 +214,7 @@ impl Error {
             Io(..) => Category::Io,
             UnexpectedEof { .. } | LengthOverrun { .. } => Category::Eof,
             Message(_) | TypeMismatch { .. } | TrailingBytes(_) | Unsupported(_) => Category::Data,
-            DepthLimit(_) | OutputBudget(_) | FrameTooLarge { .. } | SessionCap(_) => {
+            DepthLimit(_) | OutputLimit { .. } | FrameTooLarge { .. } | SessionCap(_) => {
                 Category::Limit
             }
             Broken(_) => Category::Broken,
@@ -247,7 +261,10 @@ impl Display for ErrorCode {
             ),
             TrailingBytes(n) => write!(f, "expected the end of input, found {n} more bytes"),
             DepthLimit(d) => write!(f, "nesting deeper than the limit of {d}"),
-            OutputBudget(b) => write!(f, "decoded output would exceed the budget of {b} bytes"),
+            OutputLimit { needed, limit } => write!(
+                f,
+                "decoded output of at least {needed} bytes exceeds the limit of {limit} bytes"
+            ),
             FrameTooLarge { len, max } => {
                 write!(f, "frame of {len} bytes exceeds the maximum of {max}")
             }

@@ -41,8 +41,8 @@ pub mod __qpack {
 pub use de::Deserializer;
 pub use error::{Category, Error, ErrorCode, Result};
 pub use options::{
-    DEFAULT_MAX_DEPTH, DEFAULT_MAX_INTERN_BYTES, DEFAULT_MAX_INTERN_ENTRIES, DEFAULT_MAX_SHAPES,
-    DEFAULT_MIN_INTERN, Features, Options,
+    DEFAULT_MAX_DEPTH, DEFAULT_MAX_INTERN_BYTES, DEFAULT_MAX_INTERN_ENTRIES, DEFAULT_MAX_OUTPUT,
+    DEFAULT_MAX_SHAPES, DEFAULT_MIN_INTERN, DEFAULT_OUTPUT_FACTOR, Features, Options,
 };
 pub use ser::{Compound, Serializer};
 pub use session::{
@@ -78,14 +78,17 @@ pub(crate) fn header_flags(opts: &Options) -> u8 {
 
 /// Serializes `value` with the default (Balanced) options: header, then body.
 ///
-/// Errors: nesting deeper than the depth limit (`Limit`), a length above `u32::MAX` or a
-/// custom error from a `Serialize` impl (`Data`).
+/// Errors: nesting deeper than the depth limit, decoded output above the limit a decoder
+/// with the same options applies ([`ErrorCode::OutputLimit`], `docs/SPEC.md` §13; both
+/// `Limit`), a length above `u32::MAX` or a custom error from a `Serialize` impl (`Data`).
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
     to_vec_with(value, Options::default())
 }
 
 /// Serializes `value` with `opts`. The header's QPack flag (`02`, a hint) is set exactly when
-/// the body holds a QPack tag.
+/// the body holds a QPack tag. Whatever it returns decodes with [`from_slice_with`] under the
+/// same `opts`: it refuses a value nested deeper than `opts` allows, or whose decoded output
+/// is above `opts.output_budget(body length)` ([`ErrorCode::OutputLimit`]).
 pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, opts: Options) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(128);
     out.extend_from_slice(&header::header(header_flags(&opts) & !header::FLAG_QPACK));

@@ -77,10 +77,14 @@ impl Features {
 
 /// Default nesting limit, counted per container identically on encode and decode.
 pub const DEFAULT_MAX_DEPTH: u32 = 128;
-/// Default floor of the decode output budget: 1 MiB.
-pub const DEFAULT_MIN_OUTPUT_BUDGET: u64 = 1 << 20;
-/// Default output budget factor: the budget is `max(1 MiB, 256 × input length)`.
-pub const DEFAULT_OUTPUT_FACTOR: u64 = 256;
+/// Default limit on the decoded output of one message (or one session frame): 64 MiB, the
+/// way a server bounds request bodies. A message longer than 1 MiB gets
+/// [`DEFAULT_OUTPUT_FACTOR`] × its body length instead; see [`Options::output_budget`].
+pub const DEFAULT_MAX_OUTPUT: u64 = 64 << 20;
+/// Default decoded-output factor of long messages: 64 units per body byte, the most any form
+/// without repetition charges per byte (a packed bool or 1-bit integer: 8 units for 1 bit), so
+/// a long message is never refused for its size alone.
+pub const DEFAULT_OUTPUT_FACTOR: u64 = 64;
 /// Strings shorter than this many bytes are never interned (Go `minIntern`).
 pub const DEFAULT_MIN_INTERN: u32 = 4;
 /// Default cap on intern table entries per session (Go stream cap, 0xFFFF).
@@ -179,22 +183,38 @@ impl Options {
         self.max_depth
     }
 
-    /// Fixes the decode output budget in bytes (default `max(1 MiB, 256 × input length)`).
+    /// Fixes the decoded-output limit of every message (and session frame) at `bytes` units,
+    /// for decode and encode alike (default: see [`Options::output_budget`]).
+    ///
+    /// Decoded output is counted as `docs/SPEC.md` §13 defines it: a unit per byte of every
+    /// string and byte string handed out (inline or interned, each time it is referenced), per
+    /// array element and per map or struct entry, 8 per packed (QPack or column) element, 8
+    /// per row of a columnar container. The decoder fails with [`ErrorCode::OutputLimit`]
+    /// before it would pass the limit; the encoder counts the same units and refuses, with the
+    /// same error, a message that the decoder would refuse under the same options.
+    ///
+    /// The limit bounds work and allocation, not what a message may mean: a borrowed `&str`
+    /// target or a skipped field is charged like an owned one.
+    ///
+    /// [`ErrorCode::OutputLimit`]: crate::ErrorCode::OutputLimit
     pub const fn max_output(mut self, bytes: u64) -> Options {
         self.max_output = Some(bytes);
         self
     }
 
-    /// The decode output budget for an input of `input_len` bytes.
+    /// The decoded-output limit of a message whose body (header and frame length excluded)
+    /// is `input_len` bytes long: the [`max_output`](Options::max_output) set, else
+    /// `max(DEFAULT_MAX_OUTPUT, DEFAULT_OUTPUT_FACTOR × input_len)` (64 MiB, or 64 units per
+    /// body byte above 1 MiB of body).
     pub const fn output_budget(&self, input_len: u64) -> u64 {
         match self.max_output {
             Some(b) => b,
             None => {
                 let scaled = input_len.saturating_mul(DEFAULT_OUTPUT_FACTOR);
-                if scaled > DEFAULT_MIN_OUTPUT_BUDGET {
+                if scaled > DEFAULT_MAX_OUTPUT {
                     scaled
                 } else {
-                    DEFAULT_MIN_OUTPUT_BUDGET
+                    DEFAULT_MAX_OUTPUT
                 }
             }
         }
@@ -261,8 +281,11 @@ mod tests {
     #[test]
     fn output_budget_default_and_fixed() {
         let o = Options::default();
-        assert_eq!(o.output_budget(10), 1 << 20);
-        assert_eq!(o.output_budget(1 << 20), 256 << 20);
+        assert_eq!(o.output_budget(10), 64 << 20);
+        assert_eq!(o.output_budget(1 << 20), 64 << 20);
+        assert_eq!(o.output_budget((1 << 20) + 1), (64 << 20) + 64);
+        assert_eq!(o.output_budget(8 << 20), 512 << 20);
+        assert_eq!(o.output_budget(u64::MAX), u64::MAX);
         assert_eq!(o.max_output(5).output_budget(1 << 20), 5);
     }
 }

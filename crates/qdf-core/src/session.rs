@@ -243,8 +243,11 @@ impl EncoderSession {
     /// [`with_checksum`](Self::with_checksum). On error `out` and the session are as before
     /// the call.
     ///
-    /// Errors: the value's own serde errors and encode limits; [`ErrorCode::FrameTooLarge`]
-    /// (category `Limit`) for a body above [`max_frame_len`](Self::max_frame_len).
+    /// Errors: the value's own serde errors and encode limits (depth, and
+    /// [`ErrorCode::OutputLimit`] for a frame whose decoded output is above
+    /// `opts.output_budget(body length)`, which the peer's decoder would refuse); and
+    /// [`ErrorCode::FrameTooLarge`] (category `Limit`) for a body above
+    /// [`max_frame_len`](Self::max_frame_len).
     pub fn encode_frame<T: ?Sized + Serialize>(
         &mut self,
         value: &T,

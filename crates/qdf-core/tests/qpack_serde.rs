@@ -256,19 +256,42 @@ fn damaged_packed_bodies() {
     let long = bal(&vec![0u8; 5000]);
     let e = qdf_core::from_slice_with::<Vec<u8>>(&long, Options::default().max_output(100))
         .unwrap_err();
-    assert!(matches!(e.code(), ErrorCode::OutputBudget(_)));
-    // Two million zeros pack into a few bytes: more elements than the default budget of a
-    // tiny message allows, so decoding them needs a larger budget.
+    assert_eq!(
+        e.code(),
+        &ErrorCode::OutputLimit {
+            needed: 40_000,
+            limit: 100
+        }
+    );
+    // Two million zeros pack into a few bytes and decode at default options (16 MB of
+    // output, under the 64 MiB limit).
     let zeros = bal(&vec![0u8; 2_000_000]);
+    assert!(zeros.len() < 16);
+    assert_eq!(
+        qdf_core::from_slice::<Vec<u8>>(&zeros).unwrap().len(),
+        2_000_000
+    );
+    // Ten million are more than a tiny message may expand to: the encoder refuses them at
+    // default options, and what a looser encoder wrote decodes only with a larger limit.
+    let many = vec![0u8; 10_000_000];
+    let e = qdf_core::to_vec(&many).unwrap_err();
+    assert_eq!(
+        e.code(),
+        &ErrorCode::OutputLimit {
+            needed: 80_000_000,
+            limit: 64 << 20
+        }
+    );
+    let opts = Options::default().max_output(80_000_000); // 8 units per packed element
+    let zeros = qdf_core::to_vec_with(&many, opts).unwrap();
     assert!(zeros.len() < 16);
     let e = qdf_core::from_slice::<Vec<u8>>(&zeros).unwrap_err();
     assert_eq!(e.classify(), Category::Limit);
-    let opts = Options::default().max_output(16_000_000); // 8 budget bytes per packed element
     assert_eq!(
         qdf_core::from_slice_with::<Vec<u8>>(&zeros, opts)
             .unwrap()
             .len(),
-        2_000_000
+        10_000_000
     );
     // Trailing bytes after a packed body.
     let mut trail = bal(&[1u8; 9]);

@@ -139,7 +139,7 @@
 //!
 //! | qdf error | received message | message to send |
 //! |---|---|---|
-//! | size limit: output budget, frame too large | `out_of_range` | `out_of_range` |
+//! | size limit: decoded-output limit, frame too large | `out_of_range` | `out_of_range` |
 //! | other limit: session caps, nesting depth | `resource_exhausted` | `resource_exhausted` |
 //! | bad bytes, early end, wrong shape for the type | `invalid_argument` | `internal` |
 //! | broken session, I/O | `internal` | `internal` |

@@ -53,8 +53,9 @@ pub trait Limits: Send + 'static {
     /// larger one fails with `out_of_range`. tonic's `max_decoding_message_size` (default
     /// 4 MiB) is checked first on receive; raise both to carry larger messages.
     const MAX_MESSAGE_LEN: usize = qdf_core::session::DEFAULT_MAX_FRAME_LEN;
-    /// Decode output budget per message in bytes; `None` keeps qdf's default rule,
-    /// `max(1 MiB, 256 × message length)`.
+    /// Decoded-output limit per message, both directions (`qdf_core::Options::max_output`);
+    /// `None` keeps qdf's default rule, `max(64 MiB, 64 × message length)`. The encoder
+    /// refuses a message above it, as the peer's decoder with the same limit would.
     const MAX_OUTPUT: Option<u64> = None;
 
     /// The options both session sides start from: the tier of the encoder (Balanced unless
@@ -95,7 +96,7 @@ mod tests {
         assert_eq!(o.intern_byte_cap(), 1 << 20);
         assert_eq!(o.shape_cap(), 1024);
         assert_eq!(o.depth_limit(), 128);
-        assert_eq!(o.output_budget(10), 1 << 20);
+        assert_eq!(o.output_budget(10), qdf_core::DEFAULT_MAX_OUTPUT);
         assert_eq!(DefaultLimits::MAX_MESSAGE_LEN, 8 << 20);
     }
 

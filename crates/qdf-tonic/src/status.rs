@@ -2,7 +2,7 @@
 //!
 //! | qdf [`Category`] / code | decoding a received message | encoding a message to send |
 //! |---|---|---|
-//! | `Limit`: [`OutputBudget`](ErrorCode::OutputBudget), [`FrameTooLarge`](ErrorCode::FrameTooLarge) (a size limit) | `out_of_range` | `out_of_range` |
+//! | `Limit`: [`OutputLimit`](ErrorCode::OutputLimit), [`FrameTooLarge`](ErrorCode::FrameTooLarge) (a size limit) | `out_of_range` | `out_of_range` |
 //! | `Limit`: depth, session caps | `resource_exhausted` | `resource_exhausted` |
 //! | `Syntax`, `Eof`, `Data` | `invalid_argument` | `internal` |
 //! | `Io`, `Broken`, others | `internal` | `internal` |
@@ -29,7 +29,7 @@ pub(crate) enum Side {
 pub(crate) fn code_for(err: &Error, side: Side) -> Code {
     match err.classify() {
         Category::Limit => match err.code() {
-            ErrorCode::OutputBudget(_) | ErrorCode::FrameTooLarge { .. } => Code::OutOfRange,
+            ErrorCode::OutputLimit { .. } | ErrorCode::FrameTooLarge { .. } => Code::OutOfRange,
             _ => Code::ResourceExhausted,
         },
         Category::Syntax | Category::Eof | Category::Data => match side {
@@ -64,7 +64,13 @@ mod tests {
     fn size_limits_are_out_of_range() {
         for side in [Side::Encode, Side::Decode] {
             assert_eq!(
-                code_for(&err(ErrorCode::OutputBudget(1 << 20)), side),
+                code_for(
+                    &err(ErrorCode::OutputLimit {
+                        needed: 2 << 20,
+                        limit: 1 << 20
+                    }),
+                    side
+                ),
                 Code::OutOfRange
             );
             let big = ErrorCode::FrameTooLarge { len: 9, max: 8 };

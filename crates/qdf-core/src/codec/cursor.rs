@@ -133,10 +133,18 @@ impl<'a> Cursor<'a> {
     /// allocating; errors point at position `at`. A packed element can cost zero input bits (a
     /// constant FOR body), so it is charged its decoded width, not one unit as a plain array
     /// element (which always occupies at least one input byte) is.
+    ///
+    /// A charge that does not fit fails with [`ErrorCode::OutputLimit`] holding the charge
+    /// and the budget that remained: relative to what the caller lent, which the deserializer
+    /// rewrites in terms of the whole message.
     pub fn charge(&self, budget: &mut u64, n: usize, at: usize) -> Result<()> {
         let want = (n as u64).saturating_mul(ELEMENT_CHARGE);
         if want > *budget {
-            return Err(self.err_at(at, ErrorCode::OutputBudget(*budget)));
+            let code = ErrorCode::OutputLimit {
+                needed: want,
+                limit: *budget,
+            };
+            return Err(self.err_at(at, code));
         }
         *budget -= want;
         Ok(())
@@ -199,7 +207,13 @@ mod tests {
         assert!(c.charge(&mut b, 8, 0).is_ok());
         assert_eq!(b, 16);
         let e = c.charge(&mut b, 3, 1).unwrap_err();
-        assert_eq!(e.code(), &ErrorCode::OutputBudget(16));
+        assert_eq!(
+            e.code(),
+            &ErrorCode::OutputLimit {
+                needed: 24,
+                limit: 16
+            }
+        );
         assert_eq!(e.offset(), Some(101));
     }
 }

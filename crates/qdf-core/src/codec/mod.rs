@@ -117,7 +117,8 @@ pub fn scalar_len(v: u64, signed: bool) -> usize {
 ///
 /// Errors (all with the failing byte's offset): [`ErrorCode::BadTag`] for a tag that is not
 /// QPack, [`ErrorCode::BadCodec`] for a bad kind byte, width, index or count,
-/// [`ErrorCode::UnexpectedEof`] for a truncated body, [`ErrorCode::OutputBudget`].
+/// [`ErrorCode::UnexpectedEof`] for a truncated body, [`ErrorCode::OutputLimit`] (the charge
+/// that did not fit, against the `budget` that remained).
 pub fn decode(buf: &[u8], pos: usize, budget: &mut u64) -> Result<(Packed, usize)> {
     let mut cur = Cursor::new(buf, pos);
     let tag = cur.byte("a QPack tag")?;

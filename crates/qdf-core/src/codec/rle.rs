@@ -97,6 +97,12 @@ mod tests {
         assert_eq!(huge.offset(), Some(2));
         let mut budget = 1;
         let e = crate::codec::decode(&[0xEB, 0x03, 0x02, 0x07, 0x02], 0, &mut budget);
-        assert_eq!(e.unwrap_err().code(), &crate::ErrorCode::OutputBudget(1));
+        assert_eq!(
+            e.unwrap_err().code(),
+            &crate::ErrorCode::OutputLimit {
+                needed: 16,
+                limit: 1
+            }
+        );
     }
 }

@@ -423,7 +423,13 @@ fn bad_tags_kinds_and_budget() {
     // 100 elements × 8 bytes each.
     let mut budget = 799;
     let err = decode(&e, 0, &mut budget).unwrap_err();
-    assert_eq!(err.code(), &ErrorCode::OutputBudget(799));
+    assert_eq!(
+        err.code(),
+        &ErrorCode::OutputLimit {
+            needed: 800,
+            limit: 799
+        }
+    );
     let mut budget = 800;
     assert!(decode(&e, 0, &mut budget).is_ok());
     assert_eq!(budget, 0);

@@ -351,7 +351,8 @@ fn read_nums<'de>(de: &mut Deserializer<'de>, class: Class, v: usize) -> Result<
     let tag = de.next_tag()?;
     let packed = if codec::is_qpack_tag(tag) {
         let base = de.read.offset();
-        let (p, used) = codec::decode_body(tag, de.read.rest(), base, &mut de.budget_left)?;
+        let (p, used) = codec::decode_body(tag, de.read.rest(), base, &mut de.budget_left)
+            .map_err(|e| de.rebase_limit(e))?;
         de.read.take(used, "a QPack body")?;
         p
     } else if matches!(tag, FIXARR..=FIXARR_MAX | tags::ARR16 | tags::ARR32) {
@@ -438,7 +439,7 @@ fn read_strs<'de>(de: &mut Deserializer<'de>, v: usize, arena: &mut String) -> R
             let (data, pos) = de.read.data_pos();
             let base = de.read.offset() - pos as u64;
             let (col, used) = strings::decode_block(data, pos, v, &mut de.budget_left)
-                .map_err(|e| e.shifted(base))?;
+                .map_err(|e| de.rebase_limit(e.shifted(base)))?;
             let at = de.read.offset();
             let col = col.into_checked().map_err(|e| e.with_offset(at))?;
             de.read.take(used, "a string block")?;

@@ -18,6 +18,8 @@ use serde::ser::SerializeStruct;
 
 use super::plan::Batch;
 use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
+use crate::codec;
+use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::{self, Census, Pick};
 use crate::dense::col_shape_key;
 use crate::error::Result;
@@ -46,6 +48,9 @@ struct ColPlan {
     optional: bool,
     nullable: bool,
     body: Body,
+    /// Decoded output the decoder charges for a [`Body::Bytes`] body (`docs/SPEC.md` §13);
+    /// per-value strings and residual cells are counted as they are written.
+    units: u64,
 }
 
 impl ColPlan {
@@ -84,6 +89,7 @@ impl Serializer {
         {
             self.enter()?;
             self.write_header(Header::Map, n)?;
+            self.count_output(n as u64);
             let mut i = first;
             for _ in 0..2 * n {
                 i = match tape.evs[i] {
@@ -159,6 +165,7 @@ impl Serializer {
             let scan = b.scan(present);
             let mut class = scan.class;
             let mut census = None;
+            let mut units = 0;
             let body = match class {
                 Class::Residual => Body::Rows,
                 Class::Str => {
@@ -172,6 +179,7 @@ impl Serializer {
                         Pick::Block(blk) => {
                             let mut out = Vec::with_capacity(blk.cost());
                             blk.encode(&mut out);
+                            units = blk.decoded_units();
                             Body::Bytes(out)
                         }
                         Pick::PerValue => Body::PerValue,
@@ -184,7 +192,13 @@ impl Serializer {
                         Class::F32 => (PackClass::F32, false),
                         _ => (PackClass::Bool, false),
                     };
-                    Body::Bytes(PackBuf::of(pc, scan.vals, neg).encode_seq(&self.opts)?)
+                    let v = scan.vals.len() as u64;
+                    let bytes = PackBuf::of(pc, scan.vals, neg).encode_seq(&self.opts)?;
+                    // A QPack body is charged 8 units a value; a plain array its count, then
+                    // 8 units a value (`read_nums`).
+                    let packed = bytes.first().is_some_and(|&t| codec::is_qpack_tag(t));
+                    units = v.saturating_mul(ELEMENT_CHARGE + u64::from(!packed));
+                    Body::Bytes(bytes)
                 }
             };
             let mut plan = ColPlan {
@@ -193,6 +207,7 @@ impl Serializer {
                 optional,
                 nullable: scan.nulls > 0 && class != Class::Residual,
                 body,
+                units,
             };
             let body_cost = match &plan.body {
                 Body::Rows => 0,
@@ -217,6 +232,7 @@ impl Serializer {
                 plan.class = class;
                 plan.nullable = false;
                 plan.body = Body::Rows;
+                plan.units = 0;
             }
             plans.push(plan);
         }
@@ -247,6 +263,15 @@ impl Serializer {
         self.out
             .push(if hybrid { tags::HYBRID } else { tags::COLUMNAR });
         write_uvarint(&mut self.out, m as u64);
+        // The decoder charges 8 units a row at the header, then each column body (§13).
+        let units = plans
+            .iter()
+            .fold(0u64, |acc, p| acc.saturating_add(p.units));
+        self.count_output(
+            (m as u64)
+                .saturating_mul(ELEMENT_CHARGE)
+                .saturating_add(units),
+        );
         match shape {
             Some(id) => write_uvarint(&mut self.out, id as u64),
             None => {

@@ -208,7 +208,7 @@ impl<'de> Deserializer<'de> {
         };
         let len = bytes.len() as u64;
         if len > self.budget_left {
-            return Err(self.read.error(ErrorCode::OutputBudget(self.budget)));
+            return Err(self.over_limit(len));
         }
         self.budget_left -= len;
         Ok(match kind {

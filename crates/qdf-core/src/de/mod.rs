@@ -109,17 +109,57 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Charges `units` of materialised output (bytes of strings, elements of containers)
-    /// against the output budget.
+    /// against the message's decoded-output limit (`docs/SPEC.md` §13).
     ///
     /// Hook: the ONE place output is charged; Dense back-references and QPack runs charge
     /// their expansion here too.
     #[inline]
     pub(crate) fn charge(&mut self, units: u64) -> Result<()> {
         if units > self.budget_left {
-            return Err(self.read.error(ErrorCode::OutputBudget(self.budget)));
+            return Err(self.over_limit(units));
         }
         self.budget_left -= units;
         Ok(())
+    }
+
+    /// Gives back `units` charged for output that will not be produced (the fields of a
+    /// shape after an escape). Never more than was charged.
+    #[inline]
+    pub(crate) fn refund(&mut self, units: u64) {
+        self.budget_left = self.budget_left.saturating_add(units).min(self.budget);
+    }
+
+    /// The [`ErrorCode::OutputLimit`] error for a charge of `units` that does not fit, at the
+    /// current offset: the configured limit and what the message asked for so far.
+    #[cold]
+    pub(crate) fn over_limit(&self, units: u64) -> Error {
+        self.read.error(self.limit_code(units))
+    }
+
+    #[cold]
+    fn limit_code(&self, units: u64) -> ErrorCode {
+        let used = self.budget - self.budget_left;
+        ErrorCode::OutputLimit {
+            needed: used.saturating_add(units),
+            limit: self.budget,
+        }
+    }
+
+    /// Rewrites an [`ErrorCode::OutputLimit`] raised by a codec that was lent
+    /// [`budget_left`](Self::budget_left) (it reports the charge that failed against what
+    /// remained) in terms of the whole message: what was asked for, and the configured limit.
+    #[cold]
+    pub(crate) fn rebase_limit(&self, e: Error) -> Error {
+        match *e.code() {
+            ErrorCode::OutputLimit { needed, .. } => {
+                let code = self.limit_code(needed);
+                match e.offset() {
+                    Some(at) => Error::at(code, at),
+                    None => self.read.error(code),
+                }
+            }
+            _ => e,
+        }
     }
 
     /// Enters one container level (array, map, `Some`, enum variant with a payload).

@@ -22,8 +22,8 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         let base = self.read.offset();
-        let (packed, used) =
-            codec::decode_body(tag, self.read.rest(), base, &mut self.budget_left)?;
+        let (packed, used) = codec::decode_body(tag, self.read.rest(), base, &mut self.budget_left)
+            .map_err(|e| self.rebase_limit(e))?;
         self.read.take(used, "a QPack body")?;
         self.enter()?;
         let n = packed.len();

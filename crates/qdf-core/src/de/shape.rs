@@ -67,7 +67,9 @@ impl<'de> Deserializer<'de> {
             (r.len(), r.start)
         };
         // A reuse may escape after any field, so its count says nothing about the input
-        // left; the size hint is capped by it instead.
+        // left; the size hint is capped by it instead. The count is charged now, the part an
+        // escape leaves out is given back, and each pair after an escape is charged as it
+        // comes: a shaped struct costs one unit per entry, as a plain map does (§13).
         self.charge(count as u64)?;
         self.enter()?;
         let mut access = ShapeAccess {
@@ -202,6 +204,7 @@ impl<'de> ShapeAccess<'_, 'de> {
                         return Ok(None);
                     }
                     self.idx += 1;
+                    self.de.charge(1)?;
                     if self.de.eat_shape_escape() {
                         // A marked key: any value (a map key that is not a string).
                         return seed.deserialize(&mut *self.de).map(Some);
@@ -223,6 +226,10 @@ impl<'de> ShapeAccess<'_, 'de> {
                         self.phase = Phase::Open;
                     } else {
                         self.phase = Phase::Escaped;
+                    }
+                    if self.phase == Phase::Escaped {
+                        // The shape's fields after the escape are not presented.
+                        self.de.refund((self.count - self.idx) as u64);
                     }
                 }
                 Phase::Shape if self.id == 0 => {

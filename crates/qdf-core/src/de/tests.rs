@@ -129,7 +129,13 @@ fn output_budget_is_enforced() {
     let bytes = crate::to_vec(&"z".repeat(100)).unwrap();
     let opts = crate::Options::default().max_output(99);
     let e = crate::from_slice_with::<String>(&bytes, opts).unwrap_err();
-    assert_eq!(e.code(), &ErrorCode::OutputBudget(99));
+    assert_eq!(
+        e.code(),
+        &ErrorCode::OutputLimit {
+            needed: 100,
+            limit: 99
+        }
+    );
     assert_eq!(e.classify(), Category::Limit);
     let ok = crate::Options::default().max_output(100);
     assert!(crate::from_slice_with::<String>(&bytes, ok).is_ok());
@@ -223,13 +229,25 @@ fn fixstr_fast_path_charges_the_budget_exactly() {
     let e = with(4).unwrap_err();
     assert_eq!(
         (e.code(), e.offset()),
-        (&ErrorCode::OutputBudget(4), Some(13))
+        (
+            &ErrorCode::OutputLimit {
+                needed: 5,
+                limit: 4
+            },
+            Some(13)
+        )
     );
     // Over by the field name: detected after the name (offset 9).
     let e = with(1).unwrap_err();
     assert_eq!(
         (e.code(), e.offset()),
-        (&ErrorCode::OutputBudget(1), Some(9))
+        (
+            &ErrorCode::OutputLimit {
+                needed: 2,
+                limit: 1
+            },
+            Some(9)
+        )
     );
 }
 
@@ -248,7 +266,13 @@ fn str8_fast_path_is_strict_and_charges_exactly() {
     let e = owned(31).unwrap_err();
     assert_eq!(
         (e.code(), e.offset()),
-        (&ErrorCode::OutputBudget(31), Some(39))
+        (
+            &ErrorCode::OutputLimit {
+                needed: 32,
+                limit: 31
+            },
+            Some(39)
+        )
     );
     let short = msg(&format!("cd 1f{}", " 61".repeat(31)));
     let e = crate::from_slice::<String>(&short).unwrap_err();

@@ -207,9 +207,14 @@ impl<'a> Compound<'a> {
         Ok(offer == Offer::Conflict)
     }
 
+    /// Ends the container in its final form, and counts the decoded output its own header
+    /// stands for (`docs/SPEC.md` §13): one unit per entry of a map or struct (plain or
+    /// shaped) and per element of a plain array; the packed and columnar forms count
+    /// themselves.
     fn finish(mut self) -> Result<()> {
         if let Some(cursor) = self.shape.take() {
             self.ser.shape_end(cursor, self.start)?;
+            self.ser.count_output(self.count as u64);
             self.ser.leave(self.levels);
             return Ok(());
         }
@@ -239,6 +244,9 @@ impl<'a> Compound<'a> {
             let h = header_bytes(header, self.count)?;
             let range = self.start..self.start + self.header_len;
             self.ser.out.splice(range, h.as_slice().iter().copied());
+        }
+        if self.kind != Kind::Carrier {
+            self.ser.count_output(self.count as u64);
         }
         self.ser.leave(self.levels);
         Ok(())

@@ -53,7 +53,9 @@ pub(crate) struct EncState {
 /// sequence or map longer than `u32::MAX` (`Data`). A `Serialize` impl that reports a length
 /// and then writes a different number of elements is tolerated (the header is rewritten).
 /// After an error the buffer holds a partial value: discard the serializer (or truncate, as
-/// [`to_vec`](crate::to_vec) does).
+/// [`to_vec`](crate::to_vec) does). The decoded-output limit (`docs/SPEC.md` §13) is checked
+/// by [`to_vec_with`](crate::to_vec_with) and the sessions, which know where a message ends;
+/// a serializer used directly does not check it.
 #[derive(Debug)]
 pub struct Serializer {
     pub(crate) out: Vec<u8>,
@@ -65,6 +67,10 @@ pub struct Serializer {
     pub(crate) state: EncState,
     /// Column-length index of columnar containers (`COLUMN_INDEX`).
     pub(crate) col_index: ColIndex,
+    /// Decoded output of what was written, in the units the decoder charges
+    /// (`docs/SPEC.md` §13): string bytes as they are written, containers when they end (in
+    /// their final form). [`encode_body`] refuses a body above the decoder's limit.
+    pub(crate) decoded: u64,
 }
 
 /// Whether columnar containers may carry a column-length index (only when the caller sets
@@ -94,6 +100,7 @@ impl Serializer {
                 body_flags: 0,
             },
             col_index: ColIndex::default(),
+            decoded: 0,
         }
     }
 
@@ -138,6 +145,12 @@ impl Serializer {
         self.depth -= levels;
     }
 
+    /// Adds `units` of decoded output (what the decoder will charge for what was written).
+    #[inline(always)]
+    pub(crate) fn count_output(&mut self, units: u64) {
+        self.decoded = self.decoded.saturating_add(units);
+    }
+
     /// Records that a QPack or other codec tag was written (header flag `02`, a hint).
     #[inline]
     pub(crate) fn note_codec_tag(&mut self) {
@@ -156,6 +169,10 @@ impl Serializer {
 /// needs beyond the tier's (`FLAG_QPACK` if a codec tag was written, `FLAG_COL_INDEX` if a
 /// columnar container wrote a column index). On error `out` is truncated back to its length at
 /// entry, so a caller's buffer never holds half a message.
+///
+/// A body whose decoded output is above `opts.output_budget(body length)` is refused with
+/// [`ErrorCode::OutputLimit`] (at the offset of its end): a decoder with the same options
+/// would refuse it.
 ///
 /// Hook for sessions and framing: the one place a body is produced.
 pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
@@ -200,8 +217,20 @@ fn encode_body_flags<T: ?Sized + serde::Serialize>(
             body_flags: 0,
         },
         col_index,
+        decoded: 0,
     };
-    let r = value.serialize(&mut ser);
+    let r = value.serialize(&mut ser).and_then(|()| {
+        // What the decoder would refuse under the same options is refused here.
+        let limit = opts.output_budget((ser.out.len() - start) as u64);
+        if ser.decoded > limit {
+            let code = ErrorCode::OutputLimit {
+                needed: ser.decoded,
+                limit,
+            };
+            return Err(Error::at(code, ser.out.len() as u64));
+        }
+        Ok(())
+    });
     *dense = ser.state.dense.take();
     let mut flags = ser.state.body_flags;
     if ser.col_index.written {

@@ -162,6 +162,8 @@ impl PackBuf {
         ser.out.truncate(start);
         ser.out.extend_from_slice(&packed);
         ser.note_codec_tag();
+        // The decoder charges a packed element its width, 8 units (§QPack).
+        ser.count_output((n as u64).saturating_mul(crate::codec::cursor::ELEMENT_CHARGE));
         Ok(true)
     }
 

@@ -299,6 +299,8 @@ impl Serializer {
     #[inline]
     pub(crate) fn write_str(&mut self, s: &str) -> Result<()> {
         let b = s.as_bytes();
+        // Inline, defined or referenced: the decoder hands out (and charges) every byte.
+        self.count_output(b.len() as u64);
         if self.state.dense.is_some() {
             return self.write_str_dense(b);
         }
@@ -359,6 +361,7 @@ impl Serializer {
     /// Hook: EVERY byte string goes through here. The Dense dialect interns here (tag E2).
     #[inline]
     pub(crate) fn write_bytes(&mut self, b: &[u8]) -> Result<()> {
+        self.count_output(b.len() as u64);
         if self.write_dense(b, crate::dense::Kind::Bin) {
             return Ok(());
         }

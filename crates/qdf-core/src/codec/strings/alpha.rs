@@ -74,6 +74,11 @@ impl<'v> Alphabet<'v> {
         })
     }
 
+    /// Bytes of all values (what the decoder rebuilds and charges).
+    pub(super) fn chars(&self) -> usize {
+        self.chars
+    }
+
     /// Exact size of the FB block, tag included.
     pub(super) fn cost(&self) -> usize {
         let lens = match self.fixed {

@@ -56,6 +56,11 @@ impl<'v> Front<'v> {
         })
     }
 
+    /// Bytes of the table's entries once rebuilt (the decoder's arena, charged with the rows).
+    pub(super) fn table_bytes(&self) -> u64 {
+        self.sorted.iter().map(|e| e.len() as u64).sum()
+    }
+
     /// Bytes of the front-coded table.
     pub(super) fn table_cost(&self) -> usize {
         uvarint_len(self.sorted.len() as u64)
@@ -111,7 +116,11 @@ pub(super) fn decode<'a>(
         parts.push((p as usize, suffix));
     }
     if total > u64::from(u32::MAX) {
-        return Err(Error::at(ErrorCode::OutputBudget(*budget), at_table));
+        let code = ErrorCode::OutputLimit {
+            needed: total,
+            limit: *budget,
+        };
+        return Err(Error::at(code, at_table));
     }
     charge(budget, total, at_table)?;
     // Pass 2: rebuild the entries.

@@ -35,6 +35,11 @@ pub(crate) struct FsstPlan {
 }
 
 impl FsstPlan {
+    /// Bytes of all values once decompressed (the block's `total`).
+    pub(super) fn total(&self) -> usize {
+        self.total
+    }
+
     /// Trains a symbol table on `values` (the crate samples about 16 KiB) and compresses
     /// every value with greedy longest match.
     pub(super) fn train(values: &[&[u8]]) -> FsstPlan {

@@ -89,8 +89,9 @@ pub(crate) fn is_block_tag(tag: u8) -> bool {
 /// Errors: [`ErrorCode::BadTag`] for a tag that is not a string block,
 /// [`ErrorCode::UnexpectedEof`] / [`ErrorCode::LengthOverrun`] for truncated or oversized
 /// counts, [`ErrorCode::BadCodec`] for layout violations (sizes outside the §6 limits, index or
-/// code out of range, lengths that do not add up, nonzero padding), [`ErrorCode::OutputBudget`],
-/// and the QPack decoder's errors for FC's index.
+/// code out of range, lengths that do not add up, nonzero padding), [`ErrorCode::OutputLimit`]
+/// (the charge that did not fit, against the `budget` that remained), and the QPack decoder's
+/// errors for FC's index.
 pub(crate) fn decode_block<'a>(
     input: &'a [u8],
     start: usize,
@@ -231,12 +232,17 @@ mod tests {
         fsst_block.extend_from_slice(&[b'y'; 8]);
         fsst_block.extend_from_slice(&[1, 0xC0, 0x3E, 0xE8, 0x07]);
         fsst_block.extend_from_slice(&[0; 1000]);
-        for (block, n) in [(dict_block, 1000), (fsst_block, 1)] {
+        // The error holds the charge and the budget that remained (the deserializer
+        // restates both for the whole message).
+        for (block, n, needed) in [(dict_block, 1000, 1_000_000), (fsst_block, 1, 8000)] {
             let mut budget = 5000;
             let err = decode_block(&block, 0, n, &mut budget).err().unwrap();
             assert_eq!(
                 err.code(),
-                &ErrorCode::OutputBudget(5000),
+                &ErrorCode::OutputLimit {
+                    needed,
+                    limit: 5000
+                },
                 "tag {:02X}",
                 block[0]
             );

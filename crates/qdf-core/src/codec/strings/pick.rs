@@ -83,6 +83,30 @@ impl StrBlock<'_> {
         }
     }
 
+    /// The decoded output [`decode_block`](super::decode_block) charges for this block
+    /// (`docs/SPEC.md` §13): the bytes of every row, plus the rebuilt table of FA and 8 units
+    /// per row of FC's QPack index.
+    pub(crate) fn decoded_units(&self) -> u64 {
+        let rows = |d: &Dict<'_>| -> u64 {
+            d.index
+                .iter()
+                .map(|&k| d.entries[k as usize].len() as u64)
+                .sum()
+        };
+        match self {
+            StrBlock::Dict(d) => rows(d),
+            StrBlock::Front(d, f) => rows(d) + f.table_bytes(),
+            StrBlock::DictQ(d, _) => {
+                rows(d)
+                    + (d.index.len() as u64).saturating_mul(crate::codec::cursor::ELEMENT_CHARGE)
+            }
+            StrBlock::Fsst(p) => p.total() as u64,
+            StrBlock::Alpha(a) => a.chars() as u64,
+            StrBlock::Slab(v) => v.iter().map(|s| s.len() as u64).sum(),
+            StrBlock::Const { value, n } => (value.len() as u64).saturating_mul(*n as u64),
+        }
+    }
+
     /// Appends the block, tag first.
     pub(crate) fn encode(&self, out: &mut Vec<u8>) {
         match self {

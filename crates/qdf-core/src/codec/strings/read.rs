@@ -147,10 +147,15 @@ impl<'a> Reader<'a> {
 }
 
 /// Charges `bytes` of decoded output against `budget` (remaining bytes), failing with
-/// [`ErrorCode::OutputBudget`] at `at` before anything is allocated.
+/// [`ErrorCode::OutputLimit`] (`bytes` against the budget that remained) at `at` before
+/// anything is allocated.
 pub(super) fn charge(budget: &mut u64, bytes: u64, at: u64) -> Result<()> {
     if bytes > *budget {
-        return Err(Error::at(ErrorCode::OutputBudget(*budget), at));
+        let code = ErrorCode::OutputLimit {
+            needed: bytes,
+            limit: *budget,
+        };
+        return Err(Error::at(code, at));
     }
     *budget -= bytes;
     Ok(())

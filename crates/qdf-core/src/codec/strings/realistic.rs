@@ -128,6 +128,10 @@ fn run(name: &str, col: &[Vec<u8>], features: Features) -> (u8, usize, usize, us
     block.encode(&mut out);
     assert_eq!(out.len(), block.cost());
     assert_eq!(decode_all(&out, vals.len()).unwrap(), vals);
+    // The encoder's count of the block's decoded output is what the decoder charges.
+    let mut budget = 1u64 << 40;
+    super::decode_block(&out, 0, vals.len(), &mut budget).unwrap();
+    assert_eq!((1u64 << 40) - budget, block.decoded_units(), "{name}");
     println!(
         "{name:<22} tag {:02X} {:>6} B  raw {:>6} B ({:.2}×)  per-value {:>6} B",
         out[0],

@@ -138,7 +138,13 @@ mod tests {
         let err = super::super::decode_block(&out, 0, 1 << 20, &mut budget)
             .err()
             .unwrap();
-        assert_eq!(err.code(), &ErrorCode::OutputBudget(1 << 20));
+        assert_eq!(
+            err.code(),
+            &ErrorCode::OutputLimit {
+                needed: 100 << 20,
+                limit: 1 << 20
+            }
+        );
     }
 
     #[test]
