@@ -117,8 +117,8 @@ fn swallower(ck: Ck, bad: Node) -> Node {
 }
 
 const KEYS: [&str; 16] = [
-    "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11", "k12", "k13",
-    "k14", "k15",
+    "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11", "k12", "k13", "k14",
+    "k15",
 ];
 
 impl Serialize for Node {
@@ -136,8 +136,7 @@ impl Serialize for Node {
                 announced,
                 items,
                 swallow,
-            } => compound(s, *ck, *announced, items, *swallow, false)
-                .map(|r| r.expect("ended")),
+            } => compound(s, *ck, *announced, items, *swallow, false).map(|r| r.expect("ended")),
         }
     }
 }
@@ -294,7 +293,10 @@ fn swallowed_item_errors_are_refused_everywhere() {
         for &ck in &KINDS {
             for bad in bads() {
                 for n in nestings(swallower(ck, bad.clone())) {
-                    assert_bad(to_vec_with(&n, opts), &format!("{name} {ck:?} {bad:?} {n:?}"));
+                    assert_bad(
+                        to_vec_with(&n, opts),
+                        &format!("{name} {ck:?} {bad:?} {n:?}"),
+                    );
                     cases += 1;
                 }
             }
@@ -310,7 +312,10 @@ fn doubly_swallowed_errors_are_refused() {
         for &outer in &KINDS {
             for &inner in &KINDS {
                 let n = swallower(outer, swallower(inner, Node::Bad(Ck::Seq)));
-                assert_bad(to_vec_with(&n, opts), &format!("{name} {outer:?} {inner:?}"));
+                assert_bad(
+                    to_vec_with(&n, opts),
+                    &format!("{name} {outer:?} {inner:?}"),
+                );
             }
         }
     }
@@ -425,7 +430,10 @@ fn announced_counts_that_lie_are_written_true() {
                         miscounted(Ck::Tuple, 16, 17, &row),
                     ];
                     let pair = c(Ck::Seq, vec![n.clone(), n.clone()]);
-                    for v in [n.clone(), pair, rows, shaped_rows].into_iter().chain(lying_rows) {
+                    for v in [n.clone(), pair, rows, shaped_rows]
+                        .into_iter()
+                        .chain(lying_rows)
+                    {
                         let what = format!("{name} {ck:?} {announced}/{written} {v:?}");
                         let want = speed_value(&fixed(&v));
                         match to_vec_with(&v, opts) {
@@ -459,7 +467,9 @@ fn tuple_variant_fields_stay_an_array() {
     let typed = [
         E::Ints(1, 2, 3, 4, 5, 6, 7, 8, 9),
         E::Floats(0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5),
-        E::Bools(true, false, true, true, false, true, false, false, true, true),
+        E::Bools(
+            true, false, true, true, false, true, false, false, true, true,
+        ),
     ];
     let rows = miscounted(Ck::TupleVariant, 20, 20, &|i| {
         c(Ck::Struct, vec![Node::Int(i as u64), Node::Str("row")])
@@ -467,12 +477,16 @@ fn tuple_variant_fields_stay_an_array() {
     for (name, opts) in tiers() {
         for v in &typed {
             let bytes = to_vec_with(v, opts).unwrap();
-            let back: E = from_slice_with(&bytes, opts)
-                .unwrap_or_else(|e| panic!("{name} {v:?}: {e}"));
+            let back: E =
+                from_slice_with(&bytes, opts).unwrap_or_else(|e| panic!("{name} {v:?}: {e}"));
             assert_eq!(&back, v, "{name}");
             // The same through `Value`: identical bytes.
             let val: Value = from_slice_with(&bytes, opts).unwrap();
-            assert_eq!(to_vec_with(&val, opts).unwrap(), bytes, "{name} {v:?} as Value");
+            assert_eq!(
+                to_vec_with(&val, opts).unwrap(),
+                bytes,
+                "{name} {v:?} as Value"
+            );
         }
         let bytes = to_vec_with(&rows, opts).unwrap();
         let got: Value = from_slice_with(&bytes, opts).unwrap_or_else(|e| panic!("{name}: {e}"));

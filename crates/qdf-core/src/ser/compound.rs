@@ -314,7 +314,10 @@ impl Compound<'_> {
         let tag = self.ser.out.get(at).copied().unwrap_or(tags::NIL);
         let (ok, expected) = match subtype {
             ext::TUPLE_VARIANT => (
-                matches!(tag, tags::FIXARR..=tags::FIXARR_MAX | tags::ARR16 | tags::ARR32),
+                matches!(
+                    tag,
+                    tags::FIXARR..=tags::FIXARR_MAX | tags::ARR16 | tags::ARR32
+                ),
                 "an array (tuple variant fields)",
             ),
             ext::STRUCT_VARIANT => (
