@@ -65,6 +65,9 @@ impl<'a> Compound<'a> {
         len: Option<usize>,
         levels: u32,
     ) -> Result<Self> {
+        // A tuple variant's payload is an array on the wire, never a packed or columnar form.
+        // Taken first, so that a failure below does not leave it for another array.
+        let plain = std::mem::take(&mut ser.plain_array);
         ser.enter()?;
         let kind = if header == Header::Map {
             Kind::Map
@@ -72,8 +75,6 @@ impl<'a> Compound<'a> {
             Kind::Array
         };
         let start = ser.out.len();
-        // A tuple variant's payload is an array on the wire, never a packed or columnar form.
-        let plain = std::mem::take(&mut ser.plain_array);
         let packed_or_cols = kind == Kind::Array && !plain;
         let pack = (packed_or_cols && super::qpack::packs(ser)).then(Default::default);
         let cols_ok = packed_or_cols && crate::columnar::enabled(&ser.opts);
