@@ -196,7 +196,9 @@ impl Predictors {
     /// is not held for the rest of the session.
     pub(crate) fn commit(&mut self) {
         self.undo.clear();
-        self.undo.shrink_to(super::shape::UNDO_KEEP);
+        if self.undo.capacity() > super::shape::UNDO_KEEP {
+            self.undo.shrink_to(super::shape::UNDO_KEEP);
+        }
         self.logging = false;
         self.guard = NO_GUARD;
         self.saved_valid = false;

@@ -372,13 +372,13 @@ impl ShapePredictor {
     /// Ends the checkpoint, keeping the changes; applies the caps.
     pub(crate) fn commit(&mut self) {
         self.undo.clear();
-        self.undo.shrink_to(UNDO_KEEP);
         self.undo_escaped.clear();
-        self.undo_escaped.shrink_to(UNDO_KEEP);
         self.logging = false;
-        if self.escaped_once.len() > ESCAPED_ONCE_CAP {
-            // Keeps its allocation: the set refills to the same size.
-            self.escaped_once.clear();
+        if self.undo.capacity() > UNDO_KEEP
+            || self.undo_escaped.capacity() > UNDO_KEEP
+            || self.escaped_once.len() > ESCAPED_ONCE_CAP
+        {
+            self.apply_caps();
         }
     }
 
@@ -390,6 +390,18 @@ impl ShapePredictor {
             + self.escaped_once.allocation_size()
             + self.undo_escaped.capacity() * size_of::<u64>()
             + self.undo.capacity() * size_of::<(PredKey, Option<u32>)>()) as u64
+    }
+
+    /// The caps [`commit`](Self::commit) applies (out of line: rarely needed).
+    #[cold]
+    #[inline(never)]
+    fn apply_caps(&mut self) {
+        self.undo.shrink_to(UNDO_KEEP);
+        self.undo_escaped.shrink_to(UNDO_KEEP);
+        if self.escaped_once.len() > ESCAPED_ONCE_CAP {
+            // Keeps its allocation: the set refills to the same size.
+            self.escaped_once.clear();
+        }
     }
 
     /// Restores the predictions of the checkpoint; `shapes` is the shape count at the mark.
