@@ -114,17 +114,23 @@ pub enum FrameStatus {
 /// by the caps of its [`Options`] (`max_intern_entries`, `max_intern_bytes`, `max_shapes`).
 ///
 /// All zero for a session without Dense state: a stream without `FLAG_DENSE` (the Speed
-/// tier), or a decoder before the first body of a Dense stream. An encoder's tables only
-/// grow (a failed message is rolled back); so do a decoder's, until the session breaks.
+/// tier), or a decoder before the first body of a Dense stream. A Dense encoder holds its
+/// (empty) state from the start, so only its `heap_bytes` is non-zero before the first
+/// frame. An encoder's tables only grow (a failed message is rolled back); so do a
+/// decoder's, until the session breaks.
 ///
 /// ```
 /// use qdf_core::{EncoderSession, Options, SessionStats};
 ///
+/// let mut enc = EncoderSession::new(Options::speed());
+/// enc.encode_frame(&("attic", 21.5f64), &mut Vec::new())?;
+/// assert_eq!(enc.stats(), SessionStats::default()); // Speed keeps no state
+///
 /// let mut enc = EncoderSession::new(Options::balanced());
-/// assert_eq!(enc.stats(), SessionStats::default());
 /// enc.encode_frame(&("attic", "attic", 21.5f64), &mut Vec::new())?;
 /// let s = enc.stats();
 /// assert_eq!((s.intern_entries, s.intern_bytes), (1, 5)); // "attic" once
+/// assert!(s.heap_bytes > 2048); // the ring, the front cache, the tables
 /// # Ok::<(), qdf_core::Error>(())
 /// ```
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -142,6 +148,14 @@ pub struct SessionStats {
     /// Bytes the shape and column-shape tables charge against `max_intern_bytes` (each
     /// name's length plus 4).
     pub shape_bytes: u64,
+    /// Heap bytes this side's Dense state holds: the tables above as allocated, plus what
+    /// only this side keeps (the encoder's content index and front cache, its shape
+    /// predictions and checkpoint undo logs; both sides' predictor ring and pair table).
+    /// So, unlike the other fields, it differs between an encoder and its decoder. Every
+    /// part is capped (`docs/SPEC.md` §16, Caps), so it stays flat however long the session
+    /// runs once the caps are reached. Allocations are kept for reuse: a failed (rolled
+    /// back) message may leave it higher while the tables are as before.
+    pub heap_bytes: u64,
 }
 
 /// Stream options: the whole-message features (ColumnIndex, entropy pass) are always off in

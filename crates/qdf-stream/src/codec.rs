@@ -68,6 +68,7 @@ macro_rules! tables_grew {
             shapes = $t.shapes,
             col_shapes = $t.col_shapes,
             shape_bytes = $t.shape_bytes,
+            heap_bytes = $t.heap_bytes,
             $msg
         )
     };

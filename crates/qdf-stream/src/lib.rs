@@ -174,7 +174,7 @@
 //! | level | message | fields |
 //! |---|---|---|
 //! | `trace` | `qdf frame encoded` / `qdf frame decoded`, once per frame | `frame_len` (bytes the frame occupies in the stream: length prefix and body, plus the 5-byte stream header for the first frame), `buffered` (bytes left in the write or read buffer) |
-//! | `debug` | `qdf encoder tables grew` / `qdf decoder tables grew`, after a frame that grew the session's Dense tables | `frame_len`, and the new sizes ([`SessionStats`](qdf_core::SessionStats)): `intern_entries`, `intern_bytes`, `shapes`, `col_shapes`, `shape_bytes` |
+//! | `debug` | `qdf encoder tables grew` / `qdf decoder tables grew`, after a frame that grew the session's Dense tables | `frame_len`, and the new sizes ([`SessionStats`](qdf_core::SessionStats)): `intern_entries`, `intern_bytes`, `shapes`, `col_shapes`, `shape_bytes`, `heap_bytes` |
 //! | `debug` | `qdf frame not encoded` / `qdf frame failed` | `error`; on decode `frame_len` and `broken` |
 //!
 //! A long-lived Dense connection stops growing once its vocabulary is known, so at `debug`

@@ -188,7 +188,21 @@ fn frame_lengths_and_table_growth_are_traced() {
             })
             .collect();
         assert_eq!(sizes, [(lens[0], 3, 18), (lens[2], 4, 24)]);
-        assert_eq!(rx.decoder_stats(), tx.encoder_stats());
+        // The mirrored tables agree; the memory is each side's own (the encoder's index and
+        // predictions are not mirrored), and is traced too.
+        let table_sizes = |s: SessionStats| {
+            (
+                s.intern_entries,
+                s.intern_bytes,
+                s.shapes,
+                s.col_shapes,
+                s.shape_bytes,
+            )
+        };
+        let (d, e) = (rx.decoder_stats(), tx.encoder_stats());
+        assert_eq!(table_sizes(d), table_sizes(e));
+        assert!(0 < d.heap_bytes && d.heap_bytes < e.heap_bytes);
+        assert_eq!(grew[1].num("heap_bytes"), d.heap_bytes);
 
         // A failed encode is reported at debug and writes nothing.
         let mut small = QdfCodec::builder().max_frame_length(8).new_codec::<()>();

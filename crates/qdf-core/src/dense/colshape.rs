@@ -19,6 +19,8 @@ pub(crate) struct ColShapes {
     table: ShapeTable,
     /// Encoder only: the encoded `(name, kind)` list → id.
     index: HashMap<Vec<u8>, u32>,
+    /// Heap bytes of the keys of `index` (their capacities).
+    key_bytes: usize,
 }
 
 /// The column-shape table's sizes at a checkpoint.
@@ -72,7 +74,11 @@ impl ColShapes {
         }
         let id = self.table.end_decl(shape_cap, byte_cap)?;
         if remember {
-            self.index.insert(encode_key(cols), id);
+            let key = encode_key(cols);
+            let cap = key.capacity();
+            if self.index.insert(key, id).is_none() {
+                self.key_bytes += cap;
+            }
         }
         Ok(id)
     }
@@ -87,6 +93,12 @@ impl ColShapes {
         self.table.rollback(&mark.0);
         let n = self.table.len();
         self.index.retain(|_, id| *id <= n);
+        self.key_bytes = self.index.keys().map(Vec::capacity).sum();
+    }
+
+    /// Heap bytes held: the table, and the encoder's index with its keys.
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        self.table.heap_bytes() + (self.index.allocation_size() + self.key_bytes) as u64
     }
 }
 

@@ -226,6 +226,18 @@ impl InternTable {
         }
     }
 
+    /// Heap bytes held: the arena, the per-id vectors, and the encoder's index and front
+    /// cache (capacities, as allocated).
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        let index = self.index.as_ref().map_or(0, |i| {
+            i.table.allocation_size() + std::mem::size_of::<[u32; CACHE_SLOTS]>()
+        });
+        (self.arena.capacity()
+            + self.ends.capacity() * std::mem::size_of::<usize>()
+            + self.kinds.capacity() * std::mem::size_of::<Kind>()
+            + index) as u64
+    }
+
     /// Everything a peer could observe, for state comparisons in tests.
     #[cfg(test)]
     pub(crate) fn observable(&self) -> (Vec<u8>, Vec<usize>, Vec<Kind>) {

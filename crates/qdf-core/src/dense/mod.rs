@@ -221,7 +221,19 @@ impl DenseState {
             shapes: self.shapes.len(),
             col_shapes: self.col_shapes.len(),
             shape_bytes: self.shapes.charged() + self.col_shapes.charged(),
+            heap_bytes: self.heap_bytes(),
         }
+    }
+
+    /// Heap bytes this state holds, itself included (it lives in a `Box`): every table,
+    /// index, predictor and prediction map, by allocated capacity. O(1).
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        std::mem::size_of::<DenseState>() as u64
+            + self.table.heap_bytes()
+            + self.pred.heap_bytes()
+            + self.shapes.heap_bytes()
+            + self.shape_pred.heap_bytes()
+            + self.col_shapes.heap_bytes()
     }
 
     // ---- encoder ------------------------------------------------------------------------

@@ -191,9 +191,14 @@ impl Predictors {
         }
     }
 
-    /// Ends the checkpoint, keeping the changes.
+    /// Ends the checkpoint, keeping the changes. The undo log keeps at most
+    /// [`UNDO_KEEP`](super::shape::UNDO_KEEP) entries allocated, so one long message's log
+    /// is not held for the rest of the session.
     pub(crate) fn commit(&mut self) {
         self.undo.clear();
+        if self.undo.capacity() > super::shape::UNDO_KEEP {
+            self.undo.shrink_to(super::shape::UNDO_KEEP);
+        }
         self.logging = false;
         self.guard = NO_GUARD;
         self.saved_valid = false;
@@ -220,6 +225,15 @@ impl Predictors {
         self.logging = false;
         self.guard = NO_GUARD;
         self.saved_valid = false;
+    }
+
+    /// Heap bytes held: the ring, the pair table, the undo log and the saved window.
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        (size_of::<[u32; SLOTS]>()
+            + self.pairs.capacity() * size_of::<u32>()
+            + self.undo.capacity() * size_of::<(u32, u32)>()
+            + self.saved.as_ref().map_or(0, |_| size_of::<[u32; RING]>())) as u64
     }
 
     /// Everything a peer could observe, for state comparisons in tests.

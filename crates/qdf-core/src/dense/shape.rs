@@ -181,6 +181,19 @@ impl ShapeTable {
         self.open.clear();
     }
 
+    /// Heap bytes held (capacities): stored names, their offsets, and the buffers of open
+    /// declarations.
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        let word = std::mem::size_of::<usize>();
+        (self.names.capacity()
+            + self.pending.capacity()
+            + word
+                * (self.name_ends.capacity()
+                    + self.shape_ends.capacity()
+                    + self.pending_ends.capacity()
+                    + self.open.capacity())) as u64
+    }
+
     /// Everything a peer could observe, for state comparisons in tests.
     #[cfg(test)]
     pub(crate) fn observable(&self) -> (Vec<u8>, Vec<usize>, Vec<usize>, u64) {
@@ -197,6 +210,12 @@ impl ShapeTable {
 /// which shape holds a given list of names. Predictions are speculative (the serializer checks
 /// every name), so hashes stand in for names: a collision costs an escape, never a wrong
 /// value.
+///
+/// Memory is capped: `by_struct` gets new keys only from declarations (at most two per
+/// shape, so at most twice the shape cap), `by_names` one per shape, and `escaped_once` is
+/// cleared between messages once it holds more than [`ESCAPED_ONCE_CAP`] lists (a stream
+/// whose maps keep bringing new key sets would otherwise grow it by one list per message).
+/// The undo logs are emptied at every commit and shrunk back to [`UNDO_KEEP`] entries.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ShapePredictor {
     /// Structs: `(Struct(name), len, None)` → the shape to try first and
@@ -223,6 +242,16 @@ pub(crate) struct ShapePredictor {
 
 /// Entries of [`ShapePredictor::recent`].
 const RECENT: usize = 4;
+
+/// The most name lists [`ShapePredictor::escaped_once`] keeps across messages (about 64 KiB
+/// of hash table). A list that escapes twice within this many other first escapes is still
+/// declared; one that escapes more rarely than that stays an escape, which costs bytes, never
+/// a wrong value.
+pub(crate) const ESCAPED_ONCE_CAP: usize = 4096;
+
+/// Undo-log entries kept allocated after a commit: a long message's log is not held for the
+/// rest of the session.
+pub(crate) const UNDO_KEEP: usize = 1024;
 
 /// `a == b`, comparing struct names by address first (serde names are `&'static str`s, the
 /// same one for every record of a type).
@@ -319,10 +348,17 @@ impl ShapePredictor {
     pub(crate) fn escaped(&mut self, key: PredKey, h: NamesHash) {
         if let Some(&id) = self.by_names.get(&h.0) {
             self.set(key, Some(id));
-        } else if !self.escaped_once.insert(h.0) {
-            self.set(key, None);
-        } else if self.logging {
-            self.undo_escaped.push(h.0);
+        } else {
+            // Outside a checkpoint (one message, or bodies of one `Serializer`) the cap
+            // applies at once; inside one it applies at commit, so a rollback stays exact.
+            if !self.logging && self.escaped_once.len() >= ESCAPED_ONCE_CAP {
+                self.escaped_once.clear();
+            }
+            if !self.escaped_once.insert(h.0) {
+                self.set(key, None);
+            } else if self.logging {
+                self.undo_escaped.push(h.0);
+            }
         }
     }
 
@@ -333,11 +369,39 @@ impl ShapePredictor {
         self.logging = true;
     }
 
-    /// Ends the checkpoint, keeping the changes.
+    /// Ends the checkpoint, keeping the changes; applies the caps.
     pub(crate) fn commit(&mut self) {
         self.undo.clear();
         self.undo_escaped.clear();
         self.logging = false;
+        if self.undo.capacity() > UNDO_KEEP
+            || self.undo_escaped.capacity() > UNDO_KEEP
+            || self.escaped_once.len() > ESCAPED_ONCE_CAP
+        {
+            self.apply_caps();
+        }
+    }
+
+    /// Heap bytes held by the prediction maps and undo logs.
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        (self.by_struct.allocation_size()
+            + self.by_names.allocation_size()
+            + self.escaped_once.allocation_size()
+            + self.undo_escaped.capacity() * size_of::<u64>()
+            + self.undo.capacity() * size_of::<(PredKey, Option<u32>)>()) as u64
+    }
+
+    /// The caps [`commit`](Self::commit) applies (out of line: rarely needed).
+    #[cold]
+    #[inline(never)]
+    fn apply_caps(&mut self) {
+        self.undo.shrink_to(UNDO_KEEP);
+        self.undo_escaped.shrink_to(UNDO_KEEP);
+        if self.escaped_once.len() > ESCAPED_ONCE_CAP {
+            // Keeps its allocation: the set refills to the same size.
+            self.escaped_once.clear();
+        }
     }
 
     /// Restores the predictions of the checkpoint; `shapes` is the shape count at the mark.
@@ -415,6 +479,44 @@ mod tests {
             self.decl_name(b"abc");
             self.end_decl(5, 7).unwrap()
         }
+    }
+
+    /// `escaped_once` stays within its cap between messages (sessions) and within one
+    /// message outside a checkpoint, and a list that escapes twice in a row is still declared
+    /// across a clearing.
+    #[test]
+    fn escaped_once_is_capped() {
+        let mut p = ShapePredictor::default();
+        let k = (Owner::Map, 2, None);
+        let list = |p: &ShapePredictor, i: usize| p.feed(NamesHash::default(), &i.to_le_bytes());
+        p.declared(k, None, list(&p, usize::MAX), 1);
+        for i in 0..3 * ESCAPED_ONCE_CAP {
+            p.mark();
+            let h = list(&p, i);
+            p.escaped(k, h);
+            p.commit();
+            assert!(p.escaped_once.len() <= ESCAPED_ONCE_CAP, "{i}");
+        }
+        // Twice in a row: the next record declares the list, unless the set was cleared
+        // between the two (once per clearing).
+        let mut missed = 0;
+        for i in 0..3 * ESCAPED_ONCE_CAP {
+            let h = list(&p, i);
+            p.escaped(k, h);
+            assert!(p.escaped_once.len() <= ESCAPED_ONCE_CAP, "{i}");
+            p.escaped(k, h);
+            missed += usize::from(p.predict(k).is_some());
+            p.declared(k, None, list(&p, usize::MAX), 1);
+        }
+        assert!(missed <= 6, "{missed}");
+        let bytes = p.heap_bytes();
+        for i in 0..4 * ESCAPED_ONCE_CAP {
+            p.mark();
+            let h = list(&p, i + 10 * ESCAPED_ONCE_CAP);
+            p.escaped(k, h);
+            p.commit();
+        }
+        assert_eq!(p.heap_bytes(), bytes, "flat once the cap was reached");
     }
 
     #[test]

@@ -25,7 +25,7 @@ enum Kind {
     Map,
     /// A `Value` enum variant carried as a 1-entry map `{name: payload}`: written as
     /// `F2 <subtype> name payload`, no map header.
-    Carrier,
+    Carrier(u8),
 }
 
 /// The state of one open container; returned by `serialize_seq`, `serialize_map`,
@@ -65,6 +65,9 @@ impl<'a> Compound<'a> {
         len: Option<usize>,
         levels: u32,
     ) -> Result<Self> {
+        // A tuple variant's payload is an array on the wire, never a packed or columnar form.
+        // Taken first, so that a failure below does not leave it for another array.
+        let plain = std::mem::take(&mut ser.plain_array);
         ser.enter()?;
         let kind = if header == Header::Map {
             Kind::Map
@@ -72,8 +75,9 @@ impl<'a> Compound<'a> {
             Kind::Array
         };
         let start = ser.out.len();
-        let pack = (kind == Kind::Array && super::qpack::packs(ser)).then(Default::default);
-        let cols_ok = kind == Kind::Array && crate::columnar::enabled(&ser.opts);
+        let packed_or_cols = kind == Kind::Array && !plain;
+        let pack = (packed_or_cols && super::qpack::packs(ser)).then(Default::default);
+        let cols_ok = packed_or_cols && crate::columnar::enabled(&ser.opts);
         let (claimed, header_len) = match len {
             Some(n) => {
                 ser.write_header(header, n)?;
@@ -121,13 +125,13 @@ impl<'a> Compound<'a> {
         }
     }
 
-    /// Opens the carrier of a `Value` enum variant (subtype already written, one level
-    /// entered by the caller).
-    pub(crate) fn carrier(ser: &'a mut Serializer) -> Self {
+    /// Opens the carrier of a `Value` enum variant of extension `subtype` (already written,
+    /// one level entered by the caller).
+    pub(crate) fn carrier(ser: &'a mut Serializer, subtype: u8) -> Self {
         let start = ser.out.len();
         Compound {
             ser,
-            kind: Kind::Carrier,
+            kind: Kind::Carrier(subtype),
             start,
             header_len: 0,
             claimed: 1,
@@ -141,8 +145,18 @@ impl<'a> Compound<'a> {
         }
     }
 
+    /// One element (or map key): [`element_unchecked`](Self::element_unchecked), and a
+    /// failure poisons the serializer (the element may be partial).
     #[inline(always)]
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        match self.element_unchecked(value) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.ser.poison(e)),
+        }
+    }
+
+    #[inline(always)]
+    fn element_unchecked<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.count += 1;
         if let Some(p) = &mut self.pack {
             if p.offer(value) {
@@ -212,6 +226,9 @@ impl<'a> Compound<'a> {
     /// shaped) and per element of a plain array; the packed and columnar forms count
     /// themselves.
     fn finish(mut self) -> Result<()> {
+        // An item failed and the `Serialize` impl went on: this compound (or one inside it)
+        // holds a partial item, so it must not end `Ok`.
+        self.ser.check_poison()?;
         if let Some(cursor) = self.shape.take() {
             self.ser.shape_end(cursor, self.start)?;
             self.ser.count_output(self.count as u64);
@@ -234,7 +251,7 @@ impl<'a> Compound<'a> {
             let header = match self.kind {
                 Kind::Array => Header::Array,
                 Kind::Map => Header::Map,
-                Kind::Carrier => {
+                Kind::Carrier(_) => {
                     return Err(Error::mismatch(
                         "a 1-entry map carrying an enum variant",
                         format!("{} entries", self.count),
@@ -245,7 +262,7 @@ impl<'a> Compound<'a> {
             let range = self.start..self.start + self.header_len;
             self.ser.out.splice(range, h.as_slice().iter().copied());
         }
-        if self.kind != Kind::Carrier {
+        if !matches!(self.kind, Kind::Carrier(_)) {
             self.ser.count_output(self.count as u64);
         }
         self.ser.leave(self.levels);
@@ -257,6 +274,13 @@ impl Compound<'_> {
     /// A map key under `MAP_SHAPE` (`docs/SPEC.md` §Shapes): a string first key may start a
     /// shape; in a shaped map a string key is a shape name and any other key is escaped.
     fn shaped_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        match self.shaped_key_unchecked(key) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.ser.poison(e)),
+        }
+    }
+
+    fn shaped_key_unchecked<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         self.count += 1;
         let start = self.start;
         let len = (self.claimed != usize::MAX).then_some(self.claimed);
@@ -279,6 +303,42 @@ impl Compound<'_> {
                 None => key.serialize(&mut *self.ser),
             },
             r => r,
+        }
+    }
+}
+
+impl Compound<'_> {
+    /// The payload of a `Value` variant carrier of extension `subtype`: a tuple variant's
+    /// must be an array and a struct variant's a map (`docs/SPEC.md` §Data model), which a
+    /// hand-built [`Value::Variant`](crate::Value::Variant) may not hold; refused then,
+    /// since the decoder refuses it.
+    #[inline(never)]
+    fn carried<T: ?Sized + Serialize>(&mut self, subtype: u8, value: &T) -> Result<()> {
+        use crate::wire::{ext, tags};
+        let at = self.ser.out.len();
+        self.ser.plain_array = subtype == ext::TUPLE_VARIANT;
+        let r = value.serialize(&mut *self.ser);
+        self.ser.plain_array = false;
+        r?;
+        let tag = self.ser.out.get(at).copied().unwrap_or(tags::NIL);
+        let (ok, expected) = match subtype {
+            ext::TUPLE_VARIANT => (
+                matches!(
+                    tag,
+                    tags::FIXARR..=tags::FIXARR_MAX | tags::ARR16 | tags::ARR32
+                ),
+                "an array (tuple variant fields)",
+            ),
+            ext::STRUCT_VARIANT => (
+                matches!(tag, tags::MAP8..=tags::MAP32 | tags::SHAPE),
+                "a map (struct variant fields)",
+            ),
+            _ => (true, ""),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::mismatch(expected, format!("tag 0x{tag:02x}")))
         }
     }
 }
@@ -337,7 +397,8 @@ impl SerializeMap for Compound<'_> {
     #[inline]
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         if self.key_open {
-            return Err(Error::mismatch("a map value after its key", "another key"));
+            let e = Error::mismatch("a map value after its key", "another key");
+            return Err(self.ser.poison(e));
         }
         self.key_open = true;
         if self.shape.is_some()
@@ -350,10 +411,18 @@ impl SerializeMap for Compound<'_> {
     #[inline]
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         if !self.key_open {
-            return Err(Error::mismatch("a map key before its value", "a value"));
+            let e = Error::mismatch("a map key before its value", "a value");
+            return Err(self.ser.poison(e));
         }
         self.key_open = false;
-        value.serialize(&mut *self.ser)
+        let r = match self.kind {
+            Kind::Carrier(subtype) => self.carried(subtype, value),
+            _ => value.serialize(&mut *self.ser),
+        };
+        match r {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.ser.poison(e)),
+        }
     }
     fn end(self) -> Result<()> {
         // A key without its value would encode bytes no decoder accepts.
@@ -379,11 +448,14 @@ impl SerializeStruct for Compound<'_> {
     ) -> Result<()> {
         self.count += 1;
         // One `value.serialize` call site for both forms, so that it inlines in either.
-        match self.shape.as_mut() {
-            Some(cursor) => self.ser.shape_name(cursor, self.start, key)?,
-            None => self.ser.write_str(key)?,
+        let named = match self.shape.as_mut() {
+            Some(cursor) => self.ser.shape_name(cursor, self.start, key),
+            None => self.ser.write_str(key),
+        };
+        match named.and_then(|()| value.serialize(&mut *self.ser)) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.ser.poison(e)),
         }
-        value.serialize(&mut *self.ser)
     }
     fn end(self) -> Result<()> {
         self.finish()

@@ -52,7 +52,12 @@ pub(crate) struct EncState {
 /// Errors: nesting deeper than [`Options::depth_limit`] (`Limit`), a string, byte string,
 /// sequence or map longer than `u32::MAX` (`Data`). A `Serialize` impl that reports a length
 /// and then writes a different number of elements is tolerated (the header is rewritten).
-/// After an error the buffer holds a partial value: discard the serializer (or truncate, as
+///
+/// An error inside a compound poisons the serializer: a `Serialize` impl that ignores the
+/// error of an element, field, key or value and goes on has left a partial item in the
+/// buffer, so every later compound `end` (the enclosing ones included) returns a copy of
+/// that first error instead of `Ok`, and so does [`to_vec`](crate::to_vec). After an error
+/// the buffer holds a partial value: discard the serializer (or truncate, as
 /// [`to_vec`](crate::to_vec) does). The decoded-output limit (`docs/SPEC.md` §13) is checked
 /// by [`to_vec_with`](crate::to_vec_with) and the sessions, which know where a message ends;
 /// a serializer used directly does not check it.
@@ -71,6 +76,12 @@ pub struct Serializer {
     /// (`docs/SPEC.md` §13): string bytes as they are written, containers when they end (in
     /// their final form). [`encode_body`] refuses a body above the decoder's limit.
     pub(crate) decoded: u64,
+    /// The first error a compound item returned (see [`Serializer::poison`]); once set,
+    /// every compound `end` fails with a copy of it.
+    poisoned: Option<Error>,
+    /// The next array must be a plain array (a tuple variant's payload): no QPack, no
+    /// columnar container. Taken by the next [`Compound::open`].
+    plain_array: bool,
 }
 
 /// Whether columnar containers may carry a column-length index (only when the caller sets
@@ -101,6 +112,8 @@ impl Serializer {
             },
             col_index: ColIndex::default(),
             decoded: 0,
+            poisoned: None,
+            plain_array: false,
         }
     }
 
@@ -155,6 +168,29 @@ impl Serializer {
     #[inline]
     pub(crate) fn note_codec_tag(&mut self) {
         self.state.body_flags |= crate::wire::header::FLAG_QPACK;
+    }
+
+    /// Records that a compound item (element, field, key or value) failed with `e`: the
+    /// bytes of that item may be partial, so if the `Serialize` impl ignores the error and
+    /// goes on, the value must not end `Ok` with bytes no decoder accepts. Keeps the first
+    /// error; hands `e` back. Only failures pass here: the `Ok` path costs one test of the
+    /// result the caller already has.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn poison(&mut self, e: Error) -> Error {
+        if self.poisoned.is_none() {
+            self.poisoned = Some(copy_poison(&e));
+        }
+        e
+    }
+
+    /// `Err` (a copy of the first error) if a compound item failed earlier.
+    #[inline(always)]
+    pub(crate) fn check_poison(&self) -> Result<()> {
+        match &self.poisoned {
+            None => Ok(()),
+            Some(e) => Err(copy_poison(e)),
+        }
     }
 
     /// Writes `F2 <subtype>`.
@@ -218,8 +254,13 @@ fn encode_body_flags<T: ?Sized + serde::Serialize>(
         },
         col_index,
         decoded: 0,
+        poisoned: None,
+        plain_array: false,
     };
+    // An error an impl ignored inside the top-level compound is caught by that compound's
+    // `end`; the poison check also covers a value whose last compound never ended.
     let r = value.serialize(&mut ser).and_then(|()| {
+        ser.check_poison()?;
         // What the decoder would refuse under the same options is refused here.
         let limit = opts.output_budget((ser.out.len() - start) as u64);
         if ser.decoded > limit {
@@ -243,6 +284,17 @@ fn encode_body_flags<T: ?Sized + serde::Serialize>(
             out.truncate(start);
             Err(e)
         }
+    }
+}
+
+/// A copy of the poisoning error (cold: only a refused value gets here).
+#[cold]
+#[inline(never)]
+fn copy_poison(e: &Error) -> Error {
+    let copy = Error::new(e.code().clone());
+    match e.offset() {
+        Some(at) => copy.with_offset(at),
+        None => copy,
     }
 }
 

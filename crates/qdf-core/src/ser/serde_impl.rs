@@ -217,13 +217,14 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         self.enter()?;
         self.write_ext(ext::TUPLE_VARIANT);
         self.write_str(variant)?;
+        self.plain_array = true;
         Compound::open(self, Header::Array, Some(len), 2)
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a>> {
         if let Some(kind) = self.pending_variant.take() {
             self.enter()?;
             self.write_ext(kind);
-            return Ok(Compound::carrier(self));
+            return Ok(Compound::carrier(self, kind));
         }
         Compound::open(self, Header::Map, len, 1)
     }
