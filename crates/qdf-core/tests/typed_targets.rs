@@ -455,21 +455,6 @@ fn borrowed_str_over_a_rebuilt_column_names_the_field() {
     }
 }
 
-/// Row mode: a string copied out of the intern table (a back-reference) into a `&str` says
-/// the same fix.
-#[test]
-fn borrowed_str_of_an_interned_string_says_the_fix() {
-    let v = vec!["repeated string".to_string(); 3];
-    let b = qdf_core::to_vec(&v).unwrap();
-    let e = qdf_core::from_slice::<Vec<&str>>(&b).unwrap_err();
-    assert_eq!(e.classify(), Category::Data, "{e}");
-    let msg = e.to_string();
-    assert!(msg.contains("Cow<'a, str>") && msg.contains("String"), "{msg}");
-    // Where the value lies in the input, it borrows.
-    let b = qdf_core::to_vec_with(&v, Options::speed()).unwrap();
-    assert_eq!(qdf_core::from_slice::<Vec<&str>>(&b).unwrap().len(), 3);
-}
-
 fn strict() -> Options {
     Options::default().deny_duplicate_keys(true)
 }
