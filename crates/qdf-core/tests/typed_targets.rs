@@ -77,10 +77,7 @@ fn bare_unit_reads_as_none_at_the_top() {
     qdf_core::from_slice::<()>(&unit).unwrap();
     // Other extension values into an `Option` are still `Some(x)`.
     let c = qdf_core::to_vec_with(&'c', Options::speed()).unwrap();
-    assert_eq!(
-        qdf_core::from_slice::<Option<char>>(&c).unwrap(),
-        Some('c')
-    );
+    assert_eq!(qdf_core::from_slice::<Option<char>>(&c).unwrap(), Some('c'));
 }
 
 #[derive(Deserialize, Debug, PartialEq)]
@@ -120,7 +117,10 @@ fn docs_want() -> Vec<Result<Doc, ()>> {
             id: 2,
             name: Some("b".into()),
             score: Some(1.5),
-            inner: Some(Inner { x: None, tags: None }),
+            inner: Some(Inner {
+                x: None,
+                tags: None,
+            }),
             list: vec![],
             nested: Some(Some(7)),
         }),
@@ -291,7 +291,11 @@ fn integers_into_floats_only_when_exact_row_mode() {
             (&i64::MAX, "9223372036854775807", true),
             (&(-(p53 as i64) - 1), "-9007199254740993", true),
             (&u128::MAX, "340282366920938463463374607431768211455", true),
-            (&(i128::MIN + 1), "-170141183460469231731687303715884105727", true),
+            (
+                &(i128::MIN + 1),
+                "-170141183460469231731687303715884105727",
+                true,
+            ),
             (&16_777_217u32, "16777217", false),
             (&u64::MAX, "18446744073709551615", false),
         ];
@@ -668,9 +672,8 @@ fn duplicate_keys_in_a_session() {
 #[test]
 fn duplicate_column_names_under_the_option() {
     // EF, 16 rows, a declaration of two uint columns both named "x", two FOR bodies.
-    let b = unhex(
-        "51 44 46 01 03 ef 10 00 02 81 78 01 81 78 01 e6 03 00 00 02 10 e6 03 00 00 02 10",
-    );
+    let b =
+        unhex("51 44 46 01 03 ef 10 00 02 81 78 01 81 78 01 e6 03 00 00 02 10 e6 03 00 00 02 10");
     let v: Value = qdf_core::from_slice(&b).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 16);
     let e = qdf_core::from_slice_with::<Vec<HashMap<String, u64>>>(&b, strict()).unwrap_err();
@@ -702,4 +705,134 @@ mod erased {
             qdf_core::to_vec_with(self, opts).unwrap()
         }
     }
+}
+
+/// `Value` enum keys compare by kind, name and payload; keys two containers deep are not
+/// compared (documented limit), so they pass under the option.
+#[test]
+fn duplicate_keys_variants_and_deep_keys() {
+    let variant = |name: &str, v: u64| {
+        Value::Variant(Box::new(qdf_core::Variant {
+            kind: qdf_core::VariantKind::Newtype,
+            name: name.into(),
+            value: Value::U64(v),
+        }))
+    };
+    let m = Value::Map(vec![
+        (variant("B", 2), Value::Unit),
+        (variant("B", 3), Value::Unit),
+        (variant("C", 2), Value::Unit),
+    ]);
+    let dup = Value::Map(vec![
+        (variant("B", 2), Value::Unit),
+        (variant("B", 2), Value::Unit),
+    ]);
+    let deep = Value::Map(vec![
+        (
+            Value::Array(vec![Value::Array(vec![Value::U64(1)])]),
+            Value::Unit,
+        ),
+        (
+            Value::Array(vec![Value::Array(vec![Value::U64(1)])]),
+            Value::Unit,
+        ),
+    ]);
+    for (tier, opts) in tiers() {
+        let s = opts.deny_duplicate_keys(true);
+        let b = qdf_core::to_vec_with(&m, opts).unwrap();
+        assert_eq!(
+            qdf_core::from_slice_with::<Value>(&b, s).unwrap(),
+            m,
+            "{tier}"
+        );
+        let b = qdf_core::to_vec_with(&dup, opts).unwrap();
+        let e = qdf_core::from_slice_with::<Value>(&b, s).unwrap_err();
+        assert_eq!(e.classify(), Category::Data, "{tier}: {e}");
+        let b = qdf_core::to_vec_with(&deep, opts).unwrap();
+        assert_eq!(
+            qdf_core::from_slice_with::<Value>(&b, s).unwrap(),
+            deep,
+            "{tier}"
+        );
+    }
+}
+
+/// A map inside a key and a map inside a value are map targets too: their own repeated keys
+/// are refused under the option.
+#[test]
+fn duplicate_keys_in_nested_maps() {
+    let inner_dup = Value::Map(vec![
+        (Value::Str("k".into()), Value::U64(1)),
+        (Value::Str("k".into()), Value::U64(2)),
+    ]);
+    let in_value = Value::Map(vec![(Value::Str("outer".into()), inner_dup.clone())]);
+    let in_key = Value::Map(vec![(inner_dup, Value::Unit)]);
+    for (tier, opts) in tiers() {
+        let s = opts.deny_duplicate_keys(true);
+        for v in [&in_value, &in_key] {
+            let b = qdf_core::to_vec_with(v, opts).unwrap();
+            assert_eq!(&qdf_core::from_slice_with::<Value>(&b, opts).unwrap(), v);
+            let e = qdf_core::from_slice_with::<Value>(&b, s).unwrap_err();
+            assert!(e.to_string().contains("\"k\""), "{tier}: {e}");
+        }
+        let b = qdf_core::to_vec_with(&in_value, opts).unwrap();
+        let e = qdf_core::from_slice_with::<HashMap<String, HashMap<String, u8>>>(&b, s);
+        assert_eq!(e.unwrap_err().classify(), Category::Data, "{tier}");
+    }
+}
+
+/// Struct targets are not checked by the option (serde derive refuses its own duplicate
+/// fields; unknown ones are ignored as without it), also through struct shapes.
+#[test]
+fn struct_targets_are_left_to_serde() {
+    let twice = Value::Map(vec![
+        (Value::Str("a".into()), Value::U64(1)),
+        (Value::Str("zz".into()), Value::U64(2)),
+        (Value::Str("zz".into()), Value::U64(3)),
+    ]);
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct A {
+        a: u8,
+    }
+    for (tier, opts) in tiers() {
+        let b = qdf_core::to_vec_with(&twice, opts).unwrap();
+        let s = opts.deny_duplicate_keys(true);
+        assert_eq!(
+            qdf_core::from_slice_with::<A>(&b, s).unwrap(),
+            A { a: 1 },
+            "{tier}"
+        );
+    }
+}
+
+/// The float rule in structs decoded from struct shapes and through a session.
+#[test]
+fn integers_into_floats_in_shapes_and_sessions() {
+    #[derive(Serialize)]
+    struct W {
+        id: u32,
+        x: u64,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct R {
+        id: u32,
+        x: f64,
+    }
+    let b = qdf_core::to_vec(&W { id: 1, x: 1 << 40 }).unwrap();
+    assert_eq!(b[5], 0xEC);
+    assert_eq!(
+        qdf_core::from_slice::<R>(&b).unwrap(),
+        R {
+            id: 1,
+            x: (1u64 << 40) as f64
+        }
+    );
+    let mut enc = EncoderSession::new(Options::balanced());
+    let mut dec = DecoderSession::new(Options::balanced());
+    let f = msg(&mut enc, &W { id: 1, x: 3 });
+    assert_eq!(dec.decode_message::<R>(&f).unwrap(), R { id: 1, x: 3.0 });
+    let f = msg(&mut enc, &W { id: 2, x: u64::MAX });
+    let e = dec.decode_message::<R>(&f).unwrap_err();
+    assert_eq!(e.classify(), Category::Data, "{e}");
+    assert!(e.to_string().contains("18446744073709551615"), "{e}");
 }

@@ -53,8 +53,7 @@ impl<'de, A: de::MapAccess<'de, Error = Error> + KeyAt> de::MapAccess<'de> for D
             rec: &mut self.rec,
         })?;
         // An opaque key (containers two levels deep) is not compared.
-        if key.is_some() && !self.rec.opaque && !self.seen.insert(self.rec.buf.as_slice().into())
-        {
+        if key.is_some() && !self.rec.opaque && !self.seen.insert(self.rec.buf.as_slice().into()) {
             return Err(repeated(describe(&self.rec.buf), at));
         }
         Ok(key)
@@ -296,10 +295,7 @@ macro_rules! rec_visitor {
                 rec_text(&mut self.rec.buf, x);
                 self.v.visit_borrowed_bytes(x)
             }
-            fn visit_byte_buf<E: de::Error>(
-                self,
-                x: Vec<u8>,
-            ) -> std::result::Result<V::Value, E> {
+            fn visit_byte_buf<E: de::Error>(self, x: Vec<u8>) -> std::result::Result<V::Value, E> {
                 rec_text(&mut self.rec.buf, &x);
                 self.v.visit_byte_buf(x)
             }
@@ -355,10 +351,7 @@ macro_rules! rec_visitor {
 /// key becomes opaque.
 macro_rules! compound {
     (RecVisitor, $s:ident, $m:ident, $a:ident, $wrap:ident) => {
-        $s.v.$m($wrap {
-            a: $a,
-            rec: $s.rec,
-        })
+        $s.v.$m($wrap { a: $a, rec: $s.rec })
     };
     (LeafVisitor, $s:ident, $m:ident, $a:ident, $wrap:ident) => {{
         $s.rec.opaque = true;
