@@ -241,12 +241,8 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
             return seed.deserialize(SkippedDe { col, vet });
         }
         let v = cell(col, self.arena)?;
-        let residual = matches!(v, CellVal::Residual);
-        match seed.deserialize(CellDe { de: self.de, v }) {
-            // A residual value was read from the input, its errors point there.
-            Err(e) if !residual => Err(cell_error(e, col)),
-            r => r,
-        }
+        seed.deserialize(CellDe { de: self.de, v })
+            .map_err(|e| cell_error(e, col))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -365,8 +361,12 @@ impl<'de> de::Deserializer<'de> for SkippedDe<'_, '_> {
 /// the column named in a type mismatch. A borrowed `&str` (serde's visitor expects "a
 /// borrowed string") over a string the decoder rebuilt (FA, FB, F6 blocks) or copied out of
 /// the intern table also says why and what to use instead.
+/// A residual value was read from the input: its errors point there already.
 #[cold]
 fn cell_error(e: Error, col: &Column<'_>) -> Error {
+    if let Data::Residual = col.data {
+        return e;
+    }
     let name = &col.name;
     let e = match e.code() {
         ErrorCode::TypeMismatch { expected, .. } if &**expected == "a borrowed string" => {
@@ -423,6 +423,9 @@ impl<'de> CellDe<'_, 'de> {
     /// `deserialize_f32` (`narrow`) and `deserialize_f64`.
     fn float<V: Visitor<'de>>(self, visitor: V, narrow: bool) -> Result<V::Value> {
         match self.v {
+            // The common cells first: a float column.
+            CellVal::F64(x) => visitor.visit_f64(x),
+            CellVal::F32(x) => visitor.visit_f32(x),
             CellVal::Residual if narrow => de::Deserializer::deserialize_f32(self.de, visitor),
             CellVal::Residual => de::Deserializer::deserialize_f64(self.de, visitor),
             CellVal::U64(v) => {
