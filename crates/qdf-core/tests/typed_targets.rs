@@ -836,3 +836,46 @@ fn integers_into_floats_in_shapes_and_sessions() {
     assert_eq!(e.classify(), Category::Data, "{e}");
     assert!(e.to_string().contains("18446744073709551615"), "{e}");
 }
+
+mod dup_prop {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn key() -> impl Strategy<Value = Value> {
+        let word = prop::sample::select(vec!["a", "bb", "key-one", "key-two", "longer key 3"]);
+        prop_oneof![
+            word.clone().prop_map(|s| Value::Str(s.into())),
+            (0u64..4).prop_map(Value::U64),
+            (-3i64..0).prop_map(Value::I64),
+            (0u64..2, word).prop_map(|(n, s)| Value::Array(vec![
+                Value::U64(n),
+                Value::Str(s.into())
+            ])),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// Under the option a map decodes exactly when no key repeats (keys compared as
+        /// values, whatever the tier wrote), and by default it always round-trips.
+        #[test]
+        fn strict_decode_fails_exactly_on_a_repeat(
+            keys in prop::collection::vec(key(), 0..12),
+        ) {
+            let m = Value::Map(keys.iter().cloned().map(|k| (k, Value::U64(1))).collect());
+            let repeat = keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k));
+            for (tier, opts) in tiers() {
+                let b = qdf_core::to_vec_with(&m, opts).unwrap();
+                prop_assert_eq!(&qdf_core::from_slice_with::<Value>(&b, opts).unwrap(), &m);
+                let strict = qdf_core::from_slice_with::<Value>(&b, opts.deny_duplicate_keys(true));
+                match strict {
+                    Ok(v) => prop_assert!(!repeat && v == m, "{}", tier),
+                    Err(e) => {
+                        prop_assert!(repeat, "{}: {}", tier, e);
+                        prop_assert_eq!(e.classify(), Category::Data);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -11,12 +11,14 @@
 //! keys. Memory: the set holds each key's record once, about the key's decoded size, which the
 //! output budget already bounds.
 
-use std::collections::HashSet;
 use std::fmt;
+use std::hash::{BuildHasher, RandomState};
 
+use hashbrown::HashTable;
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::wire::varint::write_uvarint;
 
 /// A map access whose key offset is known before the key is read.
 pub(crate) trait KeyAt {
@@ -25,18 +27,24 @@ pub(crate) trait KeyAt {
 }
 
 /// Wraps a map access: every key is recorded and checked against the earlier ones.
+///
+/// The records lie end to end in one buffer (`rec.buf`, no allocation per key); the table
+/// holds each record's `(start, len)` by its hash (SipHash with a random key: the keys come
+/// from the input).
 pub(crate) struct DupCheck<'m, A> {
     inner: &'m mut A,
-    seen: HashSet<Box<[u8]>>,
     rec: Rec,
+    seen: HashTable<(usize, usize)>,
+    hasher: RandomState,
 }
 
 impl<'m, A> DupCheck<'m, A> {
     pub(crate) fn new(inner: &'m mut A) -> Self {
         DupCheck {
             inner,
-            seen: HashSet::new(),
             rec: Rec::default(),
+            seen: HashTable::new(),
+            hasher: RandomState::new(),
         }
     }
 }
@@ -46,16 +54,32 @@ impl<'de, A: de::MapAccess<'de, Error = Error> + KeyAt> de::MapAccess<'de> for D
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         let at = self.inner.key_at();
-        self.rec.buf.clear();
+        let start = self.rec.buf.len();
         self.rec.opaque = false;
         let key = self.inner.next_key_seed(RecSeed {
             seed,
             rec: &mut self.rec,
         })?;
-        // An opaque key (containers two levels deep) is not compared.
-        if key.is_some() && !self.rec.opaque && !self.seen.insert(self.rec.buf.as_slice().into()) {
-            return Err(repeated(describe(&self.rec.buf), at));
+        if key.is_none() || self.rec.opaque {
+            // No key, or one with containers two levels deep: not compared.
+            self.rec.buf.truncate(start);
+            return Ok(key);
         }
+        let buf = &self.rec.buf;
+        let this = &buf[start..];
+        let h = self.hasher.hash_one(this);
+        if self
+            .seen
+            .find(h, |&(s, l)| &buf[s..s + l] == this)
+            .is_some()
+        {
+            return Err(repeated(describe(this), at));
+        }
+        let hasher = &self.hasher;
+        self.seen
+            .insert_unique(h, (start, buf.len() - start), |&(s, l)| {
+                hasher.hash_one(&buf[s..s + l])
+            });
         Ok(key)
     }
 
@@ -107,48 +131,65 @@ const MAP: u8 = b'{';
 const END: u8 = b']';
 const ENUM: u8 = b'E';
 
+/// An integer: its tag (non-negative or negative), then its little-endian bytes without the
+/// high ones that only extend the sign, so that equal values have equal records whatever
+/// their width.
 fn rec_u(buf: &mut Vec<u8>, v: u128) {
+    let b = v.to_le_bytes();
+    let n = 16 - (v.leading_zeros() / 8) as usize;
     buf.push(UINT);
-    buf.extend_from_slice(&v.to_le_bytes());
+    buf.push(n as u8);
+    buf.extend_from_slice(&b[..n]);
 }
 
 fn rec_i(buf: &mut Vec<u8>, v: i128) {
     if v >= 0 {
         return rec_u(buf, v as u128);
     }
+    let b = v.to_le_bytes();
+    let n = 16 - (v.leading_ones() / 8) as usize;
     buf.push(NEG);
-    buf.extend_from_slice(&v.to_le_bytes());
+    buf.push(n as u8);
+    buf.extend_from_slice(&b[..n]);
 }
 
+/// A string, char or byte string: the tag, `uvarint(len)`, the bytes.
 fn rec_text(buf: &mut Vec<u8>, b: &[u8]) {
     buf.push(TEXT);
-    buf.extend_from_slice(&(b.len() as u64).to_le_bytes());
+    write_uvarint(buf, b.len() as u64);
     buf.extend_from_slice(b);
 }
 
-/// The key for the error message when it is a string or an integer.
-fn describe(buf: &[u8]) -> Option<String> {
-    Some(match buf.split_first() {
-        Some((&TEXT, rest)) if rest.len() >= 8 && rest.len() - 8 == len_of(rest) => {
-            let s = String::from_utf8_lossy(&rest[8..]);
+/// The key for the error message when it is one string or one integer.
+fn describe(rec: &[u8]) -> Option<String> {
+    let (&tag, rest) = rec.split_first()?;
+    match tag {
+        TEXT => {
+            let (len, n) = crate::wire::varint::read_uvarint(rest).ok()?;
+            let body = rest.get(n..)?;
+            if body.len() as u64 != len {
+                return None;
+            }
+            let s = String::from_utf8_lossy(body);
             let cut: String = s.chars().take(64).collect();
             let more = if cut.len() < s.len() { "…" } else { "" };
-            format!("{cut:?}{more}")
+            Some(format!("{cut:?}{more}"))
         }
-        Some((&UINT, rest)) if rest.len() == 16 => {
-            u128::from_le_bytes(rest.try_into().ok()?).to_string()
+        UINT | NEG => {
+            let (&n, bytes) = rest.split_first()?;
+            if bytes.len() != n as usize || n > 16 {
+                return None;
+            }
+            let fill = if tag == NEG { 0xFF } else { 0 };
+            let mut b = [fill; 16];
+            b[..bytes.len()].copy_from_slice(bytes);
+            Some(match tag {
+                UINT => u128::from_le_bytes(b).to_string(),
+                _ => i128::from_le_bytes(b).to_string(),
+            })
         }
-        Some((&NEG, rest)) if rest.len() == 16 => {
-            i128::from_le_bytes(rest.try_into().ok()?).to_string()
-        }
-        _ => return None,
-    })
-}
-
-fn len_of(rest: &[u8]) -> usize {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&rest[..8]);
-    u64::from_le_bytes(b) as usize
+        _ => None,
+    }
 }
 
 // The wrappers come in two levels with separate types: the key itself (`Rec*`), whose
@@ -509,20 +550,32 @@ mod tests {
 
     #[test]
     fn records_are_canonical() {
-        let mut a = Vec::new();
-        rec_i(&mut a, 5);
-        let mut b = Vec::new();
-        rec_u(&mut b, 5);
-        assert_eq!(a, b, "5i64 and 5u64 are one key");
-        let mut c = Vec::new();
-        rec_i(&mut c, -5);
-        assert_ne!(a, c);
-        let mut s = Vec::new();
-        rec_text(&mut s, b"ab");
+        let rec = |f: &dyn Fn(&mut Vec<u8>)| {
+            let mut b = Vec::new();
+            f(&mut b);
+            b
+        };
+        assert_eq!(
+            rec(&|b| rec_i(b, 5)),
+            rec(&|b| rec_u(b, 5)),
+            "5i64 and 5u64 are one key"
+        );
+        assert_eq!(rec(&|b| rec_u(b, 0)), [UINT, 0]);
+        assert_eq!(rec(&|b| rec_u(b, 300)), [UINT, 2, 0x2C, 0x01]);
+        assert_eq!(rec(&|b| rec_i(b, -1)), [NEG, 0]);
+        assert_eq!(rec(&|b| rec_i(b, -129)), [NEG, 1, 0x7F]);
+        for v in [0u128, 1, 255, 256, u64::MAX as u128, u128::MAX] {
+            assert_eq!(describe(&rec(&|b| rec_u(b, v))), Some(v.to_string()));
+        }
+        for v in [-1i128, -128, -129, i64::MIN as i128, i128::MIN] {
+            assert_eq!(describe(&rec(&|b| rec_i(b, v))), Some(v.to_string()));
+        }
+        let mut s = rec(&|b| rec_text(b, b"ab"));
         assert_eq!(describe(&s).as_deref(), Some("\"ab\""));
-        assert_eq!(describe(&c).as_deref(), Some("-5"));
         // A string record followed by more is no plain string.
         s.push(END);
         assert_eq!(describe(&s), None);
+        let long = rec(&|b| rec_text(b, "é".repeat(100).as_bytes()));
+        assert_eq!(describe(&long), Some(format!("{:?}…", "é".repeat(64))));
     }
 }
