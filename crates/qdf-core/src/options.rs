@@ -110,6 +110,7 @@ pub struct Options {
     max_intern_entries: u32,
     max_intern_bytes: u64,
     max_shapes: u32,
+    deny_duplicate_keys: bool,
 }
 
 impl Default for Options {
@@ -128,6 +129,7 @@ impl Options {
             max_intern_entries: DEFAULT_MAX_INTERN_ENTRIES,
             max_intern_bytes: DEFAULT_MAX_INTERN_BYTES,
             max_shapes: DEFAULT_MAX_SHAPES,
+            deny_duplicate_keys: false,
         }
     }
 
@@ -263,6 +265,24 @@ impl Options {
     /// The shape cap.
     pub const fn shape_cap(&self) -> u32 {
         self.max_shapes
+    }
+
+    /// Decoding: a map entry whose key equals an earlier key of the same map is a `Data`
+    /// error (`TypeMismatch`) at the repeated key, for map targets (`HashMap`, `BTreeMap`,
+    /// `Value` maps, anything read through `deserialize_map` or `deserialize_any`). Off by
+    /// default: every entry is handed to the map's visitor in wire order, so `HashMap` and
+    /// `BTreeMap` keep the last value and `Value` keeps every entry. Keys compare as decoded
+    /// values (a string and a byte string with the same bytes are one key, floats by bits);
+    /// struct targets refuse duplicate fields either way (serde derive). Costs a set of the
+    /// keys seen per map (`docs/SPEC.md` §7).
+    pub const fn deny_duplicate_keys(mut self, deny: bool) -> Options {
+        self.deny_duplicate_keys = deny;
+        self
+    }
+
+    /// Whether decoding refuses repeated map keys.
+    pub const fn denies_duplicate_keys(&self) -> bool {
+        self.deny_duplicate_keys
     }
 }
 

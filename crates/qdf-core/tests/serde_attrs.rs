@@ -270,11 +270,13 @@ fn field_widened_to_option_reads_old_data() {
         u: Option<()>,
     }
     let bytes = qdf_core::to_vec(&Old { e: E::A, u: () }).unwrap();
+    // A bare unit is the one exception: it reads as `None` (other formats' `null` is a serde
+    // unit, and serde's own `Option` visitor reads a unit as `None`; docs/SPEC.md §8).
     assert_eq!(
         qdf_core::from_slice::<New>(&bytes).unwrap(),
         New {
             e: Some(E::A),
-            u: Some(())
+            u: None
         }
     );
 }

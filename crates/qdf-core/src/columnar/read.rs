@@ -76,6 +76,9 @@ pub(crate) struct Column<'de> {
     /// The non-null mask over present rows (empty unless nullable).
     pub(crate) non_null: &'de [u8],
     pub(crate) data: Data<'de>,
+    /// Offset of the column's first byte (its masks or values), where the errors of its
+    /// cells point.
+    pub(crate) at: u64,
     /// Present rows seen so far (counted in nullable columns only), values handed out so
     /// far.
     pub(crate) next_present: usize,
@@ -132,6 +135,9 @@ impl<'de> Container<'de> {
         let id_at = de.read.offset();
         let id = de.read.uvarint()?;
         let mut cols = Vec::new();
+        // Column names seen, under `Options::deny_duplicate_keys` (a name declared twice is
+        // a repeated key in every row).
+        let mut seen = std::collections::HashSet::new();
         if id == 0 {
             let k = de.read.uvarint()?;
             // The encoder never writes a container without a column (such a batch stays in
@@ -143,12 +149,16 @@ impl<'de> Container<'de> {
             de.read.check_count(k, 2)?;
             cols.reserve(k as usize);
             for _ in 0..k {
+                let name_at = de.read.offset();
                 let tag = de.next_tag()?;
                 let name = match de.read_text(tag)? {
                     Some(Text::Str(Reference::Borrowed(s))) => Cow::Borrowed(s),
                     Some(Text::Str(Reference::Copied(s))) => Cow::Owned(s.to_owned()),
                     _ => return Err(de.unexpected(tag, "a column name")),
                 };
+                if de.dup_keys && !seen.insert(name.to_string()) {
+                    return Err(crate::de::dupkeys::repeated_column(&name, name_at));
+                }
                 let kind_at = de.read.offset();
                 let kind = de.read.next("a column kind byte")?;
                 cols.push(Column::new(name, kind, kind_at)?);
@@ -171,6 +181,9 @@ impl<'de> Container<'de> {
             for i in 0..k {
                 let (name, kind) = shapes.column(id, i).ok_or_else(unknown)?;
                 let name = std::str::from_utf8(name).map_err(|_| unknown())?;
+                if de.dup_keys && !seen.insert(name.to_string()) {
+                    return Err(crate::de::dupkeys::repeated_column(name, id_at));
+                }
                 cols.push(Column::new(Cow::Owned(name.to_owned()), kind, id_at)?);
             }
         }
@@ -218,6 +231,7 @@ impl<'de> Container<'de> {
             let wanted = fields.is_none_or(|f| f.contains(&&*self.cols[j].name));
             let m = self.m;
             let col = &mut self.cols[j];
+            col.at = start;
             let v = col.read_masks(de, m)?;
             let indexed = self.index.as_ref().map(|ix| ix[j] as u64);
             if indexed.is_some() && col.class == Class::Str {
@@ -288,6 +302,7 @@ impl<'de> Column<'de> {
             present: &[],
             non_null: &[],
             data: Data::Pending,
+            at: 0,
             next_present: 0,
             next_value: 0,
             ident: false,

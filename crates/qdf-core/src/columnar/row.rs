@@ -21,8 +21,8 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::read::{Column, Container, Data, StrRef, bit};
-use crate::de::Deserializer;
-use crate::error::{Error, Result};
+use crate::de::{Deserializer, Num};
+use crate::error::{Error, ErrorCode, Result};
 
 impl<'de> Deserializer<'de> {
     /// Visits the columnar container whose tag (`EF` or `F7`) was just read, as a sequence
@@ -242,6 +242,7 @@ impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
         }
         let v = cell(col, self.arena)?;
         seed.deserialize(CellDe { de: self.de, v })
+            .map_err(|e| cell_error(e, col))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -356,6 +357,34 @@ impl<'de> de::Deserializer<'de> for SkippedDe<'_, '_> {
     }
 }
 
+/// An error of a stored cell: at the column's offset (the value has none of its own), with
+/// the column named in a type mismatch. A borrowed `&str` (serde's visitor expects "a
+/// borrowed string") over a string the decoder rebuilt (FA, FB, F6 blocks) or copied out of
+/// the intern table also says why and what to use instead.
+/// A residual value was read from the input: its errors point there already.
+#[cold]
+fn cell_error(e: Error, col: &Column<'_>) -> Error {
+    if let Data::Residual = col.data {
+        return e;
+    }
+    let name = &col.name;
+    let e = match e.code() {
+        ErrorCode::TypeMismatch { expected, .. } if &**expected == "a borrowed string" => {
+            Error::mismatch(
+                format!("a borrowed string for field `{name}`"),
+                "a string the decoder rebuilt from a compressed string column (or copied out \
+                 of its intern table), which cannot be borrowed from the input: use `String` \
+                 or `#[serde(borrow)] Cow<'a, str>` for this field",
+            )
+        }
+        ErrorCode::TypeMismatch { expected, found } => {
+            Error::mismatch(expected.clone(), format!("{found} (column `{name}`)"))
+        }
+        _ => e,
+    };
+    e.with_offset(col.at)
+}
+
 /// A value the masks promised is missing (counts are checked when the column is loaded, so
 /// this is not reached).
 #[cold]
@@ -391,6 +420,26 @@ struct CellDe<'x, 'de> {
 }
 
 impl<'de> CellDe<'_, 'de> {
+    /// `deserialize_f32` (`narrow`) and `deserialize_f64`.
+    fn float<V: Visitor<'de>>(self, visitor: V, narrow: bool) -> Result<V::Value> {
+        match self.v {
+            // The common cells first: a float column.
+            CellVal::F64(x) => visitor.visit_f64(x),
+            CellVal::F32(x) => visitor.visit_f32(x),
+            CellVal::Residual if narrow => de::Deserializer::deserialize_f32(self.de, visitor),
+            CellVal::Residual => de::Deserializer::deserialize_f64(self.de, visitor),
+            CellVal::U64(v) => {
+                Num::U64(v).check_float_target(narrow)?;
+                visitor.visit_u64(v)
+            }
+            CellVal::I64(v) => {
+                Num::I64(v).check_float_target(narrow)?;
+                visitor.visit_i64(v)
+            }
+            _ => de::Deserializer::deserialize_any(self, visitor),
+        }
+    }
+
     #[cold]
     fn skipped(name: &str) -> Error {
         Error::mismatch(
@@ -438,9 +487,18 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
     cell_methods! {
         deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
         deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
+        deserialize_u128 deserialize_char deserialize_str
         deserialize_bytes deserialize_byte_buf deserialize_map deserialize_identifier
         deserialize_seq
+    }
+
+    /// An integer cell only when the float holds it exactly, as row mode reads it.
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.float(visitor, true)
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.float(visitor, false)
     }
 
     /// A string cell as an owned `String` built here (as row mode builds them), else as

@@ -58,6 +58,12 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
     }
 }
 
+impl super::dupkeys::KeyAt for MapAccess<'_, '_> {
+    fn key_at(&self) -> u64 {
+        self.de.offset()
+    }
+}
+
 /// An enum variant: `kind` is the extension subtype (or [`MAP_FORM`]); the name is the next
 /// string in the input (none for a unit struct).
 pub(crate) struct Enum<'a, 'de> {

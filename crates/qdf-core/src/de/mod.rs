@@ -9,6 +9,7 @@
 
 mod access;
 mod dense;
+pub(crate) mod dupkeys;
 mod parse;
 mod qpack;
 pub(crate) mod read;
@@ -46,6 +47,8 @@ pub struct Deserializer<'de> {
     pub(crate) state: DecState<'de>,
     /// Header flag `08`: every `EF` container carries a column index.
     pub(crate) col_index: bool,
+    /// [`Options::deny_duplicate_keys`]: map targets refuse a repeated key.
+    pub(crate) dup_keys: bool,
 }
 
 impl<'de> Deserializer<'de> {
@@ -81,6 +84,7 @@ impl<'de> Deserializer<'de> {
             value_mode: false,
             state: DecState::new(opts, None, false),
             col_index: false,
+            dup_keys: opts.denies_duplicate_keys(),
         }
     }
 

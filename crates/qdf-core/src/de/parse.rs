@@ -20,6 +20,63 @@ pub(crate) enum Num {
     F64(f64),
 }
 
+/// 2^128 and 2^127 as `f64` (exact): the first floats past `u128::MAX` and `i128::MAX`.
+const TWO_128: f64 = 340_282_366_920_938_463_463_374_607_431_768_211_456.0;
+const TWO_127: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
+
+impl Num {
+    /// `Ok` unless `self` is an integer that a float target (`f32` when `narrow`, else `f64`)
+    /// cannot hold exactly (`docs/SPEC.md` §4): the integer must convert to the float and
+    /// back to the same integer, so 2^53 + 1 is no `f64` and 2^24 + 1 no `f32`. Floats pass
+    /// (their width follows serde's rules). The error is a `Data` error with no offset yet.
+    #[inline]
+    pub(crate) fn check_float_target(self, narrow: bool) -> Result<()> {
+        // `as` rounds to the nearest float (saturating to infinity for `u128` into `f32`);
+        // the widening to `f64` is exact, and the bound keeps the saturating cast back from
+        // mapping a float past the integer range onto `MAX`.
+        let exact = match self {
+            Num::F32(_) | Num::F64(_) => return Ok(()),
+            Num::U64(v) => {
+                let f = if narrow { v as f32 as f64 } else { v as f64 };
+                f < TWO_128 && f as u128 == v as u128
+            }
+            Num::U128(v) => {
+                let f = if narrow { v as f32 as f64 } else { v as f64 };
+                f < TWO_128 && f as u128 == v
+            }
+            Num::I64(v) => {
+                let f = if narrow { v as f32 as f64 } else { v as f64 };
+                f < TWO_127 && f as i128 == v as i128
+            }
+            Num::I128(v) => {
+                let f = if narrow { v as f32 as f64 } else { v as f64 };
+                f < TWO_127 && f as i128 == v
+            }
+        };
+        if exact {
+            return Ok(());
+        }
+        Err(self.inexact(narrow))
+    }
+
+    #[cold]
+    fn inexact(self, narrow: bool) -> Error {
+        let float = if narrow { "f32" } else { "f64" };
+        let n = match self {
+            Num::U64(v) => v.to_string(),
+            Num::U128(v) => v.to_string(),
+            Num::I64(v) => v.to_string(),
+            Num::I128(v) => v.to_string(),
+            Num::F32(v) => v.to_string(),
+            Num::F64(v) => v.to_string(),
+        };
+        Error::mismatch(
+            float,
+            format!("integer {n}, which {float} cannot represent exactly"),
+        )
+    }
+}
+
 /// What a length announces: strings and byte strings (bytes), arrays (elements), maps
 /// (entries).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -10,7 +10,7 @@
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use super::Deserializer;
+use super::{Deserializer, Num};
 use crate::codec::{self, Packed};
 use crate::error::{Error, Result};
 
@@ -80,6 +80,18 @@ enum Elem {
     F64(f64),
 }
 
+impl Elem {
+    /// [`Num::check_float_target`] for an integer element; floats and bools pass (serde's
+    /// float visitors refuse a bool themselves).
+    fn check_float(self, narrow: bool) -> Result<()> {
+        match self {
+            Elem::U64(v) => Num::U64(v).check_float_target(narrow),
+            Elem::I64(v) => Num::I64(v).check_float_target(narrow),
+            Elem::Bool(_) | Elem::F32(_) | Elem::F64(_) => Ok(()),
+        }
+    }
+}
+
 impl<'de> de::Deserializer<'de> for Elem {
     type Error = Error;
 
@@ -91,6 +103,17 @@ impl<'de> de::Deserializer<'de> for Elem {
             Elem::F32(v) => visitor.visit_f32(v),
             Elem::F64(v) => visitor.visit_f64(v),
         }
+    }
+
+    /// An integer element only when the float holds it exactly, as in the row form.
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.check_float(true)?;
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.check_float(false)?;
+        self.deserialize_any(visitor)
     }
 
     /// A bare value is `Some(value)`, as in the row form.
@@ -107,7 +130,7 @@ impl<'de> de::Deserializer<'de> for Elem {
     }
 
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map struct enum
         identifier ignored_any
     }

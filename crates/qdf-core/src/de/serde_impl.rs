@@ -5,6 +5,7 @@ use serde::de::{self, Visitor};
 
 use super::Deserializer;
 use super::access::{Enum, MAP_FORM, MapAccess, SeqAccess, TimestampSeq, VariantMap, VariantName};
+use super::dupkeys::DupCheck;
 use super::parse::Num;
 use super::read::{Reference, Text};
 use crate::error::{Error, ErrorCode, Result};
@@ -67,13 +68,14 @@ impl<'de> Deserializer<'de> {
         Ok(v)
     }
 
-    /// Visits the map whose header `tag` was read.
-    fn visit_map<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
+    /// Visits the map whose header `tag` was read; `keys`: a map target (not a struct), whose
+    /// keys are checked for repeats under `Options::deny_duplicate_keys`.
+    fn visit_map<V: Visitor<'de>>(&mut self, tag: u8, visitor: V, keys: bool) -> Result<V::Value> {
         let n = if tag == MAP8 {
             // The common struct header, without the call into `map_len`'s table.
             self.map8_len()?
         } else if tag == SHAPE {
-            return self.visit_shape(visitor);
+            return self.visit_shape(visitor, keys && self.dup_keys);
         } else {
             match self.map_len(tag)? {
                 Some(n) => n,
@@ -81,8 +83,13 @@ impl<'de> Deserializer<'de> {
             }
         };
         self.enter()?;
+        let check = keys && self.dup_keys;
         let mut map = MapAccess { de: self, left: n };
-        let v = visitor.visit_map(&mut map)?;
+        let v = if check {
+            visitor.visit_map(DupCheck::new(&mut map))?
+        } else {
+            visitor.visit_map(&mut map)?
+        };
         let left = map.left;
         self.leave();
         if left != 0 {
@@ -183,6 +190,38 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// Reads a number into a float target (`f32` when `narrow`): an integer only when the
+    /// float holds it exactly ([`Num::check_float_target`]), else a `Data` error at its tag.
+    #[inline]
+    fn deserialize_float<V: Visitor<'de>>(&mut self, visitor: V, narrow: bool) -> Result<V::Value> {
+        // The common form first (an f64 column), as in `deserialize_num`.
+        if self.read.peek() == Some(F64)
+            && let Some(b) = self.peek_payload8()
+        {
+            let _ = self.read.take(9, "");
+            return visitor.visit_f64(f64::from_bits(u64::from_le_bytes(b)));
+        }
+        let at = self.read.offset();
+        let tag = self.next_tag()?;
+        match self.read_num(tag)? {
+            Some(n) => {
+                if let Err(e) = n.check_float_target(narrow) {
+                    return Err(e.with_offset(at));
+                }
+                // serde's float visitors take no 128-bit integer: an exact one is handed over
+                // as the float it equals.
+                match n {
+                    Num::U128(v) if narrow => visitor.visit_f32(v as f32),
+                    Num::U128(v) => visitor.visit_f64(v as f64),
+                    Num::I128(v) if narrow => visitor.visit_f32(v as f32),
+                    Num::I128(v) => visitor.visit_f64(v as f64),
+                    n => visit_num(n, visitor),
+                }
+            }
+            None => Err(self.unexpected(tag, "a number")),
+        }
+    }
+
     #[inline]
     fn deserialize_text<V: Visitor<'de>>(
         &mut self,
@@ -266,7 +305,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 None => Err(self.bad_tag(tag, "a value")),
             },
             FIXARR..=FIXARR_MAX | ARR16 | ARR32 => self.visit_array(tag, visitor),
-            MAP8..=MAP32 | SHAPE => self.visit_map(tag, visitor),
+            MAP8..=MAP32 | SHAPE => self.visit_map(tag, visitor, true),
             NIL => visitor.visit_none(),
             FALSE => visitor.visit_bool(false),
             TRUE => visitor.visit_bool(true),
@@ -296,7 +335,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     num_methods! {
         deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
-        deserialize_f32 deserialize_f64
+    }
+
+    #[inline]
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_float(visitor, true)
+    }
+
+    #[inline]
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_float(visitor, false)
     }
 
     fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -348,7 +396,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     /// `C0` is `None`; `F2 05 x` and a bare `x` are `Some(x)`. One depth level for `Some`,
     /// as the encoder counts it. A bare `x` that starts with `F2` (which the encoder would have
     /// wrapped) is still read as `Some(x)`, so a field widened from `T` to `Option<T>` reads
-    /// old data; `Value` decoding stays strict.
+    /// old data; `Value` decoding stays strict. Except a bare unit `F2 00`: it is `None`, as
+    /// serde's own `Option` visitor reads a unit (other formats' `null`, e.g.
+    /// `serde_json::Value::Null`, is a serde unit); `Some(())` is `F2 05 F2 00`.
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.read.peek() {
             None => Err(self.read.eof("an option")),
@@ -356,6 +406,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 self.read.next("nil")?;
                 visitor.visit_none()
             }
+            Some(EXT) if self.eat_ext(ext::UNIT) => visitor.visit_none(),
             Some(_) => {
                 if self.eat_ext(ext::SOME) {
                     self.check_some_wrapper()?;
@@ -420,7 +471,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let tag = self.next_tag()?;
-        self.visit_map(tag, visitor)
+        self.visit_map(tag, visitor, true)
     }
 
     /// A map of field name → value (fields in any order, unknown ones skipped by serde), or
@@ -438,7 +489,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         if tag != MAP8 && matches!(tag, FIXARR..=FIXARR_MAX | ARR16 | ARR32 | TIMESTAMP) {
             return self.visit_array(tag, visitor);
         }
-        self.visit_map(tag, visitor)
+        self.visit_map(tag, visitor, false)
     }
 
     /// `F2 06..=09 name [payload]`; also a bare string (unit variant) and a 1-entry map

@@ -51,7 +51,13 @@ impl<'de> Deserializer<'de> {
     /// Errors: an unknown shape id (`UnknownStateId`), a declaration count larger than the
     /// remaining input could hold, a name that is not a string, a shape table over this
     /// side's caps (`SessionCap`), and a visitor that stops before the last entry.
-    pub(crate) fn visit_shape<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+    ///
+    /// `keys`: check the keys for repeats (`Options::deny_duplicate_keys`, map targets).
+    pub(crate) fn visit_shape<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        keys: bool,
+    ) -> Result<V::Value> {
         let at = self.read.offset();
         let id = self.read.uvarint()?;
         let (count, names) = if id == 0 {
@@ -80,7 +86,11 @@ impl<'de> Deserializer<'de> {
             phase: Phase::Shape,
             names,
         };
-        let v = visitor.visit_map(&mut access)?;
+        let v = if keys {
+            visitor.visit_map(super::dupkeys::DupCheck::new(&mut access))?
+        } else {
+            visitor.visit_map(&mut access)?
+        };
         if access.phase != Phase::Done {
             return Err(Error::mismatch(
                 format!("{} fields", access.idx),
@@ -157,6 +167,13 @@ impl<'de> ShapeAccess<'_, 'de> {
         let name = crate::utf8::utf8(name).expect("shape names are read as strings");
         self.idx += 1;
         seed.deserialize(StrDeserializer::<Error>::new(name))
+    }
+}
+
+impl super::dupkeys::KeyAt for ShapeAccess<'_, '_> {
+    /// Where the next name or escape would be (a reuse's names are not in the input).
+    fn key_at(&self) -> u64 {
+        self.de.offset()
     }
 }
 
