@@ -816,16 +816,16 @@ impl Gen<'_, '_> {
     }
 
     /// A number of rows: often none or a few, often around the columnar minimum of 16, now and
-    /// then many (the output-budget cases).
+    /// then many (1 in 32: the output-budget cases, which cost tens of milliseconds).
     fn count(&mut self) -> ArbResult<usize> {
-        Ok(match self.pick(8)? {
-            0 => 0,
-            1 => self.u.int_in_range(1..=15)?,
-            2 => 15,
-            3 => 16,
-            4 => 17,
-            5 => self.u.int_in_range(16..=80)?,
-            6 => self.u.int_in_range(80..=400)?,
+        Ok(match self.pick(32)? {
+            0..=3 => 0,
+            4..=9 => self.u.int_in_range(1..=15)?,
+            10..=11 => 15,
+            12..=14 => 16,
+            15..=16 => 17,
+            17..=26 => self.u.int_in_range(16..=80)?,
+            27..=30 => self.u.int_in_range(80..=400)?,
             _ => self.u.int_in_range(900..=1100)?,
         })
     }
@@ -907,6 +907,24 @@ impl Gen<'_, '_> {
         Ok(rows)
     }
 
+    fn row(&mut self) -> ArbResult<Row> {
+        Ok(Row {
+            id: self.u.arbitrary()?,
+            delta: self.u.arbitrary()?,
+            small: self.u.arbitrary()?,
+            flag: self.u.arbitrary()?,
+            name: self.text()?,
+            took: self.f64()?,
+            ratio: self.f32()?,
+            tag: if self.u.arbitrary()? {
+                Some(self.text()?)
+            } else {
+                None
+            },
+            maybe: self.u.arbitrary()?,
+        })
+    }
+
     fn node(&mut self, depth: u32) -> ArbResult<Node> {
         // Leaves first: an exhausted input picks variant 0.
         const LEAVES: u32 = 21;
@@ -973,8 +991,10 @@ impl Gen<'_, '_> {
                 }
                 Node::AnyMap(Ordered(m))
             }
-            28 => Node::Rows(self.rows()?),
-            _ => Node::Nums(Box::new(self.nums()?)),
+            // Batches only from two levels up: a depth-1 node may be cloned into many rows.
+            28 if depth >= 2 => Node::Rows(self.rows()?),
+            _ if depth >= 2 => Node::Nums(Box::new(self.nums()?)),
+            _ => Node::Empty,
         })
     }
 
@@ -999,10 +1019,10 @@ impl Gen<'_, '_> {
     fn wides(&mut self) -> ArbResult<Vec<Wide>> {
         let n = self.count()?.min(64);
         let mut out = Vec::with_capacity(n);
-        let node = self.node(2)?;
+        let node = self.node(1)?;
         for i in 0..n {
             let row = if self.u.ratio(1, 3)? {
-                self.rows()?.into_iter().next().map(Box::new)
+                Some(Box::new(self.row()?))
             } else {
                 None
             };
