@@ -1237,8 +1237,8 @@ pub struct Input {
 }
 
 impl Input {
-    /// Builds the input from fuzz bytes (an exhausted input gives defaults, never an error
-    /// past the first bytes).
+    /// Builds the input from fuzz bytes; once they run out, every choice is its first (the
+    /// smallest) one.
     pub fn build(data: &[u8]) -> ArbResult<Input> {
         let mut u = Unstructured::new(data);
         let opts = option_sets(&mut u)?;
