@@ -1160,8 +1160,10 @@ impl Gen<'_, '_> {
                 let t = self.text()?;
                 let nulls = self.pick(3)?;
                 let row = |i: usize| NullRow {
-                    a: NullOr((nulls == 1 || (nulls == 2 && i % 2 == 0)).then_some(i as u64)),
-                    b: NullOr((nulls != 1 && i % 3 == 0).then(|| t.clone())),
+                    a: NullOr(
+                        (nulls == 1 || (nulls == 2 && i.is_multiple_of(2))).then_some(i as u64),
+                    ),
+                    b: NullOr((nulls != 1 && i.is_multiple_of(3)).then(|| t.clone())),
                     c: i as u8,
                 };
                 Msg::Nulls(Nulls {
@@ -1567,8 +1569,7 @@ fn check_session(msgs: &[Msg], refs: &[Option<Value>], tier: &str, opts: Options
     let mut typed_dec = DecoderSession::new(opts);
     let mut value_dec = DecoderSession::new(opts);
     let (mut rest_t, mut rest_v) = (&wire[..], &wire[..]);
-    let mut n = 0;
-    for &k in &sent {
+    for (n, &k) in sent.iter().enumerate() {
         let msg = &msgs[k];
         let mut src = NextFrame {
             dec: &mut typed_dec,
@@ -1589,15 +1590,13 @@ fn check_session(msgs: &[Msg], refs: &[Option<Value>], tier: &str, opts: Options
         rest_t = &rest_t[took..];
         match value_dec.decode_frame::<Value>(rest_v) {
             Ok(Some((v, m))) => {
-                if let Some(r) = &refs[k] {
-                    if v != *r {
-                        fail(
-                            &format!("session frame {n}: Value differs from Speed's"),
-                            tier,
-                            msg,
-                            &short(&v.to_string()),
-                        );
-                    }
+                if refs[k].as_ref().is_some_and(|r| v != *r) {
+                    fail(
+                        &format!("session frame {n}: Value differs from Speed's"),
+                        tier,
+                        msg,
+                        &short(&v.to_string()),
+                    );
                 }
                 assert_eq!(
                     m, took,
@@ -1622,7 +1621,6 @@ fn check_session(msgs: &[Msg], refs: &[Option<Value>], tier: &str, opts: Options
         if tolerate(TOLERATE_SWALLOW_BUG, "swallow") && matches!(msg, Msg::Swallows(_)) {
             return;
         }
-        n += 1;
     }
     assert!(rest_t.is_empty(), "[{tier}] bytes after the last frame");
     typed_dec.check_end(rest_t).expect("stream end");
