@@ -8,6 +8,10 @@
 use qdf_core::{Options, Value};
 use serde::{Deserialize, Serialize};
 
+#[path = "encode_checks.rs"]
+pub mod encode_checks;
+pub use encode_checks::encode_round_trip;
+
 /// Builds a message from a fuzz input.
 pub fn message(body: &[u8]) -> Vec<u8> {
     let mut m = b"QDF\x01\x00".to_vec();
