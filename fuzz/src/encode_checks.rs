@@ -17,15 +17,9 @@
 //! Then the messages, twice over, are frames of one `EncoderSession` per option set: a refused
 //! frame leaves the output as it was, and every accepted frame decodes, in order, in a
 //! `DecoderSession` (typed and `Value`), so a refusal never breaks the peer.
-//!
-//! Known bugs (issue #16) are tolerated, each only in its own narrow form, while the
-//! `TOLERATE_*` constants below are `true`; `QDF_FUZZ_STRICT=1` in the environment asserts the
-//! full rule regardless (`budget,swallow` for some of them; use it to look for them:
-//! `QDF_FUZZ_STRICT=1 cargo +nightly fuzz run encode_round_trip`).
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Debug};
-use std::sync::OnceLock;
 
 use arbitrary::{Result as ArbResult, Unstructured};
 use qdf_core::{Category, DecoderSession, EncoderSession, Error, Features, Options, Value};
@@ -34,40 +28,6 @@ use serde::ser::{
     SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant, SerializeTupleStruct,
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-// ---------------------------------------------------------------------------------------------
-// Known bugs. Each is tolerated only in its own narrow form; set a constant to `false` once the
-// fix named in its comment is merged (or run with `QDF_FUZZ_STRICT=1` to see them all, or
-// `QDF_FUZZ_STRICT=budget,null` for some: the names are those `tolerate` is called with).
-
-/// Issue #16.1: the encoder writes what the decoder refuses for its output budget
-/// ("decoded output would exceed the budget"): repeated long strings, interned once.
-pub const TOLERATE_BUDGET_BUG: bool = true;
-/// Issue #16.3: a `Serialize` impl that ignores an inner error gets `Ok` and bytes that do
-/// not decode (and, in a Dense session, a peer broken for the frames after it).
-pub const TOLERATE_SWALLOW_BUG: bool = true;
-/// Issue #16.2: a unit (serde's `null`, `F2 00`) does not read as `None` into `Option<T>`.
-pub const TOLERATE_NULL_NONE_BUG: bool = true;
-/// Issue #16.5: an integer read into an `f32`/`f64` target is rounded silently.
-pub const TOLERATE_INT_FLOAT_BUG: bool = true;
-
-/// Whether `QDF_FUZZ_STRICT` asks for the full rule on the known bug `name`: `1` or `all`
-/// for every one, else a comma-separated list of `budget`, `swallow`, `null`, `int_float`.
-fn strict(name: &str) -> bool {
-    static STRICT: OnceLock<String> = OnceLock::new();
-    let s = STRICT.get_or_init(|| std::env::var("QDF_FUZZ_STRICT").unwrap_or_default());
-    s == "1" || s == "all" || s.split(',').any(|w| w.trim() == name)
-}
-
-fn tolerate(flag: bool, name: &str) -> bool {
-    flag && !strict(name)
-}
-
-/// Is `e` the output-budget refusal of issue #16.1? (By category and message, so the check
-/// does not depend on the shape of the error code, which that fix may change.)
-fn is_budget_error(e: &Error) -> bool {
-    e.classify() == Category::Limit && e.to_string().contains("budget")
-}
 
 // ---------------------------------------------------------------------------------------------
 // The generated types.
@@ -1262,8 +1222,8 @@ impl Input {
 enum Outcome {
     /// Equal (or, for cross-type reads, an accepted refusal).
     Fine,
-    /// A failure: the known bug it is, if tolerated, and a description.
-    Wrong(Option<&'static str>, String),
+    /// A failure, described.
+    Wrong(String),
 }
 
 /// A source of typed decodes: one message, or the next frame of a session.
@@ -1301,29 +1261,14 @@ impl Source for NextFrame<'_, '_> {
     }
 }
 
-/// A decode error of a value the encoder accepted: which known bug it is, if tolerated.
-fn known_decode_bug(msg: &Msg, e: &Error) -> Option<&'static str> {
-    if tolerate(TOLERATE_BUDGET_BUG, "budget") && is_budget_error(e) {
-        return Some("#16.1 output budget");
-    }
-    if tolerate(TOLERATE_SWALLOW_BUG, "swallow") && matches!(msg, Msg::Swallows(_)) {
-        return Some("#16.3 swallowed error");
-    }
-    None
-}
-
-fn exact<T: DeserializeOwned + PartialEq + Debug>(
-    msg: &Msg,
-    v: &T,
-    src: &mut impl Source,
-) -> Outcome {
+fn exact<T: DeserializeOwned + PartialEq + Debug>(v: &T, src: &mut impl Source) -> Outcome {
     match src.decode::<T>() {
         Ok(back) if back == *v => Outcome::Fine,
-        Ok(back) => Outcome::Wrong(
-            None,
-            format!("typed decode differs: {}", short(&format!("{back:?}"))),
-        ),
-        Err(e) => Outcome::Wrong(known_decode_bug(msg, &e), format!("typed decode: {e}")),
+        Ok(back) => Outcome::Wrong(format!(
+            "typed decode differs: {}",
+            short(&format!("{back:?}"))
+        )),
+        Err(e) => Outcome::Wrong(format!("typed decode: {e}")),
     }
 }
 
@@ -1372,55 +1317,38 @@ fn nulls_expect(v: &Nulls) -> NullsTarget {
 /// Reads `msg` back from `src` into its typed target and compares.
 fn typed(msg: &Msg, src: &mut impl Source) -> Outcome {
     match msg {
-        Msg::Node(v) => exact(msg, v, src),
-        Msg::Rows(v) => exact(msg, v, src),
-        Msg::Wides(v) => exact(msg, v, src),
-        Msg::Texts(v) => exact(msg, v, src),
-        Msg::IdStrs(v) => exact(msg, v, src),
+        Msg::Node(v) => exact(v, src),
+        Msg::Rows(v) => exact(v, src),
+        Msg::Wides(v) => exact(v, src),
+        Msg::Texts(v) => exact(v, src),
+        Msg::IdStrs(v) => exact(v, src),
         Msg::IntFloat(v) => {
             let (want, all_exact) = int_float_expect(v);
             match src.decode::<IntFloatTarget>() {
                 Ok(got) if all_exact && got == want => Outcome::Fine,
-                Ok(got) if all_exact => Outcome::Wrong(
-                    None,
-                    format!(
-                        "integers read as floats differ: {}",
-                        short(&format!("{got:?}"))
-                    ),
-                ),
-                Ok(_) => Outcome::Wrong(
-                    tolerate(TOLERATE_INT_FLOAT_BUG, "int_float")
-                        .then_some("#16.5 int to float rounding"),
-                    "an integer no float holds exactly was read into a float".into(),
-                ),
+                Ok(got) if all_exact => Outcome::Wrong(format!(
+                    "integers read as floats differ: {}",
+                    short(&format!("{got:?}"))
+                )),
+                Ok(_) => {
+                    Outcome::Wrong("an integer no float holds exactly was read into a float".into())
+                }
                 Err(e) if !all_exact && e.classify() == Category::Data => Outcome::Fine,
-                Err(e) => Outcome::Wrong(
-                    known_decode_bug(msg, &e),
-                    format!("exact integers into floats: {e}"),
-                ),
+                Err(e) => Outcome::Wrong(format!("exact integers into floats: {e}")),
             }
         }
         Msg::Nulls(v) => match src.decode::<NullsTarget>() {
             Ok(got) if got == nulls_expect(v) => Outcome::Fine,
-            Ok(got) => Outcome::Wrong(
-                None,
-                format!(
-                    "nulls read as options differ: {}",
-                    short(&format!("{got:?}"))
-                ),
-            ),
-            Err(e) => Outcome::Wrong(
-                known_decode_bug(msg, &e).or_else(|| {
-                    (tolerate(TOLERATE_NULL_NONE_BUG, "null") && e.classify() == Category::Data)
-                        .then_some("#16.2 unit as None")
-                }),
-                format!("nulls into options: {e}"),
-            ),
+            Ok(got) => Outcome::Wrong(format!(
+                "nulls read as options differ: {}",
+                short(&format!("{got:?}"))
+            )),
+            Err(e) => Outcome::Wrong(format!("nulls into options: {e}")),
         },
         // No typed target: the bytes must decode, nothing more is known of them.
         Msg::Swallows(_) | Msg::Failing(_) => match src.decode::<Value>() {
             Ok(_) => Outcome::Fine,
-            Err(e) => Outcome::Wrong(known_decode_bug(msg, &e), format!("decode: {e}")),
+            Err(e) => Outcome::Wrong(format!("decode: {e}")),
         },
     }
 }
@@ -1465,7 +1393,7 @@ fn value_round_trip(msg: &Msg, v: &Value, opts: Options) -> Outcome {
     let bytes = match qdf_core::to_vec_with(v, opts) {
         Ok(b) => b,
         Err(e) if e.classify() == Category::Limit => return Outcome::Fine,
-        Err(e) => return Outcome::Wrong(None, format!("re-encoding the Value: {e}")),
+        Err(e) => return Outcome::Wrong(format!("re-encoding the Value: {e}")),
     };
     match typed(
         msg,
@@ -1474,7 +1402,7 @@ fn value_round_trip(msg: &Msg, v: &Value, opts: Options) -> Outcome {
             opts,
         },
     ) {
-        Outcome::Wrong(k, d) => Outcome::Wrong(k, format!("after a Value re-encoding: {d}")),
+        Outcome::Wrong(d) => Outcome::Wrong(format!("after a Value re-encoding: {d}")),
         fine => fine,
     }
 }
@@ -1493,9 +1421,6 @@ fn check_message(msg: &Msg, reference: Option<&Value>, tier: &str, opts: Options
     let ignored = qdf_core::from_slice_with::<serde::de::IgnoredAny>(&bytes, opts);
     match (&value, reference) {
         (Err(e), _) => {
-            if known_decode_bug(msg, e).is_some() {
-                return;
-            }
             fail(
                 "accepted bytes that do not decode as Value",
                 tier,
@@ -1529,7 +1454,7 @@ fn check_message(msg: &Msg, reference: Option<&Value>, tier: &str, opts: Options
         ),
         value_round_trip(msg, value.as_ref().unwrap(), opts),
     ] {
-        if let Outcome::Wrong(None, d) = outcome {
+        if let Outcome::Wrong(d) = outcome {
             fail("accepted bytes that do not read back", tier, msg, &d);
         }
     }
@@ -1564,8 +1489,6 @@ fn check_session(msgs: &[Msg], refs: &[Option<Value>], tier: &str, opts: Options
             }
         }
     }
-    // Once a tolerated bug has broken (or may have desynchronised) the peer, the later frames
-    // prove nothing.
     let mut typed_dec = DecoderSession::new(opts);
     let mut value_dec = DecoderSession::new(opts);
     let (mut rest_t, mut rest_v) = (&wire[..], &wire[..]);
@@ -1578,15 +1501,18 @@ fn check_session(msgs: &[Msg], refs: &[Option<Value>], tier: &str, opts: Options
         };
         match typed(msg, &mut src) {
             Outcome::Fine => {}
-            Outcome::Wrong(Some(_), _) => return,
-            Outcome::Wrong(None, d) => fail(
+            Outcome::Wrong(d) => fail(
                 &format!("session frame {n} does not read back"),
                 tier,
                 msg,
                 &d,
             ),
         }
-        let took = src.took.expect("decoded");
+        // A typed refusal the check expects (an integer no float holds, into a float
+        // target) leaves the frame unread and a Dense decoder broken: nothing later is known.
+        let Some(took) = src.took else {
+            return;
+        };
         rest_t = &rest_t[took..];
         match value_dec.decode_frame::<Value>(rest_v) {
             Ok(Some((v, m))) => {
@@ -1605,21 +1531,12 @@ fn check_session(msgs: &[Msg], refs: &[Option<Value>], tier: &str, opts: Options
                 rest_v = &rest_v[m..];
             }
             Ok(None) => unreachable!("the typed session read a whole frame"),
-            Err(e) => {
-                if known_decode_bug(msg, &e).is_some() {
-                    return;
-                }
-                fail(
-                    &format!("session frame {n} as Value"),
-                    tier,
-                    msg,
-                    &e.to_string(),
-                )
-            }
-        }
-        // A swallowed error may have left the encoder's Dense state ahead of the bytes.
-        if tolerate(TOLERATE_SWALLOW_BUG, "swallow") && matches!(msg, Msg::Swallows(_)) {
-            return;
+            Err(e) => fail(
+                &format!("session frame {n} as Value"),
+                tier,
+                msg,
+                &e.to_string(),
+            ),
         }
     }
     assert!(rest_t.is_empty(), "[{tier}] bytes after the last frame");

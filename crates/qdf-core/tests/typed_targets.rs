@@ -847,10 +847,8 @@ mod dup_prop {
             word.clone().prop_map(|s| Value::Str(s.into())),
             (0u64..4).prop_map(Value::U64),
             (-3i64..0).prop_map(Value::I64),
-            (0u64..2, word).prop_map(|(n, s)| Value::Array(vec![
-                Value::U64(n),
-                Value::Str(s.into())
-            ])),
+            (0u64..2, word)
+                .prop_map(|(n, s)| Value::Array(vec![Value::U64(n), Value::Str(s.into())])),
         ]
     }
 
