@@ -180,7 +180,10 @@ impl Lane {
         n: usize,
         value: &T,
     ) {
-        if self.renew_every.is_some_and(|k| n > 0 && n.is_multiple_of(k)) {
+        if self
+            .renew_every
+            .is_some_and(|k| n > 0 && n.is_multiple_of(k))
+        {
             self.enc = EncoderSession::new(self.opts);
             self.dec = DecoderSession::new(self.opts);
         }
