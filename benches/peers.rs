@@ -1,5 +1,5 @@
 //! Encode and decode of every dataset by every peer and qdf tier, one criterion group per
-//! dataset (see docs/BENCH.md). `cargo test --benches` runs each benchmark once.
+//! dataset (see docs/BENCH.md), the shapes of `qdf_fixtures::outside` last. `cargo test --benches` runs each benchmark once.
 //!
 //! ```sh
 //! cargo bench --bench peers -- --warm-up-time 1 --measurement-time 2
@@ -11,6 +11,7 @@ mod support;
 mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use qdf_fixtures::outside::visit_outside;
 use qdf_fixtures::{Dataset, Visitor, visit_all};
 
 struct Groups<'a>(&'a mut Criterion);
@@ -23,6 +24,7 @@ impl Visitor for Groups<'_> {
 
 fn peers(c: &mut Criterion) {
     visit_all(&mut Groups(c));
+    visit_outside(&mut Groups(c));
 }
 
 criterion_group! {

@@ -1,5 +1,6 @@
 //! Prints the size report of docs/BENCH.md: every dataset encoded by every peer and every qdf
-//! tier, raw and after zstd level 3, as markdown tables. Deterministic.
+//! tier, raw and after zstd level 3, as markdown tables, then the same for the shapes of
+//! `qdf_fixtures::outside`. Deterministic.
 //!
 //! ```sh
 //! cargo run --release --example sizes
@@ -11,6 +12,7 @@
 #[path = "../tests/support/mod.rs"]
 mod support;
 
+use qdf_fixtures::outside::visit_outside;
 use qdf_fixtures::{Dataset, Visitor, visit_all};
 
 /// zstd level of the compressed columns ("protobuf + zstd" as users deploy it).
@@ -135,9 +137,16 @@ fn main() {
     report.size_table("Raw bytes", |s| s.0);
     report.size_table(&format!("After zstd level {ZSTD_LEVEL}"), |s| s.1);
     report.ratio_table();
-    let failed = report
-        .rows
-        .iter()
+    let mut outside = Report::default();
+    visit_outside(&mut outside);
+    outside.size_table("Shapes not designed for: raw bytes", |s| s.0);
+    outside.size_table(
+        &format!("Shapes not designed for: after zstd level {ZSTD_LEVEL}"),
+        |s| s.1,
+    );
+    let failed = [&report, &outside]
+        .into_iter()
+        .flat_map(|r| &r.rows)
         .flat_map(|r| &r.cells)
         .filter(|c| c.is_err())
         .count();

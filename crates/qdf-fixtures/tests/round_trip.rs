@@ -1,6 +1,7 @@
 //! Every peer's bytes decode back to the exact input, on every dataset; the protobuf twins are
 //! lossless; the generators are pinned (a changed draw changes every size in docs/BENCH.md).
 
+use qdf_fixtures::outside::visit_outside;
 use qdf_fixtures::peers::{peers, same_bits};
 use qdf_fixtures::{Dataset, Visitor, visit_all};
 
@@ -62,4 +63,23 @@ const FINGERPRINTS: &[(&str, usize, u64)] = &[
     ("Zipkin spans 1041", 271032, 0x08280ad6dd8b60be),
     ("USGS quakes 1707", 651438, 0xbdf437e702ce2e04),
     ("Seattle hourly 8759", 377741, 0x23386c810cb6b709),
+];
+
+#[test]
+fn every_peer_round_trips_the_outside_shapes_bit_exactly() {
+    let mut check = Check::default();
+    visit_outside(&mut check);
+    assert_eq!(check.failures, Vec::<String>::new());
+    for (name, len, hash) in &check.fingerprints {
+        println!("    (\"{name}\", {len}, {hash:#018x}),");
+    }
+    assert_eq!(check.fingerprints, OUTSIDE_FINGERPRINTS);
+}
+
+/// The same pins for [`visit_outside`].
+const OUTSIDE_FINGERPRINTS: &[(&str, usize, u64)] = &[
+    ("WebLog 10000", 641019, 0x932cec37237c93b6),
+    ("SaveGame 500", 609693, 0x74aa6d73b515f733),
+    ("Mesh 125000", 6000006, 0x9f32a10372120076),
+    ("GameState 1000", 456378, 0x2886e6331260dae9),
 ];
