@@ -259,7 +259,7 @@ fn plural(n: u64, one: &str) -> String {
 }
 
 /// ` (dense, qpack, …)` for the set header flags.
-fn flag_names(flags: u8) -> String {
+pub fn flag_names(flags: u8) -> String {
     let names: Vec<&str> = [
         (0x01, "dense"),
         (0x02, "qpack"),

@@ -130,7 +130,16 @@ fn json_error(file: &str, text: &[u8], e: &serde_json::Error) -> Failure {
 pub fn from_json(args: &FromJsonArgs) -> Result<(), Failure> {
     let file = args.file.as_str();
     let text = input::read_all(file)?;
-    let opts = args.tier.options();
+    let mut opts = args.tier.options();
+    if args.map_shapes {
+        if args.tier == crate::Tier::Speed {
+            return Err(Failure::new(
+                file,
+                "--map-shapes needs the Dense tiers (balanced, compression)",
+            ));
+        }
+        opts = opts.features(opts.feature_bits().with(qdf_core::Features::MAP_SHAPE));
+    }
     let mut values = serde_json::Deserializer::from_slice(&text).into_iter::<serde_json::Value>();
     let mut out = input::output(args.output.as_deref(), true)?;
     let out_name = args.output.as_deref().unwrap_or("<stdout>");

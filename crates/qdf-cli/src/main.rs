@@ -89,6 +89,10 @@ struct FromJsonArgs {
     /// The encoder tier.
     #[arg(long, value_enum, default_value_t = Tier::Balanced)]
     tier: Tier,
+    /// Write JSON objects whose key sets repeat as map shapes (keys sent once per key set,
+    /// `docs/SPEC.md` §15.1; not with `--tier speed`).
+    #[arg(long)]
+    map_shapes: bool,
     /// End every stream frame with a CRC-32C (stream header flag 10).
     #[arg(long, requires = "stream")]
     checksum: bool,

@@ -41,12 +41,13 @@ fn message(args: &QdfInput, bytes: &[u8]) -> Result<String, Failure> {
     })
     .map_err(|e| Failure::new(&args.file, e))?;
     Ok(format!(
-        "message: {} bytes (5-byte header, {}-byte body), flags 0x{:02x}\n\
+        "message: {} bytes (5-byte header, {}-byte body), flags 0x{:02x}{}\n\
          not a stream: no frames; the body defines {defines} intern entries and {shapes} \
          shapes, and holds {containers} columnar containers\n",
         bytes.len(),
         bytes.len() - 5,
-        bytes[4]
+        bytes[4],
+        crate::inspect::flag_names(bytes[4]),
     ))
 }
 
@@ -92,9 +93,9 @@ fn stream(args: &QdfInput, bytes: &[u8]) -> Result<String, Failure> {
     }
     let flags = bytes.get(4).copied().unwrap_or(0);
     let mut r = format!(
-        "stream: {} bytes, header flags 0x{flags:02x}, frame checksums: {}\nframes: {frames}\n",
+        "stream: {} bytes, header flags 0x{flags:02x}{}\nframes: {frames}\n",
         bytes.len(),
-        if flags & 0x10 != 0 { "yes" } else { "no" },
+        crate::inspect::flag_names(flags),
     );
     if frames > 0 {
         let total: u64 = sizes.iter().sum();

@@ -124,6 +124,9 @@ fn json_lines_become_a_stream_and_back() {
                 text.contains(&format!("  frame {}: ", spans.len() - 1)),
                 "{tier}"
             );
+            if checksum {
+                assert!(stats.contains("(dense, qpack, frame checksums)") || tier == "speed");
+            }
             if tier == "speed" {
                 assert!(stats.contains("Dense state: none"), "{stats}");
             } else {
@@ -141,6 +144,47 @@ fn json_lines_become_a_stream_and_back() {
             }
         }
     }
+}
+
+#[test]
+fn map_shapes_shrink_json_lines_and_keep_them() {
+    let dir = tmp("shapes");
+    let spans: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(data(zipkin::FILE)).unwrap()).unwrap();
+    let lines: String = spans.iter().map(|v| format!("{v}\n")).collect();
+    let jl = dir.join("spans.jsonl");
+    std::fs::write(&jl, &lines).unwrap();
+    let (plain, shaped) = (dir.join("plain.qdfs"), dir.join("shaped.qdfs"));
+    ok(&["from-json", "--stream", s(&jl), "-o", s(&plain)]);
+    ok(&[
+        "from-json",
+        "--stream",
+        "--map-shapes",
+        s(&jl),
+        "-o",
+        s(&shaped),
+    ]);
+    assert_eq!(ok(&["to-json", s(&shaped)]), ok(&["to-json", s(&plain)]));
+    let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+    assert!(
+        size(&shaped) < size(&plain),
+        "{} {}",
+        size(&shaped),
+        size(&plain)
+    );
+    let text = ok(&["inspect", s(&shaped)]);
+    assert!(text.contains("(from the shape)"));
+    let e = fails_plain(&["from-json", "--map-shapes", "--tier", "speed", s(&jl)]);
+    assert!(e.contains("--map-shapes needs the Dense tiers"), "{e}");
+}
+
+/// Runs `qdf args` and expects exit code 1 with one stderr line (no offset needed).
+fn fails_plain(args: &[&str]) -> String {
+    let o = qdf(args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "qdf {args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "qdf {args:?}: {err}");
+    err
 }
 
 /// `value` encoded with `opts` in a file of `dir`.
