@@ -230,11 +230,15 @@ impl<W: Write> Printer<'_, W> {
                 count,
                 interned,
             } => {
-                let _ = write!(l, "column {index} {name:?} {}: {values}", class(*kind));
-                if *values != ColumnValues::Residual {
-                    let _ = write!(l, ", {count} values");
+                if *values == ColumnValues::Residual {
+                    let _ = write!(l, "column {index} {name:?}: {values}");
+                    if len > 0 {
+                        let _ = write!(l, ", presence mask {len} bytes");
+                    }
+                } else {
+                    let _ = write!(l, "column {index} {name:?} {}: {values}", class(*kind));
+                    let _ = write!(l, ", {count} values, {len} bytes");
                 }
-                let _ = write!(l, ", {len} bytes");
                 if !interned.is_empty() {
                     let _ = write!(l, ", defines intern {}", ids(interned));
                 }

@@ -473,3 +473,60 @@ fn depth_limit_is_the_decoders() {
     let e = walk(&bytes, &opts).unwrap_err();
     assert_eq!(e.error.code(), &qdf_core::ErrorCode::DepthLimit(20));
 }
+
+#[test]
+fn per_value_columns_report_their_own_intern_ids() {
+    #[derive(Serialize)]
+    struct Pair {
+        a: String,
+        b: String,
+    }
+    // 24 bytes from a 94-letter alphabet (too many distinct bytes for alphabet packing).
+    let word = |seed: usize| -> String {
+        let tail: String = (0..20)
+            .map(|k| (33 + (seed * 31 + k * 17) % 94) as u8 as char)
+            .collect();
+        format!("{seed}:{tail}")
+    };
+    // 64 distinct values per column, first all distinct (too many for a dictionary), then
+    // repeated three times (2-byte references: per-value strings beat any block).
+    let rows: Vec<Pair> = (0..256)
+        .map(|i| Pair {
+            a: word(1000 + i % 64),
+            b: word(5000 + i % 64),
+        })
+        .collect();
+    let opts = Options::balanced();
+    let mut enc = EncoderSession::new(opts);
+    let mut s = Vec::new();
+    enc.encode_frame(&rows, &mut s).unwrap();
+    let mut ranges = Vec::new();
+    inspect::stream(&s, &opts, 1 << 20, &mut |e| match &e.kind {
+        EventKind::Columnar { interned, .. } => {
+            ranges.push(("names".to_string(), interned.clone()))
+        }
+        EventKind::Column {
+            name,
+            interned,
+            values,
+            ..
+        } => {
+            assert_eq!(*values, ColumnValues::PerValue, "{name}");
+            ranges.push((name.to_string(), interned.clone()));
+        }
+        _ => {}
+    })
+    .unwrap();
+    let mut dec = DecoderSession::new(opts);
+    dec.decode_frame::<Value>(&s).unwrap().unwrap();
+    // The short names stay inline; each column defines its own 64 values.
+    assert_eq!(
+        ranges,
+        [
+            ("names".to_string(), 0..0),
+            ("a".to_string(), 0..64),
+            ("b".to_string(), 64..128)
+        ]
+    );
+    assert_eq!(dec.stats().intern_entries, 128);
+}

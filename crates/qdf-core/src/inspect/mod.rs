@@ -199,7 +199,7 @@ pub enum EventKind<'a> {
         values: ColumnValues,
         /// Present non-null values (V); for a residual column the present rows.
         count: u64,
-        /// Intern ids defined by its per-value strings.
+        /// Intern ids defined by its per-value strings (empty for other columns).
         interned: Range<u32>,
     },
     /// A row of a hybrid container opens: its residual values follow, each preceded by its
@@ -1110,10 +1110,9 @@ impl<'de> Walker<'de, '_> {
         // Load column by column is the reader's job: all at once, then the byte ranges from
         // each column's start.
         let ids_before = self.entries();
-        let per_value_ids = {
-            c.load(&mut self.de, None)?;
-            ids_before..self.entries()
-        };
+        c.load(&mut self.de, None)?;
+        // Per-value string columns define intern entries in column order, from here.
+        let mut next_id = ids_before;
         let end = self.de.offset();
         let m = c.m;
         for j in 0..c.cols.len() {
@@ -1152,12 +1151,15 @@ impl<'de> Walker<'de, '_> {
                 },
                 _ => ColumnValues::Array,
             };
-            // Per-value string columns define intern entries in column order; the range of
-            // the whole load is given to the columns that have per-value strings.
             let interned = if values == ColumnValues::PerValue {
-                per_value_ids.clone()
+                let from = usize::try_from(values_at - self.base).unwrap_or(usize::MAX);
+                let to = usize::try_from(col_end - self.base).unwrap_or(usize::MAX);
+                let body = self.input.get(from..to).unwrap_or(&[]);
+                let n = definitions(body, values_at, count)?;
+                next_id += n;
+                next_id - n..next_id
             } else {
-                per_value_ids.start..per_value_ids.start
+                next_id..next_id
             };
             (self.sink)(&Event {
                 offset: col.at,
@@ -1223,6 +1225,35 @@ impl<'de> Walker<'de, '_> {
             .dense_ref()
             .map_or(0, |d| d.col_shapes().len())
     }
+}
+
+/// The intern definitions (`E0`, `E2`) among the `v` per-value strings at the front of
+/// `col` (whose first byte is at `at`): a column the columnar reader has decoded, so only
+/// each string's extent is read here, not its meaning.
+fn definitions(col: &[u8], at: u64, v: u64) -> Result<u32> {
+    let mut r = SliceRead::new(col, at);
+    let mut n = 0u32;
+    for _ in 0..v {
+        let tag = r.next("a string of a string column")?;
+        let len = match tag {
+            FIXSTR..=FIXSTR_MAX => u64::from(tag & 0x1F),
+            STR8 | BIN8 => u64::from(r.next("a length")?),
+            STR16 | BIN16 => u64::from(u16::from_le_bytes(r.array("a length")?)),
+            STR32 | BIN32 => u64::from(u32::from_le_bytes(r.array("a length")?)),
+            INTERN_STR | INTERN_BIN => {
+                n += 1;
+                r.uvarint()?
+            }
+            STATE_REF | MTF | PAIR => {
+                r.uvarint()?;
+                0
+            }
+            _ => 0,
+        };
+        r.check_count(len, 1)?;
+        r.take(len as usize, "string bytes")?;
+    }
+    Ok(n)
 }
 
 /// The event of a number.
