@@ -530,3 +530,48 @@ fn per_value_columns_report_their_own_intern_ids() {
     );
     assert_eq!(dec.stats().intern_entries, 128);
 }
+
+#[test]
+fn agrees_with_the_decoder_on_random_multi_byte_mutations() {
+    // xorshift64*: deterministic, so a failure reproduces.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let samples = samples();
+    let streams: Vec<(Vec<u8>, Options)> = [Options::speed(), Options::balanced()]
+        .into_iter()
+        .flat_map(|o| {
+            [false, true].map(|c| (stream_of(&[points(17), points(2), points(18)], o, c), o))
+        })
+        .collect();
+    for round in 0..60_000 {
+        let (base, opts) = if round % 3 == 0 {
+            &streams[round % streams.len()]
+        } else {
+            &samples[round % samples.len()]
+        };
+        let mut m = base.clone();
+        for _ in 0..1 + next() % 4 {
+            let i = 5 + (next() as usize) % (m.len() - 5);
+            match next() % 4 {
+                0 => m[i] = next() as u8,
+                1 => m[i] ^= 1 << (next() % 8),
+                2 => {
+                    m.insert(i, next() as u8);
+                }
+                _ => {
+                    m.remove(i);
+                }
+            }
+        }
+        if round % 3 == 0 {
+            agree_stream(&m, opts);
+        } else {
+            agree(&m, opts, "mutation");
+        }
+    }
+}
