@@ -575,3 +575,36 @@ fn agrees_with_the_decoder_on_random_multi_byte_mutations() {
         }
     }
 }
+
+#[test]
+fn a_string_column_without_values_has_no_value_bytes() {
+    // 16 rows: `s` a nullable string column, null in every row (its non-null mask `00 00`,
+    // then no string), `n` a delta-coded column whose `E6` must not be taken for `s`'s.
+    let mut bytes = b"QDF\x01\x01".to_vec();
+    bytes.extend([
+        0xef, 0x10, 0x00, 0x02, 0x81, b's', 0x84, 0x81, b'n', 0x01, 0x00, 0x00, 0xe6, 0x03, 0x00,
+        0x00, 0x02, 0x10,
+    ]);
+    let mut cols = Vec::new();
+    inspect::message(&bytes, &Options::default(), &mut |e| {
+        if let EventKind::Column {
+            name,
+            values,
+            count,
+            ..
+        } = &e.kind
+        {
+            cols.push((name.to_string(), *values, *count, e.end - e.offset));
+        }
+    })
+    .unwrap();
+    agree(&bytes, &Options::default(), "null column");
+    let delta = ColumnValues::Packed(inspect::Codec::Delta, Some(3));
+    assert_eq!(
+        cols,
+        [
+            ("s".to_string(), ColumnValues::PerValue, 0, 2),
+            ("n".to_string(), delta, 16, 6)
+        ]
+    );
+}

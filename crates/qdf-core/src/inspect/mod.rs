@@ -565,7 +565,14 @@ pub fn stream(
                 ..
             }) => (pos + body_start, pos + body_end, pos + end),
             Ok(Next::Incomplete { .. }) => {
-                let e = frame::check_end(rest, true).expect_err("a frame is cut here");
+                // Input that ends inside a frame (`check_end` always fails here: `rest` is
+                // not empty and the header was read).
+                let e = frame::check_end(rest, true).err().unwrap_or_else(|| {
+                    let code = ErrorCode::UnexpectedEof {
+                        expected: "the rest of a frame",
+                    };
+                    Error::at(code, rest.len() as u64)
+                });
                 return Err(fail(e.shifted(pos as u64)));
             }
             Err(e) => return Err(fail(e.shifted(pos as u64))),
@@ -1071,7 +1078,8 @@ impl<'de> Walker<'de, '_> {
         // The decoder enters a level for the sequence.
         self.de.enter()?;
         self.de.leave();
-        let codec = Codec::from_tag(tag, kind).expect("a QPack tag");
+        // `tag` is a QPack tag (the caller checked), so the fallback is never taken.
+        let codec = Codec::from_tag(tag, kind).unwrap_or(Codec::Raw);
         let count = packed.len() as u64;
         drop(packed);
         self.emit(at, key, EventKind::Packed { codec, kind, count });
@@ -1135,21 +1143,27 @@ impl<'de> Walker<'de, '_> {
             if col.nullable {
                 values_at += mask_len(present as usize) as u64;
             }
-            let first = self.byte_at(values_at);
+            // A string column with no value and no block has no value bytes at all.
+            let first = (values_at < col_end)
+                .then(|| self.byte_at(values_at))
+                .flatten();
             let values = match (&col.data, first) {
                 (Data::Residual, _) => ColumnValues::Residual,
-                (_, Some(t)) if codec::is_qpack_tag(t) => {
-                    let kind = (t != QP_BOOL)
-                        .then(|| self.byte_at(values_at + 1))
-                        .flatten();
-                    ColumnValues::Packed(Codec::from_tag(t, kind).expect("a QPack tag"), kind)
-                }
-                (_, Some(FIXARR..=FIXARR_MAX | ARR16 | ARR32)) => ColumnValues::Array,
-                (_, Some(t)) if col.class == Class::Str => match block(t) {
-                    Some(b) => ColumnValues::Block(b),
-                    None => ColumnValues::PerValue,
+                (_, first) if col.class == Class::Str => first
+                    .and_then(block)
+                    .map_or(ColumnValues::PerValue, ColumnValues::Block),
+                (_, Some(t)) => match Codec::from_tag(t, None) {
+                    Some(_) => {
+                        let kind = (t != QP_BOOL)
+                            .then(|| self.byte_at(values_at + 1))
+                            .flatten();
+                        // `from_tag` knows `t`: it named a codec just above.
+                        let codec = Codec::from_tag(t, kind).unwrap_or(Codec::Raw);
+                        ColumnValues::Packed(codec, kind)
+                    }
+                    None => ColumnValues::Array,
                 },
-                _ => ColumnValues::Array,
+                (_, None) => ColumnValues::Array,
             };
             let interned = if values == ColumnValues::PerValue {
                 let from = usize::try_from(values_at - self.base).unwrap_or(usize::MAX);
