@@ -190,3 +190,43 @@ pub fn session_frames(data: &[u8]) {
         rest = &rest[n..];
     }
 }
+
+/// The tag walker (`qdf_core::inspect`) on `data` as a message body (the header prepended)
+/// and as a whole stream: never panics, and accepts exactly what a `Value` decode and a
+/// `DecoderSession` (stopping at its first error) accept, failing with the same error code
+/// (for a message also at the same offset).
+pub fn inspect(data: &[u8]) {
+    use qdf_core::DecoderSession;
+    use qdf_core::inspect;
+    let opts = Options::default().max_output(1 << 20);
+    let msg = message(data);
+    let mut events = 0u64;
+    let walked = inspect::message(&msg, &opts, &mut |_| events += 1);
+    let decoded = qdf_core::from_slice_with::<Value>(&msg, opts);
+    match (&walked, &decoded) {
+        (Ok(()), Ok(_)) => assert!(events >= 2, "a header and a value"),
+        (Err(w), Err(d)) => {
+            assert_eq!(w.error.code(), d.code(), "inspect and Value disagree");
+            assert_eq!(w.error.offset(), d.offset(), "inspect and Value disagree");
+        }
+        _ => panic!("inspect {walked:?}, Value decode {decoded:?}"),
+    }
+    let walked = inspect::stream(data, &opts, 1 << 16, &mut |_| {});
+    let mut dec = DecoderSession::new(opts).with_max_frame_len(1 << 16);
+    let (mut rest, mut frames) = (data, 0u64);
+    let decoded = loop {
+        match dec.decode_frame::<Value>(rest) {
+            Ok(Some((_, n))) => {
+                rest = &rest[n..];
+                frames += 1;
+            }
+            Ok(None) => break dec.check_end(rest).map(|()| frames),
+            Err(e) => break Err(e),
+        }
+    };
+    match (&walked, &decoded) {
+        (Ok(s), Ok(n)) => assert_eq!(s.frames, *n),
+        (Err(w), Err(d)) => assert_eq!(w.error.code(), d.code(), "inspect and session disagree"),
+        _ => panic!("inspect {walked:?}, session {decoded:?}"),
+    }
+}

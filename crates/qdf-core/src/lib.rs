@@ -23,6 +23,7 @@ mod de;
 mod dense;
 mod error;
 mod frame;
+pub mod inspect;
 mod options;
 mod ser;
 pub mod session;

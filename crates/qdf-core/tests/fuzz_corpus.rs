@@ -123,6 +123,7 @@ fn replay_corpora() {
         ("round_trip", checks::round_trip),
         ("session_frames", checks::session_frames),
         ("encode_round_trip", checks::encode_round_trip),
+        ("inspect", checks::inspect),
     ] {
         let dir = corpus_dir(target);
         let mut entries: Vec<_> = std::fs::read_dir(&dir)
@@ -147,18 +148,22 @@ fn seeds_pass_the_checks() {
     for s in seeds() {
         checks::decode_value(&s);
         checks::round_trip(&s);
+        checks::inspect(&s);
     }
     for s in stream_seeds() {
         checks::session_frames(&s);
+        checks::inspect(&s);
         // Every strict prefix and every one-byte change keeps the rules too.
         for n in 0..s.len() {
             checks::session_frames(&s[..n]);
+            checks::inspect(&s[..n]);
         }
         for i in 0..s.len() {
             let mut m = s.clone();
             for x in [0x01, 0x80, 0xFF] {
                 m[i] ^= x;
                 checks::session_frames(&m);
+                checks::inspect(&m);
                 m[i] ^= x;
             }
         }

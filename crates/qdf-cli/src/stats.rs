@@ -1,0 +1,143 @@
+//! `qdf stats`: a stream's frames, bytes per frame and the growth of its Dense tables, read
+//! from the decoder session's `SessionStats` after each frame.
+
+use std::io::Write;
+
+use qdf_core::inspect::{self, EventKind};
+use qdf_core::{DecoderSession, SessionStats};
+
+use crate::input::{self, Mode, Progress};
+use crate::{Failure, QdfInput};
+
+/// Runs `qdf stats`.
+pub fn run(args: &QdfInput) -> Result<(), Failure> {
+    let bytes = input::read_all(&args.file)?;
+    let mode = input::mode(args, &bytes);
+    let report = match mode {
+        Mode::Message => message(args, &bytes)?,
+        Mode::Stream => stream(args, &bytes)?,
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(report.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(input::write_failed)
+}
+
+/// A one-shot message has no frames: its size and what its body defines.
+fn message(args: &QdfInput, bytes: &[u8]) -> Result<String, Failure> {
+    let (mut defines, mut shapes, mut containers) = (0u64, 0u64, 0u64);
+    inspect::message(bytes, &input::read_options(), &mut |e| match &e.kind {
+        EventKind::Text {
+            intern: inspect::Intern::Define(_),
+            ..
+        } => defines += 1,
+        EventKind::ShapeDefined { .. } => shapes += 1,
+        EventKind::Columnar { interned, .. } => {
+            containers += 1;
+            defines += u64::from(interned.end - interned.start);
+        }
+        EventKind::Column { interned, .. } => defines += u64::from(interned.end - interned.start),
+        _ => {}
+    })
+    .map_err(|e| Failure::new(&args.file, e))?;
+    Ok(format!(
+        "message: {} bytes (5-byte header, {}-byte body), flags 0x{:02x}{}\n\
+         not a stream: no frames; the body defines {defines} intern entries and {shapes} \
+         shapes, and holds {containers} columnar containers\n",
+        bytes.len(),
+        bytes.len() - 5,
+        bytes[4],
+        crate::inspect::flag_names(bytes[4]),
+    ))
+}
+
+fn stream(args: &QdfInput, bytes: &[u8]) -> Result<String, Failure> {
+    let file = args.file.as_str();
+    let locate =
+        |e: qdf_core::Error| input::locate(file, bytes, Mode::Stream, args.max_frame_len, e);
+    let mut dec = DecoderSession::new(input::read_options()).with_max_frame_len(args.max_frame_len);
+    let mut sizes: Vec<u64> = Vec::new();
+    // The session's tables after frames 1, 2, 5, 10, 20, 50, … and after the last.
+    let mut growth: Vec<(u64, SessionStats)> = Vec::new();
+    let mut next_mark = 1u64;
+    let mut progress = Progress::new(bytes.len() as u64);
+    let mut pos = 0usize;
+    let mut last = SessionStats::default();
+    loop {
+        match dec.decode_frame::<serde::de::IgnoredAny>(&bytes[pos..]) {
+            Ok(Some((_, used))) => {
+                // The first frame's bytes include the stream header; a frame is counted
+                // without it (length prefix, body and checksum).
+                let header = if pos == 0 { 5 } else { 0 };
+                sizes.push((used - header) as u64);
+                pos += used;
+                let n = sizes.len() as u64;
+                last = dec.stats();
+                if n == next_mark {
+                    growth.push((n, last));
+                    next_mark = next_mark_after(next_mark);
+                }
+                progress.update(pos as u64, n);
+            }
+            Ok(None) => {
+                dec.check_end(&bytes[pos..]).map_err(locate)?;
+                break;
+            }
+            Err(e) => return Err(locate(e)),
+        }
+    }
+    progress.finish();
+    let frames = sizes.len() as u64;
+    if growth.last().is_none_or(|&(n, _)| n != frames) && frames > 0 {
+        growth.push((frames, last));
+    }
+    let flags = bytes.get(4).copied().unwrap_or(0);
+    let mut r = format!(
+        "stream: {} bytes, header flags 0x{flags:02x}{}\nframes: {frames}\n",
+        bytes.len(),
+        crate::inspect::flag_names(flags),
+    );
+    if frames > 0 {
+        let total: u64 = sizes.iter().sum();
+        sizes.sort_unstable();
+        let median = sizes[(sizes.len() - 1) / 2];
+        r += &format!(
+            "bytes per frame (length prefix, body, checksum): min {}, median {median}, max {}, \
+             mean {:.1}, total {total}\n",
+            sizes[0],
+            sizes[sizes.len() - 1],
+            total as f64 / frames as f64,
+        );
+    }
+    // Renewal counts go here once the decoder session reports them (`SessionStats` has no
+    // renewal field yet; nothing is printed rather than a made-up figure).
+    if flags & 0x01 == 0 {
+        r += "Dense state: none (the header lacks flag 01: every frame is self-contained)\n";
+        return Ok(r);
+    }
+    r += "Dense tables after frame N (intern entries and bytes, shapes, column shapes, heap):\n";
+    r += &format!(
+        "{:>10} {:>10} {:>12} {:>8} {:>10} {:>12}\n",
+        "frame", "entries", "intern B", "shapes", "col shapes", "heap B"
+    );
+    for (n, s) in &growth {
+        r += &format!(
+            "{n:>10} {:>10} {:>12} {:>8} {:>10} {:>12}\n",
+            s.intern_entries, s.intern_bytes, s.shapes, s.col_shapes, s.heap_bytes
+        );
+    }
+    Ok(r)
+}
+
+/// 1, 2, 5, 10, 20, 50, 100, …
+fn next_mark_after(m: u64) -> u64 {
+    let mut p = 1u64;
+    while p * 10 <= m {
+        p *= 10;
+    }
+    match m / p {
+        1 => 2 * p,
+        2 => 5 * p,
+        _ => 10 * p,
+    }
+}

@@ -1,0 +1,412 @@
+//! The `qdf` binary on the shipped datasets (every tier, messages and streams), on corrupt and
+//! truncated files, and a golden `inspect` of a small message.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use qdf_core::{EncoderSession, Options};
+use qdf_fixtures::real::{seattle, usgs, zipkin};
+use serde::Serialize;
+
+const QDF: &str = env!("CARGO_BIN_EXE_qdf");
+
+fn data(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../qdf-fixtures/data")
+        .join(file)
+}
+
+/// A fresh directory for one test's files.
+fn tmp(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("qdf-cli-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn qdf(args: &[&str]) -> Output {
+    Command::new(QDF)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Runs `qdf args` and expects success with nothing on stderr; returns stdout.
+fn ok(args: &[&str]) -> String {
+    let o = qdf(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "qdf {args:?} failed: {err}");
+    assert_eq!(err, "", "qdf {args:?} wrote to stderr");
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// Runs `qdf args` and expects exit code 1 with exactly one stderr line naming a byte
+/// offset, and no panic; returns that line.
+fn fails(args: &[&str]) -> String {
+    let o = qdf(args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "qdf {args:?}: {err}");
+    assert!(!err.contains("panicked"), "qdf {args:?} panicked: {err}");
+    assert_eq!(err.lines().count(), 1, "qdf {args:?}: {err}");
+    assert!(err.starts_with("qdf: "), "{err}");
+    assert!(err.contains("byte "), "qdf {args:?}: no offset in {err}");
+    err.trim_end().to_string()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+const TIERS: [&str; 3] = ["speed", "balanced", "compression"];
+
+#[test]
+fn json_datasets_round_trip_in_every_tier() {
+    let dir = tmp("json");
+    for name in [zipkin::FILE, usgs::FILE] {
+        let path = data(name);
+        let original: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let mut sizes = Vec::new();
+        for tier in TIERS {
+            let q = dir.join(format!("{tier}.qdf"));
+            ok(&["from-json", s(&path), "--tier", tier, "-o", s(&q)]);
+            sizes.push(std::fs::metadata(&q).unwrap().len());
+            let back: serde_json::Value = serde_json::from_str(&ok(&["to-json", s(&q)])).unwrap();
+            assert_eq!(back, original, "{name} {tier}");
+            let pretty: serde_json::Value =
+                serde_json::from_str(&ok(&["to-json", "--pretty", s(&q)])).unwrap();
+            assert_eq!(pretty, original);
+            let text = ok(&["inspect", s(&q)]);
+            let last = text.lines().last().unwrap();
+            assert!(last.starts_with("-- message, "), "{last}");
+            assert!(
+                text.starts_with("       0  header QDF v1, flags"),
+                "{text:.80}"
+            );
+            let stats = ok(&["stats", s(&q)]);
+            assert!(stats.starts_with("message: "), "{stats}");
+        }
+        // Dense strings make Balanced smaller than Speed on these repetitive files.
+        assert!(sizes[1] < sizes[0], "{name}: {sizes:?}");
+    }
+}
+
+#[test]
+fn json_lines_become_a_stream_and_back() {
+    let dir = tmp("lines");
+    let spans: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(data(zipkin::FILE)).unwrap()).unwrap();
+    let lines: String = spans.iter().map(|v| format!("{v}\n")).collect();
+    let jl = dir.join("spans.jsonl");
+    std::fs::write(&jl, &lines).unwrap();
+    for tier in TIERS {
+        for checksum in [false, true] {
+            let q = dir.join(format!("{tier}-{checksum}.qdfs"));
+            let mut args = vec!["from-json", "--stream", s(&jl), "--tier", tier, "-o", s(&q)];
+            if checksum {
+                args.push("--checksum");
+            }
+            ok(&args);
+            let out = ok(&["to-json", s(&q)]);
+            let back: Vec<serde_json::Value> = out
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            assert_eq!(back, spans, "{tier}");
+            let stats = ok(&["stats", s(&q)]);
+            assert!(
+                stats.contains(&format!("\nframes: {}\n", spans.len())),
+                "{stats}"
+            );
+            let text = ok(&["inspect", s(&q)]);
+            assert!(
+                text.contains(&format!("  frame {}: ", spans.len() - 1)),
+                "{tier}"
+            );
+            if checksum {
+                assert!(stats.contains("(dense, qpack, frame checksums)") || tier == "speed");
+            }
+            if tier == "speed" {
+                assert!(stats.contains("Dense state: none"), "{stats}");
+            } else {
+                // The intern table grows with the frames and ends with every distinct
+                // string of at least 4 bytes the spans hold.
+                let rows: Vec<Vec<u64>> = stats
+                    .lines()
+                    .skip_while(|l| !l.trim_start().starts_with("frame "))
+                    .skip(1)
+                    .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
+                    .collect();
+                assert_eq!(rows.last().unwrap()[0], spans.len() as u64);
+                assert!(rows.windows(2).all(|w| w[0][1] <= w[1][1]), "{stats}");
+                assert!(rows.last().unwrap()[1] > 50, "{stats}");
+            }
+        }
+    }
+}
+
+#[test]
+fn map_shapes_shrink_json_lines_and_keep_them() {
+    let dir = tmp("shapes");
+    let spans: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(data(zipkin::FILE)).unwrap()).unwrap();
+    let lines: String = spans.iter().map(|v| format!("{v}\n")).collect();
+    let jl = dir.join("spans.jsonl");
+    std::fs::write(&jl, &lines).unwrap();
+    let (plain, shaped) = (dir.join("plain.qdfs"), dir.join("shaped.qdfs"));
+    ok(&["from-json", "--stream", s(&jl), "-o", s(&plain)]);
+    ok(&[
+        "from-json",
+        "--stream",
+        "--map-shapes",
+        s(&jl),
+        "-o",
+        s(&shaped),
+    ]);
+    assert_eq!(ok(&["to-json", s(&shaped)]), ok(&["to-json", s(&plain)]));
+    let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+    assert!(
+        size(&shaped) < size(&plain),
+        "{} {}",
+        size(&shaped),
+        size(&plain)
+    );
+    let text = ok(&["inspect", s(&shaped)]);
+    assert!(text.contains("(from the shape)"));
+    let e = fails_plain(&["from-json", "--map-shapes", "--tier", "speed", s(&jl)]);
+    assert!(e.contains("--map-shapes needs the Dense tiers"), "{e}");
+}
+
+/// Runs `qdf args` and expects exit code 1 with one stderr line (no offset needed).
+fn fails_plain(args: &[&str]) -> String {
+    let o = qdf(args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "qdf {args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "qdf {args:?}: {err}");
+    err
+}
+
+/// `value` encoded with `opts` in a file of `dir`.
+fn write_qdf<T: Serialize>(dir: &Path, name: &str, value: &T, opts: Options) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, qdf_core::to_vec_with(value, opts).unwrap()).unwrap();
+    p
+}
+
+#[test]
+fn typed_datasets_show_their_columns_and_convert_exactly() {
+    let dir = tmp("typed");
+    let trace = zipkin::load().unwrap();
+    let quakes = usgs::load().unwrap();
+    let normals = seattle::load().unwrap();
+    for (tier, opts) in [
+        ("balanced", Options::balanced()),
+        ("compression", Options::compression()),
+    ] {
+        for (name, json, path) in [
+            (
+                "zipkin",
+                serde_json::to_value(&trace).unwrap(),
+                write_qdf(&dir, &format!("zipkin-{tier}.qdf"), &trace, opts),
+            ),
+            (
+                "usgs",
+                serde_json::to_value(&quakes).unwrap(),
+                write_qdf(&dir, &format!("usgs-{tier}.qdf"), &quakes, opts),
+            ),
+            (
+                "seattle",
+                serde_json::to_value(&normals).unwrap(),
+                write_qdf(&dir, &format!("seattle-{tier}.qdf"), &normals, opts),
+            ),
+        ] {
+            let text = ok(&["inspect", s(&path)]);
+            assert!(text.contains("  columnar "), "{name} {tier}: no container");
+            assert!(text.contains("  column 0 "), "{name} {tier}");
+            let back: serde_json::Value =
+                serde_json::from_str(&ok(&["to-json", s(&path)])).unwrap();
+            assert_eq!(back, json, "{name} {tier}");
+        }
+    }
+    // Seattle's four columns, with their codecs and byte costs.
+    let text = ok(&["inspect", s(&dir.join("seattle-compression.qdf"))]);
+    let cols: Vec<&str> = text.lines().filter(|l| l.contains("  column ")).collect();
+    assert_eq!(cols.len(), 4, "{text}");
+    for (col, name) in cols.iter().zip(["date", "pressure", "temperature", "wind"]) {
+        assert!(col.contains(&format!("\"{name}\"")), "{col}");
+        assert!(col.ends_with(" bytes"), "{col}");
+    }
+    // A typed stream: 100 rows per frame.
+    let mut enc = EncoderSession::new(Options::balanced());
+    let mut stream = Vec::new();
+    let chunks: Vec<_> = normals.0.chunks(100).collect();
+    for c in &chunks {
+        enc.encode_frame(c, &mut stream).unwrap();
+    }
+    let p = dir.join("seattle.qdfs");
+    std::fs::write(&p, &stream).unwrap();
+    let stats = ok(&["stats", s(&p)]);
+    assert!(
+        stats.contains(&format!("\nframes: {}\n", chunks.len())),
+        "{stats}"
+    );
+    let lines = ok(&["to-json", s(&p)]);
+    assert_eq!(lines.lines().count(), chunks.len());
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert_eq!(first, serde_json::to_value(chunks[0]).unwrap());
+}
+
+#[test]
+fn corrupt_and_truncated_files_fail_with_one_line_and_an_offset() {
+    let dir = tmp("corrupt");
+    let msg = qdf_core::to_vec(&seattle::load().unwrap().0[..200]).unwrap();
+    let mut enc = EncoderSession::new(Options::balanced()).with_checksum(true);
+    let mut stream = Vec::new();
+    for i in 0..5 {
+        let spans = &zipkin::load().unwrap().0[i * 10..i * 10 + 10];
+        enc.encode_frame(spans, &mut stream).unwrap();
+    }
+    let f = dir.join("bad");
+    let fs = s(&f).to_string();
+    // Every strict prefix of the message, at a stride, and the last few bytes.
+    let cuts = (0..msg.len()).step_by(53).chain(msg.len() - 3..msg.len());
+    for n in cuts {
+        std::fs::write(&f, &msg[..n]).unwrap();
+        for cmd in ["inspect", "to-json", "stats"] {
+            fails(&[cmd, &fs]);
+        }
+    }
+    // Streams cut inside their last frame, or with a damaged byte: the frame is named.
+    for n in [stream.len() - 1, stream.len() - 4, stream.len() - 30] {
+        std::fs::write(&f, &stream[..n]).unwrap();
+        for cmd in ["inspect", "to-json", "stats"] {
+            let e = fails(&[cmd, &fs]);
+            assert!(e.contains("frame 4 (at stream byte "), "{e}");
+        }
+    }
+    let mut bad = stream.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0x20;
+    std::fs::write(&f, &bad).unwrap();
+    for cmd in ["inspect", "to-json", "stats"] {
+        let e = fails(&[cmd, "--stream", &fs]);
+        assert!(e.contains("fails its CRC-32C"), "{e}");
+        assert!(e.contains(" (at stream byte "), "{e}");
+    }
+    // Flipped bytes in the message: whatever fails, fails cleanly.
+    let mut flipped = 0;
+    for i in (5..msg.len()).step_by(97) {
+        let mut m = msg.clone();
+        m[i] ^= 0x5A;
+        std::fs::write(&f, &m).unwrap();
+        let o = qdf(&["to-json", &fs]);
+        if !o.status.success() {
+            fails(&["to-json", &fs]);
+            fails(&["inspect", &fs]);
+            flipped += 1;
+        }
+    }
+    assert!(flipped > 0);
+    // Not qdf at all; JSON that is not JSON; two values without --stream.
+    std::fs::write(&f, b"{\"not\": \"qdf\"}").unwrap();
+    let e = fails(&["inspect", &fs]);
+    assert!(
+        e.ends_with("expected the header magic 'Q' 'D' 'F' at byte 0"),
+        "{e}"
+    );
+    std::fs::write(&f, b"{\"a\": 1,\n \"b\": tru}").unwrap();
+    let e = fails(&["from-json", &fs, "-o", s(&dir.join("x"))]);
+    // serde_json stops at the `}` after `tru`: line 2, column 10, byte 9 + 9.
+    assert!(e.contains("line 2 column 10 (byte 18)"), "{e}");
+    std::fs::write(&f, b"1 2").unwrap();
+    let e = fails(&["from-json", &fs, "-o", s(&dir.join("x"))]);
+    assert!(e.contains("use --stream"), "{e}");
+}
+
+#[test]
+fn golden_inspect_of_a_small_message() {
+    #[derive(Serialize)]
+    struct Host<'a> {
+        host: &'a str,
+        port: u16,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        note: Option<&'a str>,
+    }
+    let v = (
+        [
+            Host {
+                host: "db-1",
+                port: 5432,
+                note: Some("primary"),
+            },
+            Host {
+                host: "db-1",
+                port: 6432,
+                note: None,
+            },
+            Host {
+                host: "db-2",
+                port: 5432,
+                note: Some("primary"),
+            },
+        ],
+        [10u16, 20, 30, 40, 50, 60, 70, 80],
+        'q',
+    );
+    let dir = tmp("golden");
+    let p = write_qdf(&dir, "small.qdf", &v, Options::balanced());
+    assert_eq!(
+        ok(&["inspect", s(&p)]),
+        r#"       0  header QDF v1, flags 0x03 (dense, qpack)
+       5    array, 3 elements
+       6      array, 3 elements
+       7        shape declaration, 3 fields
+      10          key "host"  = intern #0
+      16          "db-1"  = intern #1
+      22          key "port"  = intern #2
+      28          5432
+      31          key "note"  = intern #3
+      37          "primary"  = intern #4
+      46          = shape #1 (3 fields)
+      46        shape declaration, 2 fields
+      49          key "host"  <- intern #0 (E1)
+      51          "db-1"  <- intern #1 (E1)
+      53          key "port"  <- intern #2 (E1)
+      55          6432
+      58          = shape #2 (2 fields)
+      58        shape #1, 3 fields
+      60          key "host"  (from the shape)
+      60          "db-2"  = intern #5
+      66          key "port"  (from the shape)
+      66          5432
+      69          key "note"  (from the shape)
+      69          "primary"  <- intern #4 (E1)
+      71      QPack delta+FOR, 8 × u64, 6 bytes
+      77      'q'
+-- message, 80 bytes: 6 intern definitions, 4 references; 2 shapes declared, 1 reused; 1 QPack value; 0 columnar containers
+"#
+    );
+}
+
+#[test]
+fn help_and_stdin() {
+    let help = ok(&["--help"]);
+    for cmd in ["inspect", "to-json", "from-json", "stats"] {
+        assert!(help.contains(cmd), "{help}");
+    }
+    // `-` reads standard input.
+    let msg = qdf_core::to_vec(&("x", 1u8)).unwrap();
+    let mut child = Command::new(QDF)
+        .args(["to-json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&msg).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), "[\"x\",1]\n");
+}
