@@ -228,9 +228,9 @@ impl EncTable {
         let l = 1usize << m.log;
         let mut first = [0u32; 256];
         let mut acc = 0;
-        for s in 0..256 {
-            first[s] = acc;
-            acc += m.counts[s];
+        for (f, &c) in first.iter_mut().zip(&m.counts) {
+            *f = acc;
+            acc += c;
         }
         let mut next = first;
         let mut slots = vec![0u16; l];
@@ -292,12 +292,15 @@ pub struct Plan<'a> {
 enum Form {
     Empty,
     Constant(u8),
-    Coded {
-        model: Model,
-        table: EncTable,
-        /// Bytes of the bit stream.
-        len: usize,
-    },
+    /// Boxed: the tables are 4 KiB, the other forms a byte.
+    Coded(Box<Coded>),
+}
+
+struct Coded {
+    model: Model,
+    table: EncTable,
+    /// Bytes of the bit stream.
+    len: usize,
 }
 
 impl<'a> Plan<'a> {
@@ -325,7 +328,7 @@ impl<'a> Plan<'a> {
         let len = bits.div_ceil(8) as usize;
         Plan {
             src,
-            form: Form::Coded { model, table, len },
+            form: Form::Coded(Box::new(Coded { model, table, len })),
         }
     }
 
@@ -335,7 +338,7 @@ impl<'a> Plan<'a> {
         n + match &self.form {
             Form::Empty => 0,
             Form::Constant(_) => 2,
-            Form::Coded { len, .. } => 1 + uvarint_len(*len as u64) + len,
+            Form::Coded(c) => 1 + uvarint_len(c.len as u64) + c.len,
         }
     }
 
@@ -345,7 +348,8 @@ impl<'a> Plan<'a> {
         match &self.form {
             Form::Empty => {}
             Form::Constant(s) => out.extend_from_slice(&[CONSTANT, *s]),
-            Form::Coded { model, table, len } => {
+            Form::Coded(c) => {
+                let Coded { model, table, len } = &**c;
                 out.push(model.log as u8);
                 write_uvarint(out, *len as u64);
                 let start = out.len();
