@@ -34,6 +34,9 @@ type Pick = fn((usize, usize)) -> usize;
 struct Row {
     name: &'static str,
     cells: Vec<Result<(usize, usize), String>>,
+    /// A measurement, not a wire form: the exact tANS size (order 0) of the whole
+    /// Compression body, what an entropy stage over the row form as well would start from.
+    whole_body_tans: Option<usize>,
 }
 
 #[derive(Default)]
@@ -46,14 +49,20 @@ impl Visitor for Report {
     fn visit<D: Dataset>(&mut self, name: &'static str, data: &D) {
         let codecs = support::all_codecs::<D>();
         self.codecs = codecs.iter().map(|c| c.name).collect();
+        let mut whole_body_tans = None;
         let cells = codecs.iter().map(|c| {
             let bytes = c.round_trip(data).map_err(|e| e.to_string())?;
             let z = zstd::bulk::compress(&bytes, ZSTD_LEVEL).map_err(|e| e.to_string())?;
+            if c.name == "qdf compression" {
+                whole_body_tans = Some(5 + qdf::__qpack::tans::cost(&bytes[5..]));
+            }
             Ok((bytes.len(), z.len()))
         });
+        let cells = cells.collect();
         self.rows.push(Row {
             name,
-            cells: cells.collect(),
+            cells,
+            whole_body_tans,
         });
     }
 }
@@ -111,6 +120,51 @@ impl Report {
     }
 }
 
+impl Report {
+    /// Issue #22's targets: Compression (no general-purpose compressor) against
+    /// min(bitcode + zstd, prost + zstd), and the whole-body tANS measurement.
+    fn entropy_table(&self) {
+        println!("### Compression against min(bitcode + zstd, prost + zstd)\n");
+        println!(
+            "| dataset | qdf compression | min peer + zstd | ratio | whole body tANS (measured) | ratio |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|");
+        let (raw, z): (Pick, Pick) = (|s| s.0, |s| s.1);
+        let (mut met, mut over, mut logs, mut logs_whole) = (0, 0, 0.0, 0.0);
+        for row in &self.rows {
+            let (Some(c), Some(b), Some(p), Some(w)) = (
+                self.size(row, "qdf compression", raw),
+                self.size(row, "bitcode", z),
+                self.size(row, "prost", z),
+                row.whole_body_tans,
+            ) else {
+                continue;
+            };
+            let min = b.min(p);
+            let (r, rw) = (c as f64 / min as f64, w as f64 / min as f64);
+            met += usize::from(r <= 1.0);
+            over += usize::from(r > 1.10);
+            logs += r.ln();
+            logs_whole += rw.ln();
+            println!(
+                "| {} | {} | {} | {r:.2}× | {} | {rw:.2}× |",
+                row.name,
+                thousands(c),
+                thousands(min),
+                thousands(w)
+            );
+        }
+        let n = self.rows.len() as f64;
+        println!(
+            "\nCompression ≤ min on {met} of {} datasets, above 1.10× on {over}; geometric mean \
+             {:.3}× (whole body tANS {:.3}×).\n",
+            self.rows.len(),
+            (logs / n).exp(),
+            (logs_whole / n).exp()
+        );
+    }
+}
+
 fn cell(c: &Result<(usize, usize), String>, pick: fn((usize, usize)) -> usize) -> String {
     match c {
         Ok(s) => thousands(pick(*s)),
@@ -137,6 +191,7 @@ fn main() {
     report.size_table("Raw bytes", |s| s.0);
     report.size_table(&format!("After zstd level {ZSTD_LEVEL}"), |s| s.1);
     report.ratio_table();
+    report.entropy_table();
     let mut outside = Report::default();
     visit_outside(&mut outside);
     outside.size_table("Shapes not designed for: raw bytes", |s| s.0);

@@ -188,6 +188,14 @@ impl Error {
         self
     }
 
+    /// Sets the offset to `offset`, replacing a known one (an inner decoder counted in bytes
+    /// that are not in the input, such as an entropy-coded block's decoded bytes).
+    #[cold]
+    pub(crate) fn relocated(mut self, offset: u64) -> Self {
+        self.inner.offset = Some(offset);
+        self
+    }
+
     /// A [`ErrorCode::TypeMismatch`] error.
     #[cold]
     pub fn mismatch(expected: impl Into<Box<str>>, found: impl Into<Box<str>>) -> Self {

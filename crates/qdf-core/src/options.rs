@@ -12,11 +12,12 @@
 //!
 //! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes,
 //! QPack sequences and columnar containers for sequences of ≥ 16 structs; Compression adds the
-//! float XOR/decimal codecs (Gorilla, Chimp128, ALP) and FSST string columns. `COLUMN_INDEX`
+//! float XOR/decimal codecs (Gorilla, Chimp128, ALP), FSST string columns and, in one-shot
+//! messages, entropy-coded blocks (tag `FE`, tANS) around column values and packed sequences
+//! that shrink by exact cost. `COLUMN_INDEX`
 //! (in no tier) adds a column-length index to columnar containers of one-shot messages.
 //! `MAP_SHAPE` (opt-in, in no preset) adds key-set shapes for maps whose first key is a string
-//! (`docs/SPEC.md` §15.1). The `ENTROPY` bit is reserved for the entropy pass, which no encoder
-//! writes yet: setting it changes no byte.
+//! (`docs/SPEC.md` §15.1). Sessions and streams clear `ENTROPY` (and `COLUMN_INDEX`).
 //!
 //! Decoding never needs the tier: the wire is self-describing. Decoding reads only the limits.
 
@@ -39,7 +40,9 @@ impl Features {
     pub const MTF: Features = Features(1 << 4);
     /// Bit 5: float XOR and decimal codecs (Gorilla, Chimp128, ALP).
     pub const FLOAT_XOR: Features = Features(1 << 5);
-    /// Bit 6: whole-body entropy pass (tANS).
+    /// Bit 6: entropy-coded blocks (tag `0xFE`, tANS) around QPack values and string column
+    /// blocks that shrink by exact cost; one-shot messages only (`docs/SPEC.md`
+    /// §Entropy-coded blocks).
     pub const ENTROPY: Features = Features(1 << 6);
     /// Bit 7: column-length index in columnar containers.
     pub const COLUMN_INDEX: Features = Features(1 << 7);
@@ -143,8 +146,8 @@ impl Options {
         Options::with_features(Features::BALANCED)
     }
 
-    /// The Compression tier: Balanced plus the float XOR/decimal codecs (FSST and the entropy
-    /// pass are reserved bits, not yet written).
+    /// The Compression tier: Balanced plus the float XOR/decimal codecs, FSST string columns
+    /// and entropy-coded blocks (one-shot messages).
     pub const fn compression() -> Options {
         Options::with_features(Features::COMPRESSION)
     }

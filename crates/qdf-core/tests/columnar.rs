@@ -341,8 +341,14 @@ fn string_codec_cases() -> Vec<(&'static str, Vec<String>, Options, u8)> {
         (
             "F6 FSST",
             (0..200).map(|i| format!("GET /index.html HTTP/1.1 user agent Mozilla/5.0 request number {i} from host-{}", i % 7)).collect(),
-            Options::compression(),
+            Options::compression().features(Features::COMPRESSION.without(Features::ENTROPY)),
             0xF6,
+        ),
+        (
+            "FE entropy-coded block",
+            (0..200).map(|i| format!("GET /index.html HTTP/1.1 user agent Mozilla/5.0 request number {i} from host-{}", i % 7)).collect(),
+            Options::compression(),
+            0xFE,
         ),
     ]
 }

@@ -8,7 +8,8 @@ use qdf_core::{Category, ErrorCode, Options, Value};
 use serde::{Deserialize, Serialize};
 use serde_bytes::ByteBuf;
 
-const QPACK_TAGS: [u8; 9] = [0xE3, 0xE4, 0xE5, 0xE6, 0xE7, 0xEB, 0xED, 0xEE, 0xF4];
+/// The QPack tags, and `FE`: an entropy-coded block holding one (Compression).
+const QPACK_TAGS: [u8; 10] = [0xE3, 0xE4, 0xE5, 0xE6, 0xE7, 0xEB, 0xED, 0xEE, 0xF4, 0xFE];
 
 fn bal<T: Serialize + ?Sized>(v: &T) -> Vec<u8> {
     qdf_core::to_vec_with(v, Options::balanced()).unwrap()

@@ -150,6 +150,11 @@ impl<'a> Cursor<'a> {
         Ok(())
     }
 
+    /// The bytes after the position.
+    pub fn rest(&self) -> &'a [u8] {
+        self.buf.get(self.pos..).unwrap_or(&[])
+    }
+
     /// Takes the next `n` bytes.
     pub fn take(&mut self, n: usize, expected: &'static str) -> Result<&'a [u8]> {
         if n > self.remaining() {

@@ -13,6 +13,7 @@
 //! | `EE` | patched FOR (PFOR) | [`pfor`] |
 //! | `E7` | Gorilla XOR floats; kind `0F`: Chimp128 | [`gorilla`], [`chimp`] |
 //! | `F4` | ALP decimal floats | [`alp`] |
+//! | `FE` | entropy-coded block (tANS) holding one of the above | [`entropy`], [`tans`] |
 //!
 //! Decoders check every count against the bytes that remain and charge the output budget
 //! before allocating; malformed bodies are [`ErrorCode::BadCodec`] (a `Syntax` error) at the
@@ -26,6 +27,7 @@ pub mod chimp;
 pub mod cursor;
 pub mod delta;
 pub mod dict;
+pub mod entropy;
 pub mod for_;
 pub mod gorilla;
 pub mod kind;
@@ -34,6 +36,7 @@ pub mod pick;
 pub mod raw;
 pub mod rle;
 pub(crate) mod strings;
+pub mod tans;
 #[cfg(test)]
 mod tests;
 
@@ -97,6 +100,7 @@ pub const fn is_qpack_tag(tag: u8) -> bool {
             | tags::QP_DICT
             | tags::QP_PFOR
             | tags::QP_ALP
+            | tags::ENTROPY
     )
 }
 
@@ -174,6 +178,17 @@ fn decode_tagged(tag: u8, cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Pack
                 0x0E | 0x0F => return Err(cur.bad_at(at, "ALP-RD kinds are not supported")),
                 _ => return Err(cur.bad_at(at, "ALP kind byte")),
             }
+        }
+        tags::ENTROPY => {
+            let base = cur.offset();
+            let (inner, used) = entropy::unwrap(cur.rest(), base, budget)?;
+            cur.take(used, "an entropy-coded block")?;
+            let mut c = Cursor::new(&inner, 0);
+            let r = c
+                .byte("a QPack tag")
+                .and_then(|t| decode_tagged(t, &mut c, budget))
+                .map(|p| (p, c.pos()));
+            entropy::finish(r, &inner, base)?
         }
         found => {
             let code = ErrorCode::BadTag {

@@ -140,6 +140,35 @@ impl Serializer {
         Ok(())
     }
 
+    /// The bytes of string block `blk` under the entropy stage, and the output units a decoder
+    /// charges for them: the block, or the smallest entropy-coded block among it and the F8 slab
+    /// of the same values (a slab often codes smaller than an FSST or alphabet block), by exact
+    /// cost.
+    fn entropy_block(census: &Census<'_>, blk: strings::StrBlock<'_>) -> (Vec<u8>, u64) {
+        let mut best = Vec::with_capacity(blk.cost());
+        blk.encode(&mut best);
+        let mut units = blk.decoded_units();
+        if let Some(w) = codec::entropy::wrap(&best) {
+            units += best.len() as u64;
+            best = w;
+        }
+        if matches!(
+            blk,
+            strings::StrBlock::Fsst(_) | strings::StrBlock::Alpha(_)
+        ) {
+            let slab = strings::StrBlock::Slab(census.values());
+            let mut raw = Vec::with_capacity(slab.cost());
+            slab.encode(&mut raw);
+            if let Some(w) = codec::entropy::wrap(&raw)
+                && w.len() < best.len()
+            {
+                units = slab.decoded_units() + raw.len() as u64;
+                best = w;
+            }
+        }
+        (best, units)
+    }
+
     /// The column plans and the shape id to reuse (`None`: declare), or `None` when the
     /// batch stays in row mode.
     #[allow(clippy::type_complexity)]
@@ -166,7 +195,7 @@ impl Serializer {
             let mut class = scan.class;
             let mut census = None;
             let mut units = 0;
-            let body = match class {
+            let mut body = match class {
                 Class::Residual => Body::Rows,
                 Class::Str => {
                     let census = census.insert(Census::new(&scan.strs, min_intern));
@@ -175,12 +204,37 @@ impl Serializer {
                     } else {
                         strings::pick_with(census, feats, |c, cost| c.per_value_exceeds(cost))
                     };
+                    let entropy = feats.contains(Features::ENTROPY);
                     match pick {
+                        Pick::Block(blk) if entropy => {
+                            let (bytes, u) = Self::entropy_block(census, blk);
+                            units = u;
+                            Body::Bytes(bytes)
+                        }
                         Pick::Block(blk) => {
                             let mut out = Vec::with_capacity(blk.cost());
                             blk.encode(&mut out);
                             units = blk.decoded_units();
                             Body::Bytes(out)
+                        }
+                        // With the entropy stage a block can beat the per-value form once
+                        // coded: try the block the picker would write without Dense.
+                        Pick::PerValue if entropy => {
+                            let forced = strings::pick_with(census, feats, |_, _| true);
+                            match forced {
+                                Pick::Block(blk) => {
+                                    let (bytes, u) = Self::entropy_block(census, blk);
+                                    if bytes[0] == tags::ENTROPY
+                                        && census.per_value_exceeds(bytes.len())
+                                    {
+                                        units = u;
+                                        Body::Bytes(bytes)
+                                    } else {
+                                        Body::PerValue
+                                    }
+                                }
+                                Pick::PerValue => Body::PerValue,
+                            }
                         }
                         Pick::PerValue => Body::PerValue,
                     }
@@ -201,6 +255,18 @@ impl Serializer {
                     Body::Bytes(bytes)
                 }
             };
+            // The Compression tier codes a QPack body's bytes with tANS when that is smaller
+            // (string blocks were tried above); the decoder charges the decoded bytes on top
+            // of the block's own units.
+            if let Body::Bytes(v) = &mut body
+                && feats.contains(Features::ENTROPY)
+                && class != Class::Str
+                && v.first().is_some_and(|&t| codec::is_qpack_tag(t))
+                && let Some(w) = codec::entropy::wrap(v)
+            {
+                units = units.saturating_add(v.len() as u64);
+                *v = w;
+            }
             let mut plan = ColPlan {
                 name,
                 class,
@@ -317,7 +383,12 @@ impl Serializer {
             }
             match &p.body {
                 Body::Rows => {}
-                Body::Bytes(v) => self.out.extend_from_slice(v),
+                Body::Bytes(v) => {
+                    if v.first() == Some(&tags::ENTROPY) {
+                        self.note_entropy();
+                    }
+                    self.out.extend_from_slice(v)
+                }
                 Body::PerValue => {
                     for &(_, i) in present {
                         if let Cell::Str(s, e) = *cell(i) {

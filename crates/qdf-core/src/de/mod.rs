@@ -63,7 +63,7 @@ impl<'de> Deserializer<'de> {
     pub fn from_slice_with(input: &'de [u8], opts: Options) -> Result<Self> {
         let flags = header::read_header(input)?;
         // The checksum flag describes frames: a single message has none.
-        if flags & (header::FLAG_ENTROPY | header::FLAG_CHECKSUM) != 0 {
+        if flags & header::FLAG_CHECKSUM != 0 {
             return Err(Error::at(ErrorCode::BadFlags(flags), 4));
         }
         let body = &input[header::HEADER_LEN..];

@@ -73,9 +73,11 @@ fn bad_tags_and_payloads() {
         ErrorCode::BadTag { found: 0xfd, .. }
     ));
     assert!(matches!(
-        err("fe").code(),
-        ErrorCode::BadTag { found: 0xfe, .. }
+        err("ff").code(),
+        ErrorCode::BadTag { found: 0xff, .. }
     ));
+    // FE is an entropy-coded block: a lone tag is a truncated one.
+    assert!(err("fe").is_eof());
     let e = err("83 61 ff 62");
     assert_eq!(e.code(), &ErrorCode::InvalidUtf8);
     assert_eq!(e.offset(), Some(7));

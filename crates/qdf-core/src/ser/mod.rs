@@ -170,6 +170,30 @@ impl Serializer {
         self.state.body_flags |= crate::wire::header::FLAG_QPACK;
     }
 
+    /// Records that an entropy-coded block (tag `FE`) was written (header flag `04`, a hint).
+    #[inline]
+    pub(crate) fn note_entropy(&mut self) {
+        self.state.body_flags |= crate::wire::header::FLAG_ENTROPY;
+    }
+
+    /// Wraps `block` (a QPack value or string block) in an entropy-coded block when the
+    /// encoder's options have [`Features::ENTROPY`](crate::Features::ENTROPY) and that is
+    /// strictly smaller (exact cost); counts the decoded bytes the decoder will charge and
+    /// notes the header flag. Returns the bytes to write.
+    pub(crate) fn entropy_wrap(&mut self, block: Vec<u8>) -> Vec<u8> {
+        if !self.opts.has(crate::Features::ENTROPY) {
+            return block;
+        }
+        match crate::codec::entropy::wrap(&block) {
+            Some(w) => {
+                self.count_output(block.len() as u64);
+                self.note_entropy();
+                w
+            }
+            None => block,
+        }
+    }
+
     /// Records that a compound item (element, field, key or value) failed with `e`: the
     /// bytes of that item may be partial, so if the `Serialize` impl ignores the error and
     /// goes on, the value must not end `Ok` with bytes no decoder accepts. Keeps the first

@@ -63,7 +63,11 @@ impl PackBuf {
     /// The bytes Balanced writes for a sequence of these elements: the packed value when it
     /// is strictly smaller, else the plain array. Uses no Dense state.
     pub(crate) fn encode_seq(self, opts: &Options) -> Result<Vec<u8>> {
-        let feats = opts.feature_bits().without(Features::DENSE);
+        // The caller wraps the whole body in an entropy-coded block if it pays.
+        let feats = opts
+            .feature_bits()
+            .without(Features::DENSE)
+            .without(Features::ENTROPY);
         let mut s = Serializer::new(opts.features(feats));
         s.write_header(Header::Array, self.vals.len())?;
         self.finish(&mut s, 0)?;
@@ -159,6 +163,7 @@ impl PackBuf {
             self.write_plain(ser);
             return Ok(false);
         }
+        let packed = ser.entropy_wrap(packed);
         ser.out.truncate(start);
         ser.out.extend_from_slice(&packed);
         ser.note_codec_tag();

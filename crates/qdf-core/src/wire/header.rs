@@ -13,7 +13,8 @@ pub const HEADER_LEN: usize = 5;
 pub const FLAG_DENSE: u8 = 0x01;
 /// Flag 0x02: QPack codec tags may appear (a hint).
 pub const FLAG_QPACK: u8 = 0x02;
-/// Flag 0x04: the body is `uvarint(origLen)` + an entropy blob.
+/// Flag 0x04, single messages only: entropy-coded blocks (tag `0xFE`) may appear (a hint,
+/// set exactly when the body holds one).
 pub const FLAG_ENTROPY: u8 = 0x04;
 /// Flag 0x08: a columnar container carries a column-length index.
 pub const FLAG_COL_INDEX: u8 = 0x08;

@@ -134,3 +134,6 @@ pub const COL_STR_ALPHA: u8 = 0xFB;
 pub const COL_STR_DICTQ: u8 = 0xFC;
 /// Lossy vector (Go meaning kept; reserved).
 pub const LOSSY_VEC: u8 = 0xFD;
+/// Entropy-coded block: a tANS block whose bytes are one QPack value or one string block
+/// (`docs/SPEC.md` §Entropy-coded blocks; Compression tier, single messages).
+pub const ENTROPY: u8 = 0xFE;

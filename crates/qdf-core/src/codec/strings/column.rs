@@ -94,6 +94,20 @@ impl<'a> StrColumn<'a> {
         }
     }
 
+    /// The same column owning its bytes (a block decoded from an entropy-coded block's
+    /// bytes, which do not outlive the decoder).
+    pub(super) fn into_owned<'b>(self) -> StrColumn<'b> {
+        let store = match self.store {
+            Store::Input(b) => Store::Arena(b.to_vec()),
+            Store::Arena(v) => Store::Arena(v),
+        };
+        StrColumn {
+            store,
+            rows: self.rows,
+            utf8: self.utf8,
+        }
+    }
+
     /// Number of rows.
     pub(crate) fn len(&self) -> usize {
         match &self.rows {

@@ -55,6 +55,12 @@ pub(super) fn decode<'a>(
             expected: "the QPack index of an FC block",
         })
     })?;
+    if tag == crate::wire::tags::ENTROPY {
+        return Err(Error::at(
+            ErrorCode::BadCodec("FC index is an entropy-coded block (not allowed inside a block)"),
+            at,
+        ));
+    }
     let (packed, used) = decode_body(tag, body, at + 1, budget)?;
     r.bytes(1 + used)?;
     let wide = match packed {

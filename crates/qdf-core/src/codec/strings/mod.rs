@@ -76,6 +76,7 @@ pub(crate) fn is_block_tag(tag: u8) -> bool {
             | tags::COL_STR_FRONT
             | tags::COL_STR_ALPHA
             | tags::COL_STR_DICTQ
+            | tags::ENTROPY
     )
 }
 
@@ -108,11 +109,18 @@ pub(crate) fn decode_block<'a>(
         tags::COL_STR_SLAB => slab::decode_slab(&mut r, n_expected, budget)?,
         tags::COL_STR_CONST => slab::decode_const(&mut r, n_expected, budget)?,
         tags::COL_STR_DICTQ => dictq::decode(&mut r, n_expected, budget)?,
+        tags::ENTROPY => {
+            let base = r.offset();
+            let (inner, used) = crate::codec::entropy::unwrap(r.rest(), base, budget)?;
+            r.bytes(used)?;
+            let col = decode_block(&inner, 0, n_expected, budget).map(|(c, u)| (c.into_owned(), u));
+            crate::codec::entropy::finish(col, &inner, base)?
+        }
         found => {
             return Err(Error::at(
                 ErrorCode::BadTag {
                     found,
-                    expected: "a string column block (F5, F6, F8, F9, FA, FB, FC)",
+                    expected: "a string column block (F5, F6, F8, F9, FA, FB, FC, FE)",
                 },
                 start as u64,
             ));
