@@ -9,6 +9,8 @@
 //! - Every dataset implements [`Dataset`]: a protobuf twin (hand-written `prost::Message`
 //!   structs with a lossless conversion) and bitcode's derive, so [`peers`] can encode it with
 //!   serde_json, rmp-serde, postcard, bitcode, ciborium and prost.
+//! - [`otel`]: the same kind of telemetry in `opentelemetry-proto`'s OTLP request types: an
+//!   OpenTelemetry-demo-shaped generator and the Zipkin trace mapped to OTLP.
 //! - [`outside`]: shapes qdf was not designed for (a web log, a save game, a float mesh, a game
 //!   state of nested enums), walked by [`outside::visit_outside`], not by [`visit_all`].
 //! - [`visit_all`] walks every dataset in a fixed order; reports, tests and benches use it.
@@ -19,6 +21,7 @@ use std::fmt::Debug;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+pub mod otel;
 pub mod outside;
 pub mod peers;
 pub mod real;

@@ -1,0 +1,42 @@
+//! Pins the codec bytes of the OTLP streams in `docs/BENCH.md` ("OTLP", message bytes): 100
+//! requests of the demo generator per stream, protobuf and qdf (qdf-tonic's session), each
+//! with and without zstd at tonic's level. Deterministic; a change to qdf's encoder or to the
+//! generator shows here first.
+
+use otlp_collector::measure::{MessageBytes, message_bytes};
+use qdf_fixtures::otel::demo;
+
+fn mb(protobuf: u64, protobuf_zstd: u64, qdf: u64, qdf_zstd: u64) -> MessageBytes {
+    MessageBytes {
+        protobuf,
+        protobuf_zstd,
+        qdf,
+        qdf_zstd,
+    }
+}
+
+#[test]
+fn trace_streams() {
+    let got: Vec<MessageBytes> = [10, 100, 1000]
+        .map(|size| message_bytes(&demo::trace_batches(100, size)).unwrap())
+        .into();
+    let want = [
+        mb(688_035, 233_941, 248_872, 100_475),
+        mb(4_336_261, 803_925, 1_930_435, 548_352),
+        mb(36_376_371, 4_023_104, 13_935_367, 3_639_148),
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn log_streams() {
+    let got: Vec<MessageBytes> = [10, 100, 1000]
+        .map(|size| message_bytes(&demo::log_batches(100, size)).unwrap())
+        .into();
+    let want = [
+        mb(517_948, 193_992, 218_685, 87_386),
+        mb(2_046_911, 648_577, 1_142_874, 470_266),
+        mb(14_682_796, 3_869_255, 7_733_957, 3_625_146),
+    ];
+    assert_eq!(got, want);
+}
