@@ -313,6 +313,8 @@ pub enum Codec {
     Chimp128,
     /// `F4` ALP decimal floats.
     Alp,
+    /// `FE` a QPack value coded with tANS (§Entropy-coded blocks).
+    Entropy,
 }
 
 impl Codec {
@@ -330,6 +332,7 @@ impl Codec {
             QP_XOR if kind == Some(codec::chimp::KIND) => Codec::Chimp128,
             QP_XOR => Codec::Gorilla,
             QP_ALP => Codec::Alp,
+            ENTROPY => Codec::Entropy,
             _ => return None,
         })
     }
@@ -348,6 +351,7 @@ impl fmt::Display for Codec {
             Codec::Gorilla => "Gorilla",
             Codec::Chimp128 => "Chimp128",
             Codec::Alp => "ALP",
+            Codec::Entropy => "tANS-coded",
         })
     }
 }
@@ -387,6 +391,8 @@ pub enum StringBlock {
     Alpha,
     /// `FC` dictionary with a QPack-coded index.
     DictQ,
+    /// `FE` a string block coded with tANS (§Entropy-coded blocks).
+    Entropy,
 }
 
 impl fmt::Display for StringBlock {
@@ -399,6 +405,7 @@ impl fmt::Display for StringBlock {
             StringBlock::Front => "FA front-coded dictionary",
             StringBlock::Alpha => "FB alphabet packing",
             StringBlock::DictQ => "FC dictionary with QPack index",
+            StringBlock::Entropy => "FE tANS-coded block",
         })
     }
 }
@@ -1070,7 +1077,10 @@ impl<'de> Walker<'de, '_> {
     /// as the decoder decodes it.
     fn packed(&mut self, tag: u8, at: u64, key: bool) -> Result<()> {
         let base = self.de.offset();
-        let kind = (tag != QP_BOOL).then(|| self.de.read.peek()).flatten();
+        // `E3` has no kind byte; an `FE` block's kind is inside its coded bytes.
+        let kind = (!matches!(tag, QP_BOOL | ENTROPY))
+            .then(|| self.de.read.peek())
+            .flatten();
         let (packed, used) =
             codec::decode_body(tag, self.de.read.rest(), base, &mut self.de.budget_left)
                 .map_err(|e| self.de.rebase_limit(e))?;
@@ -1154,7 +1164,7 @@ impl<'de> Walker<'de, '_> {
                     .map_or(ColumnValues::PerValue, ColumnValues::Block),
                 (_, Some(t)) => match Codec::from_tag(t, None) {
                     Some(_) => {
-                        let kind = (t != QP_BOOL)
+                        let kind = (!matches!(t, QP_BOOL | ENTROPY))
                             .then(|| self.byte_at(values_at + 1))
                             .flatten();
                         // `from_tag` knows `t`: it named a codec just above.
@@ -1292,6 +1302,7 @@ fn block(tag: u8) -> Option<StringBlock> {
         COL_STR_FRONT => StringBlock::Front,
         COL_STR_ALPHA => StringBlock::Alpha,
         COL_STR_DICTQ => StringBlock::DictQ,
+        ENTROPY => StringBlock::Entropy,
         _ => return None,
     })
 }
