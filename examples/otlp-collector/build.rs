@@ -1,5 +1,5 @@
 //! Generates the client-streaming OTLP export services over `opentelemetry-proto`'s own message
-//! types, no `.proto` file: `qdf.otlp.v1.{TraceService,LogsService}` with
+//! types, no `.proto` file: `qdf.otlp.v1.{TraceService,LogsService,MetricsService}` with
 //! `qdf_tonic::QdfCodec` and `pb.otlp.v1.{…}` with tonic-prost's `ProstCodec`, its protobuf
 //! twin (the same stream shape, so a comparison differs in the codec only). The reference
 //! OTLP services (unary `Export`, protobuf) are `opentelemetry-proto`'s generated ones.
@@ -7,7 +7,7 @@
 use tonic_build::manual::{Builder, Method, Service};
 
 /// `(service, request, response)` of each OTLP signal served here.
-const SIGNALS: [(&str, &str, &str); 2] = [
+const SIGNALS: [(&str, &str, &str); 3] = [
     (
         "TraceService",
         "collector::trace::v1::ExportTraceServiceRequest",
@@ -17,6 +17,11 @@ const SIGNALS: [(&str, &str, &str); 2] = [
         "LogsService",
         "collector::logs::v1::ExportLogsServiceRequest",
         "collector::logs::v1::ExportLogsServiceResponse",
+    ),
+    (
+        "MetricsService",
+        "collector::metrics::v1::ExportMetricsServiceRequest",
+        "collector::metrics::v1::ExportMetricsServiceResponse",
     ),
 ];
 

@@ -11,6 +11,10 @@ use opentelemetry_proto::tonic::collector::logs::v1::logs_service_server::LogsSe
 use opentelemetry_proto::tonic::collector::logs::v1::{
     ExportLogsServiceRequest, ExportLogsServiceResponse,
 };
+use opentelemetry_proto::tonic::collector::metrics::v1::metrics_service_server::MetricsService;
+use opentelemetry_proto::tonic::collector::metrics::v1::{
+    ExportMetricsServiceRequest, ExportMetricsServiceResponse,
+};
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::TraceService;
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
@@ -45,6 +49,16 @@ impl LogsService for Collector {
     }
 }
 
+#[tonic::async_trait]
+impl MetricsService for Collector {
+    async fn export(
+        &self,
+        request: Request<ExportMetricsServiceRequest>,
+    ) -> Result<Response<ExportMetricsServiceResponse>, Status> {
+        Ok(Response::new(self.metrics(request.into_inner())))
+    }
+}
+
 /// Implements a generated client-streaming `Export`: every request of the stream is accepted
 /// in order; the first error ends the stream with its status.
 macro_rules! impl_export_stream {
@@ -66,73 +80,86 @@ macro_rules! impl_export_stream {
     };
 }
 
-impl_export_stream!(
-    qdf_api::trace::trace_service_server::TraceService,
-    ExportTraceServiceRequest,
-    ExportTraceServiceResponse,
-    traces
-);
-impl_export_stream!(
-    qdf_api::logs::logs_service_server::LogsService,
-    ExportLogsServiceRequest,
-    ExportLogsServiceResponse,
-    logs
-);
-impl_export_stream!(
-    pb_api::trace::trace_service_server::TraceService,
-    ExportTraceServiceRequest,
-    ExportTraceServiceResponse,
-    traces
-);
-impl_export_stream!(
-    pb_api::logs::logs_service_server::LogsService,
-    ExportLogsServiceRequest,
-    ExportLogsServiceResponse,
-    logs
-);
+/// Implements the three signals' client-streaming `Export` of one generated module.
+macro_rules! impl_export_streams {
+    ($api:ident) => {
+        impl_export_stream!(
+            $api::trace::trace_service_server::TraceService,
+            ExportTraceServiceRequest,
+            ExportTraceServiceResponse,
+            traces
+        );
+        impl_export_stream!(
+            $api::logs::logs_service_server::LogsService,
+            ExportLogsServiceRequest,
+            ExportLogsServiceResponse,
+            logs
+        );
+        impl_export_stream!(
+            $api::metrics::metrics_service_server::MetricsService,
+            ExportMetricsServiceRequest,
+            ExportMetricsServiceResponse,
+            metrics
+        );
+    };
+}
 
-/// Serves the trace and logs services of the generated module `$api` on one server.
-macro_rules! serve_both {
-    ($trace:path, $logs:path, $collector:expr) => {{
+impl_export_streams!(qdf_api);
+impl_export_streams!(pb_api);
+
+/// Serves the trace, logs and metrics services of the generated modules on one server.
+macro_rules! serve_all {
+    ($trace:path, $logs:path, $metrics:path, $collector:expr) => {{
         use $logs as logs;
+        use $metrics as metrics;
         use $trace as trace;
         let collector: Collector = $collector;
         let traces = trace::TraceServiceServer::new(collector.clone())
             .accept_compressed(Zstd)
             .max_decoding_message_size(MAX_DECODE);
-        let logs = logs::LogsServiceServer::new(collector)
+        let logs = logs::LogsServiceServer::new(collector.clone())
             .accept_compressed(Zstd)
             .max_decoding_message_size(MAX_DECODE);
-        net::serve(Server::builder().add_service(traces).add_service(logs)).await
+        let metrics = metrics::MetricsServiceServer::new(collector)
+            .accept_compressed(Zstd)
+            .max_decoding_message_size(MAX_DECODE);
+        let router = Server::builder()
+            .add_service(traces)
+            .add_service(logs)
+            .add_service(metrics);
+        net::serve(router).await
     }};
 }
 
 /// Serves OTLP/gRPC exactly as an OpenTelemetry Collector does: `opentelemetry-proto`'s
-/// generated `TraceService` and `LogsService`, protobuf, unary `Export`.
+/// generated `TraceService`, `LogsService` and `MetricsService`, protobuf, unary `Export`.
 pub async fn serve_otlp(collector: Collector) -> io::Result<Running> {
-    serve_both!(
+    serve_all!(
         opentelemetry_proto::tonic::collector::trace::v1::trace_service_server,
         opentelemetry_proto::tonic::collector::logs::v1::logs_service_server,
+        opentelemetry_proto::tonic::collector::metrics::v1::metrics_service_server,
         collector
     )
 }
 
-/// Serves `qdf.otlp.v1.TraceService` and `LogsService`: client-streaming `Export` with
+/// Serves `qdf.otlp.v1.TraceService`, `LogsService` and `MetricsService`: client-streaming `Export` with
 /// [`qdf_tonic::QdfCodec`] (`DefaultLimits`: Balanced tier, one Dense session per stream).
 pub async fn serve_qdf(collector: Collector) -> io::Result<Running> {
-    serve_both!(
+    serve_all!(
         qdf_api::trace::trace_service_server,
         qdf_api::logs::logs_service_server,
+        qdf_api::metrics::metrics_service_server,
         collector
     )
 }
 
-/// Serves `pb.otlp.v1.TraceService` and `LogsService`: the same client streams with
+/// Serves `pb.otlp.v1.TraceService`, `LogsService` and `MetricsService`: the same client streams with
 /// protobuf, so a comparison with [`serve_qdf`] differs in the codec only.
 pub async fn serve_pb_stream(collector: Collector) -> io::Result<Running> {
-    serve_both!(
+    serve_all!(
         pb_api::trace::trace_service_server,
         pb_api::logs::logs_service_server,
+        pb_api::metrics::metrics_service_server,
         collector
     )
 }

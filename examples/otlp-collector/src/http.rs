@@ -1,4 +1,4 @@
-//! OTLP/HTTP with qdf beside protobuf: `POST /v1/traces` and `POST /v1/logs` take
+//! OTLP/HTTP with qdf beside protobuf: `POST /v1/traces`, `/v1/logs` and `/v1/metrics` take
 //!
 //! | `Content-Type` | body | reply |
 //! |---|---|---|
@@ -40,11 +40,12 @@ pub const APPLICATION_PROTOBUF: &str = "application/x-protobuf";
 /// Largest request body: 64 MiB.
 pub const MAX_BODY: usize = 64 << 20;
 
-/// The two OTLP/HTTP routes on `collector`.
+/// The three OTLP/HTTP routes on `collector`.
 pub fn router(collector: Collector) -> Router {
     Router::new()
         .route("/v1/traces", post(traces))
         .route("/v1/logs", post(logs))
+        .route("/v1/metrics", post(metrics))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(collector)
 }
@@ -55,6 +56,10 @@ async fn traces(State(c): State<Collector>, req: Request) -> Response {
 
 async fn logs(State(c): State<Collector>, req: Request) -> Response {
     export(req, |r| c.logs(r)).await
+}
+
+async fn metrics(State(c): State<Collector>, req: Request) -> Response {
+    export(req, |r| c.metrics(r)).await
 }
 
 /// Decodes the body by its media type, hands each request to `accept` and answers in kind.

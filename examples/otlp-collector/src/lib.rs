@@ -6,10 +6,10 @@
 //!
 //! | endpoint | wire | module |
 //! |---|---|---|
-//! | `opentelemetry.proto.collector.{trace,logs}.v1.{Trace,Logs}Service/Export` | OTLP/gRPC, protobuf, unary: the reference, `opentelemetry-proto`'s own generated server | [`grpc::serve_otlp`] |
-//! | `qdf.otlp.v1.{Trace,Logs}Service/Export` | gRPC, [`qdf_tonic::QdfCodec`], client streaming: one Dense session per stream | [`grpc::serve_qdf`] |
-//! | `pb.otlp.v1.{Trace,Logs}Service/Export` | the same stream with protobuf (`tonic_prost::ProstCodec`), for comparisons | [`grpc::serve_pb_stream`] |
-//! | `POST /v1/traces`, `POST /v1/logs` | OTLP/HTTP: `application/x-protobuf`, `application/qdf` (one request), `application/qdf-stream` (many requests, one session) | [`http::router`] |
+//! | `opentelemetry.proto.collector.{trace,logs,metrics}.v1.{Trace,Logs,Metrics}Service/Export` | OTLP/gRPC, protobuf, unary: the reference, `opentelemetry-proto`'s own generated server | [`grpc::serve_otlp`] |
+//! | `qdf.otlp.v1.{Trace,Logs,Metrics}Service/Export` | gRPC, [`qdf_tonic::QdfCodec`], client streaming: one Dense session per stream | [`grpc::serve_qdf`] |
+//! | `pb.otlp.v1.{Trace,Logs,Metrics}Service/Export` | the same stream with protobuf (`tonic_prost::ProstCodec`), for comparisons | [`grpc::serve_pb_stream`] |
+//! | `POST /v1/traces`, `/v1/logs`, `/v1/metrics` | OTLP/HTTP: `application/x-protobuf`, `application/qdf` (one request), `application/qdf-stream` (many requests, one session) | [`http::router`] |
 //!
 //! The qdf streams carry what an exporter sends batch after batch: service names, resource
 //! attributes, scope names, attribute keys and span names of batch 1 are back-references in
@@ -17,15 +17,27 @@
 //! `otlp-compare` (bytes on the wire and records/s against OTLP/protobuf, `docs/BENCH.md`,
 //! "OTLP").
 //!
-//! ## What the `with-serde` mapping costs
+//! ## `opentelemetry-proto`'s serde mapping and qdf
 //!
-//! `opentelemetry-proto`'s serde mapping is OTLP/JSON's, and qdf carries it exactly, but it
-//! shapes the bytes: trace and span ids are lowercase hex strings (32 and 16 characters, not
-//! 16 and 8 bytes), `fixed64` times and `intValue`s are decimal strings, `bytesValue` is
-//! base64, `AnyValue` is a one-entry map keyed by the value's kind (`{"stringValue": …}`), and
-//! enums (`kind`, `severityNumber`, `code`) are integers. qdf's columns pack the hex and
-//! decimal strings by alphabet (`docs/SPEC.md`, string encodings), so most of the cost is
-//! won back in columnar batches.
+//! The crate's `with-serde` mapping is OTLP/JSON's. qdf carries all of it exactly: every
+//! request decodes to one equal to the original, with the same protobuf bytes (doubles by
+//! their bits: `-0.0`, subnormals, ±∞; ids byte for byte), in every tier, through sessions,
+//! `qdf_stream::QdfCodec`, the tonic codec and the axum bodies (`tests/round_trip.rs`,
+//! `tests/collector.rs`). No qdf change was needed. What the mapping decides, and what it
+//! costs:
+//!
+//! | field | mapping | through qdf |
+//! |---|---|---|
+//! | `trace_id`, `span_id`, `parent_span_id` | lowercase hex string | exact; 2 bytes per id byte outside string columns (FB packs hex at 4 bits a digit inside them) |
+//! | `*_time_unix_nano`, `count`, `bucket_counts`, `intValue` | decimal string | exact; no delta or FOR coding, about 20 bytes per timestamp row-wise |
+//! | `AnyValue` | `flatten`ed one-entry map, `{"stringValue": …}` | exact, as a map; decoding buffers each value in serde's `Content` first (any format) |
+//! | `bytesValue` | base64 string | exact |
+//! | `kind`, `severityNumber`, `code`, `aggregationTemporality` | integer | exact; a small varint |
+//! | fields at their default | written (no `skip_serializing_if`, except `keyStrindex`) | exact; every span writes all 16 fields, protobuf skips defaults |
+//! | `stringValueStrindex` (profiles only) | serialized, but the mapping's `AnyValue` deserializer skips it | decodes as an empty `AnyValue`, as with serde_json: the mapping's loss |
+//! | `ValueAtQuantile` NaN | the string `"NaN"` | any NaN comes back as `f64::NAN` (payload bits are the mapping's loss) |
+//!
+//! `docs/BENCH.md` ("OTLP") measures what these choices cost against OTLP/protobuf.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -37,6 +49,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use opentelemetry_proto::tonic::collector::logs::v1::{
     ExportLogsServiceRequest, ExportLogsServiceResponse,
+};
+use opentelemetry_proto::tonic::collector::metrics::v1::{
+    ExportMetricsServiceRequest, ExportMetricsServiceResponse,
 };
 use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
@@ -54,6 +69,10 @@ pub mod qdf_api {
     pub mod logs {
         include!(concat!(env!("OUT_DIR"), "/qdf.otlp.v1.LogsService.rs"));
     }
+    /// `qdf.otlp.v1.MetricsService`.
+    pub mod metrics {
+        include!(concat!(env!("OUT_DIR"), "/qdf.otlp.v1.MetricsService.rs"));
+    }
 }
 
 /// The protobuf twin of [`qdf_api`]: the same client streams with `ProstCodec`.
@@ -67,6 +86,10 @@ pub mod pb_api {
     pub mod logs {
         include!(concat!(env!("OUT_DIR"), "/pb.otlp.v1.LogsService.rs"));
     }
+    /// `pb.otlp.v1.MetricsService`.
+    pub mod metrics {
+        include!(concat!(env!("OUT_DIR"), "/pb.otlp.v1.MetricsService.rs"));
+    }
 }
 
 /// What a collector has received; with `keep`, the requests themselves, in arrival order.
@@ -76,7 +99,9 @@ pub struct Received {
     pub traces: Vec<ExportTraceServiceRequest>,
     /// Log export requests (only when keeping).
     pub logs: Vec<ExportLogsServiceRequest>,
-    /// Requests accepted, both signals.
+    /// Metric export requests (only when keeping).
+    pub metrics: Vec<ExportMetricsServiceRequest>,
+    /// Requests accepted, all signals.
     pub requests: u64,
     /// Spans accepted.
     pub spans: u64,
@@ -130,5 +155,15 @@ impl Collector {
             r.logs.push(req);
         }
         ExportLogsServiceResponse::default()
+    }
+
+    /// Accepts one metric export request.
+    pub fn metrics(&self, req: ExportMetricsServiceRequest) -> ExportMetricsServiceResponse {
+        let mut r = self.lock();
+        r.requests += 1;
+        if self.keep {
+            r.metrics.push(req);
+        }
+        ExportMetricsServiceResponse::default()
     }
 }

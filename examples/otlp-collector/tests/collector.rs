@@ -1,5 +1,5 @@
 //! The collector on loopback: every request sent through each endpoint arrives exactly
-//! (protobuf bytes equal), through the OTLP reference server, the qdf and protobuf client
+//! (protobuf bytes equal), traces, logs and metrics, through the OTLP reference server, the qdf and protobuf client
 //! streams (with and without zstd) and the three OTLP/HTTP body types.
 
 use opentelemetry_proto::tonic::collector::logs::v1::logs_service_client::LogsServiceClient;
@@ -162,6 +162,59 @@ async fn otlp_http_every_body_type() -> Result<(), BoxError> {
         .await?;
     assert_eq!(status, 415);
     assert_eq!(collector.take().requests, 0);
+    server.abort();
+    Ok(())
+}
+
+/// Metrics (every data-point kind, edge-case floats) through all three gRPC services and
+/// OTLP/HTTP's qdf-stream body.
+#[tokio::test]
+async fn metrics_every_endpoint() -> Result<(), BoxError> {
+    use opentelemetry_proto::tonic::collector::metrics::v1::metrics_service_client::MetricsServiceClient;
+    let batches = demo::metric_batches(5);
+    let check = |got: Received, via: &str| {
+        assert_eq!(got.metrics.len(), batches.len(), "{via}");
+        for (i, (a, b)) in got.metrics.iter().zip(&batches).enumerate() {
+            assert_eq!(
+                a.encode_to_vec(),
+                b.encode_to_vec(),
+                "{via}: metric request {i}"
+            );
+        }
+    };
+    let collector = Collector::new(true);
+    let otlp = grpc::serve_otlp(collector.clone()).await?;
+    let mut c = MetricsServiceClient::new(otlp.channel().await?);
+    for r in &batches {
+        c.export(r.clone()).await?;
+    }
+    check(collector.take(), "OTLP/gRPC");
+    otlp.stop().await?;
+
+    let qdf = grpc::serve_qdf(collector.clone()).await?;
+    let mut c =
+        qdf_api::metrics::metrics_service_client::MetricsServiceClient::new(qdf.channel().await?);
+    c.export(tokio_stream::iter(batches.clone())).await?;
+    check(collector.take(), "qdf stream");
+    qdf.stop().await?;
+
+    let pb = grpc::serve_pb_stream(collector.clone()).await?;
+    let mut c =
+        pb_api::metrics::metrics_service_client::MetricsServiceClient::new(pb.channel().await?);
+    c.export(tokio_stream::iter(batches.clone())).await?;
+    check(collector.take(), "protobuf stream");
+    pb.stop().await?;
+
+    let (addr, server) = otlp_collector::http::serve(collector.clone()).await?;
+    let (status, _) = HttpClient::new(addr)
+        .post(
+            "/v1/metrics",
+            APPLICATION_QDF_STREAM,
+            qdf_stream_body(&batches)?,
+        )
+        .await?;
+    assert_eq!(status, 200);
+    check(collector.take(), "OTLP/HTTP qdf-stream");
     server.abort();
     Ok(())
 }

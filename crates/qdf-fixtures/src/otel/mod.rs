@@ -50,12 +50,13 @@ pub fn kv(key: &str, value: Value) -> KeyValue {
     }
 }
 
+/// Records grouped by resource index, then by scope index.
+pub(crate) type Groups<T> = Vec<(usize, Vec<(usize, Vec<T>)>)>;
+
 /// Groups `items` tagged with `(resource, scope)` indexes into nested groups, resources and
 /// scopes in the order they first appear, items in their original order.
-pub(crate) fn group<T>(
-    items: impl IntoIterator<Item = (usize, usize, T)>,
-) -> Vec<(usize, Vec<(usize, Vec<T>)>)> {
-    let mut out: Vec<(usize, Vec<(usize, Vec<T>)>)> = Vec::new();
+pub(crate) fn group<T>(items: impl IntoIterator<Item = (usize, usize, T)>) -> Groups<T> {
+    let mut out: Groups<T> = Vec::new();
     for (resource, scope, item) in items {
         let r = match out.iter().position(|(r, _)| *r == resource) {
             Some(i) => i,
