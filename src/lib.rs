@@ -1,25 +1,26 @@
 //! The `qdf` facade: the format from `qdf-core` at the root, the transport adapters as modules
-//! behind features (`stream`, `axum`, `tonic`; `full` enables all three).
+//! behind features (`stream`, `axum`, `tonic`; `full` enables all three). Each adapter
+//! module's page is its guide.
 //!
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
 pub use qdf_core::*;
 
-/// `tokio_util::codec` framing with a per-connection Dense session (feature `stream`).
 #[cfg(feature = "stream")]
+#[doc = include_str!("guide/stream.md")]
 pub mod stream {
     pub use qdf_stream::*;
 }
 
-/// axum `Qdf<T>` extractor, response and streaming bodies (feature `axum`).
 #[cfg(feature = "axum")]
+#[doc = include_str!("guide/axum.md")]
 pub mod axum {
     pub use qdf_axum::*;
 }
 
-/// tonic gRPC codec (feature `tonic`).
 #[cfg(feature = "tonic")]
+#[doc = include_str!("guide/tonic.md")]
 pub mod tonic {
     pub use qdf_tonic::*;
 }

@@ -22,6 +22,45 @@ use tokio_util::codec::{Decoder, Encoder, FramedRead, FramedWrite};
 use crate::codecs::{JsonLines, ProstDelimited};
 use crate::data::{self, Workload};
 
+/// The `--help` text.
+pub const USAGE: &str = "\
+usage: cargo run --release --example pipeline [-- OPTIONS]
+
+Streams the shipped datasets (a Zipkin trace, USGS earthquakes, Seattle weather) and
+generated telemetry over loopback TCP, one record per message, in four formats; the server
+checks every record against what was sent. Exits 0 when every record arrived equal, 1 if
+any did not, 2 on a bad argument.
+
+options:
+  --corrupt N     flip one byte of record N (0-based, counted across the datasets in the
+                  order above) in the `qdf dense` stream: the run must then fail
+  --telemetry N   generated telemetry events to send (default 20000)
+  -h, --help      this text";
+
+/// What the legend under the table says each format and column is.
+const LEGEND: &str = "\
+formats:
+  qdf dense    QdfCodec::dense(): Balanced tier, one Dense session per connection (strings,
+               keys and shapes sent once), QPack numbers
+  qdf fast     QdfCodec::fast(): Speed tier, plain tags, no session state
+  JSON lines   serde_json, one line per record
+  protobuf     prost messages of the same records, varint length-delimited
+columns:
+  wire bytes   bytes the server read from the socket (framing included)
+  B/record     wire bytes per record; vs JSON: wire bytes / JSON lines' wire bytes
+  records/s    records per second, encode + TCP + decode (checking excluded)
+  payload MB/s the dataset's size as JSON lines, in MB, per second: the same payload for
+               every format, so a higher figure is a faster format whatever its size";
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Run the pipeline.
+    Run(Args),
+    /// Print [`USAGE`].
+    Help,
+}
+
 /// Command line: `[--corrupt N] [--telemetry N]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Args {
@@ -33,7 +72,7 @@ pub struct Args {
 }
 
 /// Parses the arguments after the program name.
-pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
+pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Command, String> {
     let mut out = Args {
         corrupt: None,
         telemetry: 20_000,
@@ -47,20 +86,18 @@ pub fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String
         match a.as_str() {
             "--corrupt" => out.corrupt = Some(num("--corrupt")?),
             "--telemetry" => out.telemetry = num("--telemetry")?,
-            _ => {
-                return Err(format!(
-                    "unknown argument `{a}`; usage: pipeline [--corrupt N] [--telemetry N]"
-                ));
-            }
+            "-h" | "--help" => return Ok(Command::Help),
+            _ => return Err(format!("unknown argument `{a}`\n\n{USAGE}")),
         }
     }
-    Ok(out)
+    Ok(Command::Run(out))
 }
 
 /// What one transfer measured.
 struct Stats {
     format: &'static str,
     records: usize,
+    /// Bytes read from the socket.
     bytes: u64,
     elapsed: Duration,
     mismatches: usize,
@@ -71,6 +108,14 @@ struct Stats {
 /// Runs every workload through every format, prints the table, returns the exit code:
 /// 0 when every qdf record arrived equal to what was sent, 1 otherwise.
 pub fn run(args: &Args) -> u8 {
+    let (code, report) = report(args);
+    print!("{report}");
+    code
+}
+
+/// [`run`] without printing: the exit code and the report (verdict first on a failure, the
+/// table, the legend, the verdict last). Load errors go to stderr.
+pub fn report(args: &Args) -> (u8, String) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -79,7 +124,8 @@ pub fn run(args: &Args) -> u8 {
     rt.block_on(run_all(args))
 }
 
-async fn run_all(args: &Args) -> u8 {
+async fn run_all(args: &Args) -> (u8, String) {
+    use std::fmt::Write;
     let mut rows: Vec<(&'static str, usize, Vec<Stats>)> = Vec::new();
     let mut offset = 0;
     macro_rules! workload {
@@ -110,32 +156,48 @@ async fn run_all(args: &Args) -> u8 {
             {
                 eprintln!("error: {e}");
             }
-            return 1;
+            return (1, String::new());
         }
     }
     workload!(data::telemetry_events(args.telemetry));
     if io::stderr().is_terminal() {
         eprint!("\r{:90}\r", "");
     }
-    print_table(&rows);
-    let mut failed = false;
-    for (name, _, stats) in &rows {
-        for s in stats {
-            if let Some(p) = &s.first_problem {
-                println!(
-                    "MISMATCH {name} / {}: {} record(s) wrong or missing; first: {p}",
-                    s.format, s.mismatches
-                );
-                failed = true;
-            }
+    // A failure comes first, before any figure: nothing above it may read as success.
+    let problems: Vec<String> = rows
+        .iter()
+        .flat_map(|(name, _, stats)| {
+            stats.iter().filter_map(move |s| {
+                s.first_problem.as_ref().map(|p| {
+                    format!(
+                        "MISMATCH {name} / {}: {} record(s) wrong or missing; first: {p}",
+                        s.format, s.mismatches
+                    )
+                })
+            })
+        })
+        .collect();
+    let mut out = String::new();
+    if !problems.is_empty() {
+        out.push_str("FAILED: some records did not arrive as sent\n");
+        for p in &problems {
+            writeln!(out, "{p}").unwrap();
         }
+        out.push('\n');
     }
-    if failed {
-        println!("FAILED: some records did not arrive as sent");
-        1
+    print_table(&mut out, &rows);
+    writeln!(out, "\n{LEGEND}\n").unwrap();
+    if problems.is_empty() {
+        out.push_str("OK: every record arrived equal to what was sent, in every format\n");
+        (0, out)
     } else {
-        println!("OK: every record arrived equal to what was sent, in every format");
-        0
+        let n = problems.len();
+        writeln!(
+            out,
+            "FAILED: {n} transfer(s) did not deliver every record as sent"
+        )
+        .unwrap();
+        (1, out)
     }
 }
 
@@ -159,7 +221,7 @@ where
     let protos = Arc::new(w.protos);
     let qdf = |opts: Options| {
         let b = *QdfCodec::builder().options(opts);
-        (b.new_codec::<()>(), b.new_codec::<R>())
+        (b.new_codec::<R, R>(), b.new_codec::<R, R>())
     };
     vec![
         transfer(
@@ -225,11 +287,8 @@ where
     let addr = listener.local_addr().expect("local address");
     let expected = items.clone();
     let total = items.len();
-    // A progress line on a terminal; one line per transfer otherwise (CI logs).
+    // A progress line on a terminal only, erased before the report.
     let progress = io::stderr().is_terminal();
-    if !progress {
-        eprintln!("  {workload} / {format}: {} records", items.len());
-    }
     let start = Instant::now();
     let server = tokio::spawn(async move {
         let (sock, _) = listener.accept().await.expect("accept");
@@ -310,11 +369,21 @@ where
     }
 }
 
-fn print_table(rows: &[(&'static str, usize, Vec<Stats>)]) {
-    println!(
-        "{:<16} {:>7}  {:<28} {:>11} {:>9} {:>7} {:>12} {:>8}",
-        "dataset", "records", "format", "wire bytes", "B/record", "vs JSON", "records/s", "MB/s"
-    );
+fn print_table(out: &mut String, rows: &[(&'static str, usize, Vec<Stats>)]) {
+    use std::fmt::Write;
+    writeln!(
+        out,
+        "{:<16} {:>7}  {:<28} {:>11} {:>9} {:>7} {:>12} {:>12}",
+        "dataset",
+        "records",
+        "format",
+        "wire bytes",
+        "B/record",
+        "vs JSON",
+        "records/s",
+        "payload MB/s"
+    )
+    .unwrap();
     for (name, n, stats) in rows {
         let json = stats
             .iter()
@@ -322,8 +391,9 @@ fn print_table(rows: &[(&'static str, usize, Vec<Stats>)]) {
             .map_or(1, |s| s.bytes.max(1));
         for (i, s) in stats.iter().enumerate() {
             let secs = s.elapsed.as_secs_f64().max(1e-9);
-            println!(
-                "{:<16} {:>7}  {:<28} {:>11} {:>9.1} {:>6.2}x {:>12.0} {:>8.1}",
+            writeln!(
+                out,
+                "{:<16} {:>7}  {:<28} {:>11} {:>9.1} {:>6.2}x {:>12.0} {:>12.1}",
                 if i == 0 { name } else { "" },
                 if i == 0 { n.to_string() } else { String::new() },
                 s.format,
@@ -331,8 +401,10 @@ fn print_table(rows: &[(&'static str, usize, Vec<Stats>)]) {
                 s.bytes as f64 / (*n).max(1) as f64,
                 s.bytes as f64 / json as f64,
                 s.records as f64 / secs,
-                s.bytes as f64 / secs / 1e6,
-            );
+                // The same payload for every format: the dataset as JSON lines.
+                json as f64 / secs / 1e6,
+            )
+            .unwrap();
         }
     }
 }

@@ -99,6 +99,10 @@ pub enum ErrorCode {
         /// The configured limit for this message.
         limit: u64,
     },
+    /// A stream decoder was given a one-shot message (the output of `to_vec`: a header, then
+    /// one body with no length prefix): its header sets the whole-message ColumnIndex flag, or
+    /// the bytes after the header are no valid frame length. Decode it with `from_slice`.
+    NotAStream,
     /// A frame longer than the configured maximum.
     FrameTooLarge {
         /// The announced length.
@@ -143,9 +147,15 @@ pub enum ErrorCode {
 struct ErrorImpl {
     code: ErrorCode,
     offset: Option<u64>,
+    frame: Option<u64>,
 }
 
-/// The error of every qdf operation: a boxed [`ErrorCode`] with an optional byte offset.
+/// The error of every qdf operation: a boxed [`ErrorCode`] with an optional byte offset and,
+/// for errors in a stream, the index of the frame.
+///
+/// Displayed as `<what> at byte <offset>` for a single message, and as
+/// `<what> in frame <n> at stream byte <offset>` for a stream, whose offsets count from the
+/// stream's first byte (its header), not from the frame.
 pub struct Error {
     inner: Box<ErrorImpl>,
 }
@@ -155,7 +165,11 @@ impl Error {
     #[cold]
     pub fn new(code: ErrorCode) -> Self {
         Error {
-            inner: Box::new(ErrorImpl { code, offset: None }),
+            inner: Box::new(ErrorImpl {
+                code,
+                offset: None,
+                frame: None,
+            }),
         }
     }
 
@@ -166,6 +180,7 @@ impl Error {
             inner: Box::new(ErrorImpl {
                 code,
                 offset: Some(offset),
+                frame: None,
             }),
         }
     }
@@ -196,6 +211,18 @@ impl Error {
         self
     }
 
+    /// Places an error of frame `frame` in its stream: the frame index is set (if none is
+    /// known yet) and a known offset, counted from the frame's first byte, becomes a stream
+    /// offset by adding `frame_start`, the stream offset of that byte.
+    #[cold]
+    pub(crate) fn in_frame(mut self, frame: u64, frame_start: u64) -> Self {
+        if self.inner.frame.is_none() {
+            self.inner.frame = Some(frame);
+            self = self.shifted(frame_start);
+        }
+        self
+    }
+
     /// A [`ErrorCode::TypeMismatch`] error.
     #[cold]
     pub fn mismatch(expected: impl Into<Box<str>>, found: impl Into<Box<str>>) -> Self {
@@ -210,9 +237,17 @@ impl Error {
         &self.inner.code
     }
 
-    /// Byte offset into the input (decode) where the failure was detected, if known.
+    /// Byte offset into the input (decode) where the failure was detected, if known. For an
+    /// error in a stream ([`frame`](Self::frame) is `Some`) it counts from the stream's first
+    /// byte.
     pub fn offset(&self) -> Option<u64> {
         self.inner.offset
+    }
+
+    /// The index (from 0) of the stream frame the error is in, for errors of a stream
+    /// decoder; `None` for a single message.
+    pub fn frame(&self) -> Option<u64> {
+        self.inner.frame
     }
 
     /// The kind of failure.
@@ -236,7 +271,8 @@ impl Error {
             | InvalidChar(_)
             | UnknownStateId(_)
             | ChecksumMismatch { .. }
-            | BadCodec(_) => Category::Syntax,
+            | BadCodec(_)
+            | NotAStream => Category::Syntax,
         }
     }
 
@@ -273,6 +309,10 @@ impl Display for ErrorCode {
                 f,
                 "decoded output of at least {needed} bytes exceeds the limit of {limit} bytes"
             ),
+            NotAStream => f.write_str(
+                "expected a qdf stream (a length-prefixed frame after the header), \
+                 found a one-shot qdf message, not a stream (decode it with `from_slice`)",
+            ),
             FrameTooLarge { len, max } => {
                 write!(f, "frame of {len} bytes exceeds the maximum of {max}")
             }
@@ -301,9 +341,12 @@ impl Display for ErrorCode {
 
 impl Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.inner.offset {
-            Some(off) => write!(f, "{} at byte {off}", self.inner.code),
-            None => Display::fmt(&self.inner.code, f),
+        let code = &self.inner.code;
+        match (self.inner.frame, self.inner.offset) {
+            (Some(n), Some(off)) => write!(f, "{code} in frame {n} at stream byte {off}"),
+            (Some(n), None) => write!(f, "{code} in frame {n}"),
+            (None, Some(off)) => write!(f, "{code} at byte {off}"),
+            (None, None) => Display::fmt(code, f),
         }
     }
 }
@@ -313,13 +356,16 @@ impl fmt::Debug for Error {
         f.debug_struct("Error")
             .field("code", &self.inner.code)
             .field("offset", &self.inner.offset)
+            .field("frame", &self.inner.frame)
             .finish()
     }
 }
 
 impl PartialEq for Error {
     fn eq(&self, other: &Self) -> bool {
-        self.inner.code == other.inner.code && self.inner.offset == other.inner.offset
+        self.inner.code == other.inner.code
+            && self.inner.offset == other.inner.offset
+            && self.inner.frame == other.inner.frame
     }
 }
 
@@ -398,5 +444,20 @@ mod tests {
         assert_eq!(lim.classify(), Category::Limit);
         let io2: io::Error = lim.into();
         assert_eq!(io2.kind(), io::ErrorKind::InvalidData);
+    }
+
+    #[test]
+    fn stream_errors_name_the_frame_and_count_from_the_stream_start() {
+        let e = Error::at(ErrorCode::InvalidUtf8, 3).in_frame(2, 40);
+        assert_eq!((e.frame(), e.offset()), (Some(2), Some(43)));
+        assert_eq!(
+            e.to_string(),
+            "expected a UTF-8 string in frame 2 at stream byte 43"
+        );
+        // Placed once: an outer layer does not move it again.
+        let e = e.in_frame(9, 100);
+        assert_eq!((e.frame(), e.offset()), (Some(2), Some(43)));
+        let e = Error::new(ErrorCode::InvalidUtf8).in_frame(0, 5);
+        assert_eq!(e.to_string(), "expected a UTF-8 string in frame 0");
     }
 }

@@ -94,10 +94,15 @@ pub(crate) enum Next {
 
 /// Reads a stream header at the front of `buf` and checks the flags a stream may use.
 ///
-/// Errors: those of [`read_header`], and [`ErrorCode::BadFlags`] at offset 4 for
-/// [`STREAM_FORBIDDEN_FLAGS`].
+/// Errors: those of [`read_header`]; at offset 4, [`ErrorCode::NotAStream`] for the
+/// ColumnIndex flag (only one-shot messages set it) and [`ErrorCode::BadFlags`] for the
+/// other [`STREAM_FORBIDDEN_FLAGS`].
 pub(crate) fn read_stream_header(buf: &[u8]) -> Result<u8> {
     let flags = read_header(buf)?;
+    if flags & FLAG_COL_INDEX != 0 {
+        // Only `to_vec` sets it: a one-shot message, not a stream.
+        return Err(Error::at(ErrorCode::NotAStream, 4));
+    }
     if flags & STREAM_FORBIDDEN_FLAGS != 0 {
         return Err(Error::at(ErrorCode::BadFlags(flags), 4));
     }
@@ -156,6 +161,8 @@ pub(crate) fn next_frame(buf: &[u8], stream_flags: Option<u8>, max_len: usize) -
     let (len, prefix) = match read_uvarint(&buf[at..]) {
         Ok(v) => v,
         Err(e) if e.is_eof() => return Ok(Next::Incomplete { needed: 1 }),
+        // Right after the header, a body tag where a length should be: a one-shot message.
+        Err(_) if flags.is_some() => return Err(Error::at(ErrorCode::NotAStream, at as u64)),
         Err(e) => return Err(e.with_offset(at as u64)),
     };
     let body_start = at + prefix;
@@ -185,7 +192,8 @@ pub(crate) fn next_frame(buf: &[u8], stream_flags: Option<u8>, max_len: usize) -
 
 /// Checks that input may end with `rest` unread: nothing left, or (before the first frame) a
 /// lone complete header. Errors with [`ErrorCode::UnexpectedEof`] at `rest.len()` otherwise,
-/// or with the header's own error if `rest` is not a header prefix.
+/// with the header's own error if `rest` is not a header prefix, or with
+/// [`ErrorCode::NotAStream`] if the unread input is a whole one-shot message.
 pub(crate) fn check_end(rest: &[u8], header_seen: bool) -> Result<()> {
     if rest.is_empty() {
         return Ok(());
@@ -194,6 +202,12 @@ pub(crate) fn check_end(rest: &[u8], header_seen: bool) -> Result<()> {
         read_stream_header(rest).map_err(|e| e.with_offset(rest.len() as u64))?;
         if rest.len() == HEADER_LEN {
             return Ok(());
+        }
+        // The whole input is one valid `to_vec` message: say so rather than "ended early".
+        // Not for a lone byte after the header: a stream cut after a 1-byte length prefix
+        // reads as a message too (a fixint); with any byte after it, it no longer does.
+        if rest.len() > HEADER_LEN + 1 && crate::from_slice::<serde::de::IgnoredAny>(rest).is_ok() {
+            return Err(Error::at(ErrorCode::NotAStream, HEADER_LEN as u64));
         }
     }
     Err(Error::at(
@@ -342,11 +356,25 @@ mod tests {
 
     #[test]
     fn non_minimal_and_overflowing_lengths_are_syntax_errors() {
-        let e = next_frame(b"QDF\x01\x00\x80\x00", None, 100).unwrap_err();
+        let e = next_frame(b"\x80\x00", Some(0), 100).unwrap_err();
         assert_eq!(e.code(), &ErrorCode::NonMinimal("a uvarint"));
-        assert_eq!((e.classify(), e.offset()), (Category::Syntax, Some(5)));
+        assert_eq!((e.classify(), e.offset()), (Category::Syntax, Some(0)));
         let e = next_frame(&[0xFF; 10], Some(0), 100).unwrap_err();
         assert_eq!(e.code(), &ErrorCode::VarintOverflow);
+    }
+
+    /// `to_vec` output given to a stream decoder: the body's first tag is read as a length.
+    #[test]
+    fn a_one_shot_message_is_named_as_such() {
+        // A header, then a body tag with the high bit set and a 0 after it (non-minimal).
+        let msg = b"QDF\x01\x03\xde\x00\x02";
+        let e = next_frame(msg, None, 1 << 20).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (&ErrorCode::NotAStream, Some(5)));
+        assert_eq!(
+            e.to_string(),
+            "expected a qdf stream (a length-prefixed frame after the header), found a \
+             one-shot qdf message, not a stream (decode it with `from_slice`) at byte 5"
+        );
     }
 
     #[test]
@@ -372,9 +400,14 @@ mod tests {
 
     #[test]
     fn whole_message_flags_are_refused_in_streams() {
-        for f in [FLAG_ENTROPY, FLAG_COL_INDEX, FLAG_DENSE | FLAG_COL_INDEX] {
+        let e = next_frame(&header(FLAG_ENTROPY), None, 100).unwrap_err();
+        assert_eq!(
+            (e.code(), e.offset()),
+            (&ErrorCode::BadFlags(FLAG_ENTROPY), Some(4))
+        );
+        for f in [FLAG_COL_INDEX, FLAG_DENSE | FLAG_COL_INDEX] {
             let e = next_frame(&header(f), None, 100).unwrap_err();
-            assert_eq!((e.code(), e.offset()), (&ErrorCode::BadFlags(f), Some(4)));
+            assert_eq!((e.code(), e.offset()), (&ErrorCode::NotAStream, Some(4)));
         }
         assert!(next_frame(&header(FLAG_DENSE | FLAG_QPACK), None, 100).is_ok());
         assert_eq!(

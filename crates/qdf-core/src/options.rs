@@ -114,6 +114,7 @@ pub struct Options {
     max_intern_bytes: u64,
     max_shapes: u32,
     deny_duplicate_keys: bool,
+    borrowable_strings: bool,
 }
 
 impl Default for Options {
@@ -133,6 +134,7 @@ impl Options {
             max_intern_bytes: DEFAULT_MAX_INTERN_BYTES,
             max_shapes: DEFAULT_MAX_SHAPES,
             deny_duplicate_keys: false,
+            borrowable_strings: false,
         }
     }
 
@@ -231,9 +233,14 @@ impl Options {
         self
     }
 
-    /// The minimum intern length.
+    /// The minimum intern length: `u32::MAX` (nothing is interned) under
+    /// [`borrowable_strings`](Self::borrowable_strings).
     pub const fn intern_min_len(&self) -> u32 {
-        self.min_intern
+        if self.borrowable_strings {
+            u32::MAX
+        } else {
+            self.min_intern
+        }
     }
 
     /// Caps the intern table entries of a session (default 65 535, the wire maximum).
@@ -286,6 +293,40 @@ impl Options {
     /// Whether decoding refuses repeated map keys.
     pub const fn denies_duplicate_keys(&self) -> bool {
         self.deny_duplicate_keys
+    }
+
+    /// Encoding: every string value stays in the message as its bytes, so a decoder can
+    /// lend it out as `&'de str` (default off). Without it, a `&str` field decodes only
+    /// where the string lies in the input as written: a string the encoder interned
+    /// (repeated, ≥ [`min_intern`](Self::min_intern) bytes) or packed into a compressed
+    /// string column (front-coded FA, alphabet FB, FSST F6, dictionary-index FC: batches of
+    /// ≥ 16 structs) is rebuilt by the decoder, and a `&str` target then fails with a
+    /// `TypeMismatch` naming the field. With it, nothing is interned and string columns use
+    /// only the blocks whose rows lie in the input: F9 constant, F5 dictionary, F8 raw slab
+    /// (`docs/SPEC.md` §2.2). The wire is unchanged (any decoder reads it); messages with
+    /// repeated strings grow. The alternative on the decoding side: `String` or
+    /// `#[serde(borrow)] Cow<'a, str>` fields, which take either form.
+    ///
+    /// ```
+    /// use qdf_core::Options;
+    /// # #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    /// # struct Span<'a> { name: &'a str, n: u32 }
+    /// let names: Vec<String> = (0..100).map(|i| format!("name-{i}")).collect();
+    /// let spans: Vec<Span> = names.iter().map(|name| Span { name, n: 7 }).collect();
+    /// assert!(qdf_core::from_slice::<Vec<Span>>(&qdf_core::to_vec(&spans)?).is_err());
+    /// let bytes = qdf_core::to_vec_with(&spans, Options::balanced().borrowable_strings(true))?;
+    /// let back: Vec<Span> = qdf_core::from_slice(&bytes)?; // every `name` borrows from `bytes`
+    /// assert_eq!(back, spans);
+    /// # Ok::<(), qdf_core::Error>(())
+    /// ```
+    pub const fn borrowable_strings(mut self, on: bool) -> Options {
+        self.borrowable_strings = on;
+        self
+    }
+
+    /// Whether the encoder keeps every string borrowable ([`borrowable_strings`](Self::borrowable_strings)).
+    pub const fn keeps_strings_borrowable(&self) -> bool {
+        self.borrowable_strings
     }
 }
 

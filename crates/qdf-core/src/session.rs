@@ -466,11 +466,17 @@ impl DecoderSession {
             self.flags = Some(f);
         }
         if body_end != end {
-            self.verify(&buf[..body_end], &buf[body_end..end])?;
+            let (frame, start) = (self.frames, self.consumed);
+            self.verify(&buf[..body_end], &buf[body_end..end])
+                .map_err(|e| e.in_frame(frame, start))?;
         }
+        let (frame, start) = (self.frames, self.consumed);
         let value = self
             .decode_body_checked(&buf[body_start..body_end])
-            .map_err(|e| e.with_offset(body_start as u64));
+            .map_err(|e| {
+                let at = body_start as u64;
+                e.shifted(at).with_offset(at).in_frame(frame, start)
+            });
         self.frames += 1;
         self.consumed += end as u64;
         Ok(Some((value?, end)))
@@ -523,6 +529,7 @@ impl DecoderSession {
     pub fn check_end(&self, rest: &[u8]) -> Result<()> {
         self.check_usable()?;
         frame::check_end(rest, self.flags.is_some())
+            .map_err(|e| e.in_frame(self.frames, self.consumed))
     }
 
     /// Whether a body error leaves the session usable (see the module's failure rules):
@@ -533,7 +540,8 @@ impl DecoderSession {
 
     fn next(&mut self, buf: &[u8]) -> Result<Next> {
         self.check_usable()?;
-        frame::next_frame(buf, self.flags, self.max_frame_len).map_err(|e| self.fail(e))
+        frame::next_frame(buf, self.flags, self.max_frame_len)
+            .map_err(|e| self.fail(e.in_frame(self.frames, self.consumed)))
     }
 
     /// Checks the CRC-32C `stored` of the current frame's bytes `covered` (which start at

@@ -101,8 +101,9 @@ impl Builder {
         self
     }
 
-    /// A codec with these settings.
-    pub fn new_codec<D>(&self) -> QdfCodec<D> {
+    /// A codec with these settings that receives `D` and sends `&E`; both are usually
+    /// inferred (`let c: QdfCodec<Reply, Request> = builder.new_codec();`).
+    pub fn new_codec<D, E: ?Sized>(&self) -> QdfCodec<D, E> {
         QdfCodec::from_sessions(
             EncoderSession::new(self.opts)
                 .with_max_frame_len(self.max_frame_length)
@@ -116,8 +117,9 @@ impl Builder {
         FramedRead::new(io, self.new_codec())
     }
 
-    /// `io` written as a sink of any `Serialize` value (`D` is unused by a writer; `()` will do).
-    pub fn new_write<T: AsyncWrite, D>(&self, io: T) -> FramedWrite<T, QdfCodec<D>> {
+    /// `io` written as a sink of `&E` (`E` may be unsized, e.g. `str`; a writer decodes
+    /// nothing, hence `()`).
+    pub fn new_write<T: AsyncWrite, E: ?Sized>(&self, io: T) -> FramedWrite<T, QdfCodec<(), E>> {
         let mut w = FramedWrite::new(io, self.new_codec());
         if let Some(b) = self.backpressure_boundary {
             w.set_backpressure_boundary(b);
@@ -125,7 +127,8 @@ impl Builder {
         w
     }
 
-    /// `io` as both a stream of `D` and a sink of `Serialize` values.
+    /// `io` as both a stream of `D` and a sink of `&D`. For different types each way, frame
+    /// [`new_codec`](Self::new_codec)`::<Incoming, Outgoing>()` yourself.
     pub fn new_framed<T: AsyncRead + AsyncWrite, D>(&self, io: T) -> Framed<T, QdfCodec<D>> {
         let mut f = Framed::new(io, self.new_codec());
         if let Some(b) = self.backpressure_boundary {

@@ -17,13 +17,20 @@ use crate::{Builder, QdfCodecError};
 /// [`QdfCodec`]'s memory notes).
 const MIN_RESERVE: usize = 8 * 1024;
 
-/// A `tokio_util` codec that sends any `T: Serialize` and receives `D: DeserializeOwned` as
-/// qdf frames: the stream header once per direction, then `uvarint(len) ‖ body` per value.
+/// A `tokio_util` codec that receives `D` and sends `&E` (by default `E = D`) as qdf frames:
+/// the stream header once per direction, then `uvarint(len) ‖ body` per value.
+///
+/// The codec is an `Encoder<&E>` and nothing else, so the sink's item type is fixed by the
+/// codec's type: a write-only `Framed::new(io, QdfCodec::dense())` takes its type from the
+/// first `send(&value)`, and `flush()`/`close()` need no annotation. A peer that sends one
+/// type and receives another is a `QdfCodec<Incoming, Outgoing>`, built with
+/// [`QdfCodec::builder()`]`.new_codec()`. `E` may be unsized: a `QdfCodec<String, str>`
+/// sends `&str`.
 ///
 /// Each direction owns its session (an [`EncoderSession`] for `encode`, a
 /// [`DecoderSession`] for `decode`), so after `tokio::io::split` a `FramedRead` and a
-/// `FramedWrite` each holding a `QdfCodec` work independently. See the [crate docs](crate)
-/// for a tutorial.
+/// `FramedWrite` each holding a `QdfCodec` work independently. The guide is the `qdf` crate's
+/// `qdf::stream` module page.
 ///
 /// # Memory
 ///
@@ -46,7 +53,7 @@ const MIN_RESERVE: usize = 8 * 1024;
 /// error: the next `next()` returns `None`, and a frame already buffered behind the failed
 /// one is only delivered if the stream is polled again *and* more bytes arrive. With
 /// `Framed`, treat a decode error as the end of the connection, even in a `fast()` stream.
-pub struct QdfCodec<D> {
+pub struct QdfCodec<D, E: ?Sized = D> {
     enc: EncoderSession,
     dec: DecoderSession,
     /// Reused encode buffer: a frame is built here, then copied whole into the write buffer.
@@ -54,7 +61,7 @@ pub struct QdfCodec<D> {
     /// The table sizes last reported at `debug` level, per direction (see [`grew`]).
     enc_reported: SessionStats,
     dec_reported: SessionStats,
-    _item: PhantomData<fn() -> D>,
+    _item: PhantomData<(fn() -> D, fn(&E))>,
 }
 
 /// The debug event after a frame that grew a session's tables: `frame_len` and the new
@@ -89,18 +96,22 @@ fn grew(reported: &mut SessionStats, now: impl FnOnce() -> SessionStats) -> Opti
     })
 }
 
-impl<D> QdfCodec<D> {
-    /// A codec with the Balanced tier (the Dense dialect: strings, keys and shapes are sent
-    /// once per connection) and the default limits: 8 MiB frames, default session caps.
+impl<T> QdfCodec<T> {
+    /// A codec that sends and receives `T`, with the Balanced tier (the Dense dialect:
+    /// strings, keys and shapes are sent once per connection) and the default limits: 8 MiB
+    /// frames, default session caps. `T` is inferred from what the `Framed` sends or yields.
     pub fn dense() -> Self {
         Builder::new().new_codec()
     }
 
-    /// A codec with the Speed tier: plain tags, no session state, cheapest to encode.
+    /// A codec that sends and receives `T`, with the Speed tier: plain tags, no session
+    /// state, cheapest to encode.
     pub fn fast() -> Self {
         Builder::new().options(Options::speed()).new_codec()
     }
+}
 
+impl<D, E: ?Sized> QdfCodec<D, E> {
     pub(crate) fn from_sessions(enc: EncoderSession, dec: DecoderSession) -> Self {
         QdfCodec {
             enc,
@@ -141,13 +152,13 @@ impl<D> QdfCodec<D> {
 
 impl QdfCodec<()> {
     /// A builder for every setting, in the style of `LengthDelimitedCodec::builder()`; its
-    /// `new_*` methods choose the decoded type.
+    /// `new_*` methods choose the message types.
     pub fn builder() -> Builder {
         Builder::new()
     }
 }
 
-impl<D> fmt::Debug for QdfCodec<D> {
+impl<D, E: ?Sized> fmt::Debug for QdfCodec<D, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("QdfCodec")
             .field("enc", &self.enc)
@@ -156,14 +167,14 @@ impl<D> fmt::Debug for QdfCodec<D> {
     }
 }
 
-impl<D> Default for QdfCodec<D> {
-    /// [`QdfCodec::dense`].
+impl<D, E: ?Sized> Default for QdfCodec<D, E> {
+    /// [`QdfCodec::dense`]'s settings.
     fn default() -> Self {
-        Self::dense()
+        Builder::new().new_codec()
     }
 }
 
-impl<D: DeserializeOwned> Decoder for QdfCodec<D> {
+impl<D: DeserializeOwned, E: ?Sized> Decoder for QdfCodec<D, E> {
     type Item = D;
     type Error = QdfCodecError;
 
@@ -204,12 +215,14 @@ impl<D: DeserializeOwned> Decoder for QdfCodec<D> {
     }
 }
 
-impl<D, T: Serialize> Encoder<T> for QdfCodec<D> {
+/// One impl, for `&E` only: a generic `Encoder<T: Serialize>` would leave `Sink::Item`
+/// open, so `flush()`/`close()` could not be resolved without an annotation (E0283).
+impl<D, E: Serialize + ?Sized> Encoder<&E> for QdfCodec<D, E> {
     type Error = QdfCodecError;
 
-    fn encode(&mut self, item: T, dst: &mut BytesMut) -> Result<(), QdfCodecError> {
+    fn encode(&mut self, item: &E, dst: &mut BytesMut) -> Result<(), QdfCodecError> {
         self.scratch.clear();
-        if let Err(e) = self.enc.encode_frame(&item, &mut self.scratch) {
+        if let Err(e) = self.enc.encode_frame(item, &mut self.scratch) {
             debug!(error = %e, "qdf frame not encoded");
             return Err(e.into());
         }

@@ -12,14 +12,14 @@ use tokio::io::AsyncReadExt;
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 /// The bytes a writer codec sent over TCP for `msgs`, and the frame ends.
-async fn capture(codec: QdfCodec<()>, msgs: &[Msg]) -> (Vec<u8>, Vec<usize>) {
+async fn capture(codec: QdfCodec<Msg>, msgs: &[Msg]) -> (Vec<u8>, Vec<usize>) {
     let (c, mut s) = tcp_pair().await;
     let mut tx = FramedWrite::new(c, codec);
     let (mut ends, mut written) = (Vec::new(), 0);
     for m in msgs {
         tx.feed(m).await.unwrap();
         written += tx.write_buffer().len();
-        SinkExt::<&Msg>::flush(&mut tx).await.unwrap();
+        tx.flush().await.unwrap();
         ends.push(written);
     }
     drop(tx);
@@ -46,7 +46,7 @@ async fn drain(
     (got, None, rx)
 }
 
-fn codec(opts: Options, checksum: bool) -> QdfCodec<()> {
+fn codec(opts: Options, checksum: bool) -> QdfCodec<Msg> {
     QdfCodec::builder()
         .options(opts)
         .checksum(checksum)

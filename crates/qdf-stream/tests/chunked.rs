@@ -14,7 +14,7 @@ use tokio_util::codec::FramedRead;
 
 /// Bytes a `QdfCodec` wrote to a real TCP socket for `msgs`, as the peer received them, and
 /// the offset where each frame ends.
-async fn capture(codec: QdfCodec<()>, msgs: &[Msg]) -> (Vec<u8>, Vec<usize>) {
+async fn capture(codec: QdfCodec<Msg>, msgs: &[Msg]) -> (Vec<u8>, Vec<usize>) {
     let (c, mut s) = tcp_pair().await;
     let mut tx = tokio_util::codec::FramedWrite::new(c, codec);
     let mut ends = Vec::new();
@@ -22,7 +22,7 @@ async fn capture(codec: QdfCodec<()>, msgs: &[Msg]) -> (Vec<u8>, Vec<usize>) {
     for m in msgs {
         tx.feed(m).await.unwrap();
         written += tx.write_buffer().len();
-        SinkExt::<&Msg>::flush(&mut tx).await.unwrap();
+        tx.flush().await.unwrap();
         ends.push(written);
     }
     drop(tx);
@@ -78,7 +78,7 @@ async fn eof_at_every_byte_offset_is_an_error_unless_between_frames() {
 }
 
 /// Header, one good frame, a complete frame with a corrupt body, two good frames.
-async fn with_corrupt_second_frame(codec: QdfCodec<()>) -> (Vec<u8>, Vec<Msg>) {
+async fn with_corrupt_second_frame(codec: QdfCodec<Msg>) -> (Vec<u8>, Vec<Msg>) {
     let msgs = mixed(3);
     let (wire, ends) = capture(codec, &msgs).await;
     let mut bad = wire[..ends[0]].to_vec();

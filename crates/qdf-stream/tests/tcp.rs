@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Msg, Reading, mixed, reading, tcp_pair};
-use futures::{SinkExt, StreamExt, stream};
+use futures::{SinkExt, StreamExt};
 use qdf_core::{Category, EncoderSession, Options};
 use qdf_stream::{QdfCodec, QdfCodecError};
 use tokio::io::AsyncWriteExt;
@@ -31,7 +31,7 @@ async fn mixed_message_types_round_trip_both_tiers() {
             for m in &sent {
                 tx.feed(m).await.unwrap();
             }
-            SinkExt::<&Msg>::flush(&mut tx).await.unwrap();
+            tx.flush().await.unwrap();
             // Echoes come back on the same connection: each direction has its own session.
             let mut back = Vec::new();
             while let Some(m) = tx.next().await {
@@ -60,11 +60,12 @@ async fn hundred_thousand_small_messages_through_one_connection() {
         .max_intern_entries(64)
         .max_shapes(8)
         .backpressure_boundary(64 * 1024);
-    let mut tx = builder.new_write::<_, ()>(c);
+    let mut tx = builder.new_write::<_, Reading>(c);
     let writer = tokio::spawn(async move {
-        let mut items = stream::iter((0..N).map(|i| Ok(reading(i * 13))));
-        tx.send_all(&mut items).await.unwrap();
-        SinkExt::<Reading>::close(&mut tx).await.unwrap();
+        for i in 0..N {
+            tx.feed(&reading(i * 13)).await.unwrap();
+        }
+        tx.close().await.unwrap();
     });
     let mut rx = builder.new_read::<_, Reading>(s);
     let mut n = 0;
@@ -103,7 +104,7 @@ async fn frames_at_the_limit_pass_and_above_it_fail_on_encode() {
     const MAX: usize = 64 * 1024;
     let (c, s) = tcp_pair().await;
     let builder = *QdfCodec::builder().max_frame_length(MAX);
-    let mut tx = builder.new_write::<_, ()>(c);
+    let mut tx = builder.new_write::<_, String>(c);
     let mut rx = builder.new_read::<_, String>(s);
     let at_limit = string_with_body_len(*tx.encoder().encoder_session().options(), MAX);
     let above = format!("{at_limit}y");
@@ -118,7 +119,7 @@ async fn frames_at_the_limit_pass_and_above_it_fail_on_encode() {
         tx.write_buffer().is_empty(),
         "nothing of the refused frame was buffered"
     );
-    tx.send("after").await.unwrap();
+    tx.send(&"after".to_string()).await.unwrap();
     drop(tx);
 
     assert_eq!(rx.next().await.unwrap().unwrap(), at_limit);
@@ -131,7 +132,7 @@ async fn a_frame_above_the_readers_limit_fails_when_its_length_arrives() {
     const MAX: usize = 4096;
     let (c, s) = tcp_pair().await;
     // The writer allows bigger frames than the reader.
-    let mut tx = QdfCodec::builder().new_write::<_, ()>(c);
+    let mut tx = QdfCodec::builder().new_write::<_, str>(c);
     let mut rx = QdfCodec::builder()
         .max_frame_length(MAX)
         .new_read::<_, String>(s);
@@ -159,8 +160,8 @@ async fn a_frame_above_the_readers_limit_fails_when_its_length_arrives() {
 #[tokio::test]
 async fn a_stalled_huge_frame_costs_memory_in_proportion_to_what_arrived() {
     let (c, s) = tcp_pair().await;
-    let mut tx = QdfCodec::builder().new_write::<_, ()>(c);
-    tx.send(1u8).await.unwrap();
+    let mut tx = QdfCodec::builder().new_write::<_, u8>(c);
+    tx.send(&1).await.unwrap();
     let mut raw = tx.into_inner();
     // Announce a body of 8 MiB - 1 (allowed), send 1000 bytes of it, then stall.
     let mut prefix = Vec::new();
@@ -197,7 +198,7 @@ async fn backpressure_bounds_a_writer_against_a_stalled_reader() {
     let (c, s) = tcp_pair().await;
     let mut tx = QdfCodec::builder()
         .backpressure_boundary(BOUNDARY)
-        .new_framed::<_, ()>(c);
+        .new_framed::<_, Msg>(c);
     let msg = Msg::Batch((0..20).map(reading).collect());
     let mut frame_len = 0;
     let mut sent = 0u64;
@@ -226,14 +227,15 @@ async fn backpressure_bounds_a_writer_against_a_stalled_reader() {
 #[tokio::test]
 async fn a_send_dropped_in_select_does_not_desynchronise_the_session() {
     let (c, s) = tcp_pair().await;
-    let mut tx = FramedWrite::new(c, QdfCodec::<()>::dense());
+    let mut tx = FramedWrite::new(c, QdfCodec::dense());
     tx.set_backpressure_boundary(4096);
     let msg = |i: u64| Msg::Batch((i..i + 20).map(reading).collect());
     // Fill the socket until a send pends, then drop it.
     let mut i = 0;
     let dropped = loop {
+        let m = msg(i);
         tokio::select! {
-            r = tx.send(msg(i)) => r.unwrap(),
+            r = tx.send(&m) => r.unwrap(),
             _ = tokio::time::sleep(Duration::from_millis(200)) => break i,
         }
         i += 1;
@@ -249,7 +251,7 @@ async fn a_send_dropped_in_select_does_not_desynchronise_the_session() {
     for j in dropped + 1..dropped + 50 {
         tx.send(&msg(j)).await.unwrap();
     }
-    SinkExt::<&Msg>::close(&mut tx).await.unwrap();
+    tx.close().await.unwrap();
     drop(tx);
     let got = timeout(GUARD, reader).await.unwrap().unwrap();
     let mut want: Vec<Msg> = (0..dropped + 50).map(msg).collect();
@@ -268,7 +270,7 @@ async fn split_halves_carry_independent_sessions() {
     let echo = tokio::spawn(async move {
         let (r, w) = s.into_split();
         let mut inbox = FramedRead::new(r, QdfCodec::<Msg>::dense());
-        let mut outbox = FramedWrite::new(w, QdfCodec::<()>::dense());
+        let mut outbox = FramedWrite::new(w, QdfCodec::dense());
         while let Some(m) = inbox.next().await {
             let reply = match m.unwrap() {
                 Msg::Ping(n) => Msg::Ping(n + 1),
@@ -279,7 +281,7 @@ async fn split_halves_carry_independent_sessions() {
     });
     let (r, w) = c.into_split();
     let mut replies = FramedRead::new(r, QdfCodec::<Msg>::dense());
-    let mut requests = FramedWrite::new(w, QdfCodec::<()>::dense());
+    let mut requests = FramedWrite::new(w, QdfCodec::dense());
     let msgs = mixed(100);
     let sender = tokio::spawn(async move {
         for m in &msgs {

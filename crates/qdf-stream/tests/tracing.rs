@@ -123,7 +123,7 @@ fn by_message<'a>(events: &'a [Captured], message: &str) -> Vec<&'a Captured> {
 fn frame_lengths_and_table_growth_are_traced() {
     let capture = Capture::default();
     tracing::subscriber::with_default(capture.clone(), || {
-        let mut tx = QdfCodec::<()>::dense();
+        let mut tx = QdfCodec::<Reading>::dense();
         let mut rx = QdfCodec::<Reading>::dense();
         let sent = [reading("attic"), reading("attic"), reading("cellar")];
         let mut wire = BytesMut::new();
@@ -205,9 +205,11 @@ fn frame_lengths_and_table_growth_are_traced() {
         assert_eq!(grew[1].num("heap_bytes"), d.heap_bytes);
 
         // A failed encode is reported at debug and writes nothing.
-        let mut small = QdfCodec::builder().max_frame_length(8).new_codec::<()>();
+        let mut small = QdfCodec::builder()
+            .max_frame_length(8)
+            .new_codec::<(), Reading>();
         let mut out = BytesMut::new();
-        assert!(small.encode(reading("attic"), &mut out).is_err());
+        assert!(small.encode(&reading("attic"), &mut out).is_err());
         assert!(out.is_empty());
         let events = capture.take();
         let failed = by_message(&events, "qdf frame not encoded");
@@ -219,9 +221,9 @@ fn frame_lengths_and_table_growth_are_traced() {
         );
 
         // A fast codec keeps no tables: per-frame events only.
-        let mut fast = QdfCodec::<()>::fast();
+        let mut fast = QdfCodec::<Reading>::fast();
         let mut out = BytesMut::new();
-        fast.encode(reading("attic"), &mut out).unwrap();
+        fast.encode(&reading("attic"), &mut out).unwrap();
         let events = capture.take();
         assert_eq!(by_message(&events, "qdf frame encoded").len(), 1);
         assert_eq!(
@@ -234,11 +236,11 @@ fn frame_lengths_and_table_growth_are_traced() {
     // levels of a fresh full run).
     let capture2 = Capture::default();
     tracing::subscriber::with_default(capture2.clone(), || {
-        let mut tx = QdfCodec::<()>::dense();
+        let mut tx = QdfCodec::<Reading>::dense();
         let mut rx = QdfCodec::<Reading>::dense();
         let mut wire = BytesMut::new();
         for s in ["a-sensor", "b-sensor", "a-sensor"] {
-            tx.encode(reading(s), &mut wire).unwrap();
+            tx.encode(&reading(s), &mut wire).unwrap();
         }
         while rx.decode(&mut wire).unwrap().is_some() {}
         let mut bad = BytesMut::from(&b"QDF\x01\x01\x03\xff\xff\xff"[..]);

@@ -39,11 +39,12 @@ const SCRATCH_KEEP: usize = 1 << 20;
 /// whatever `X` is.
 type Marker<X> = PhantomData<fn() -> X>;
 
-/// A tonic [`Codec`] that sends `T` and receives `U` as qdf, with one session per stream
+/// A tonic [`Codec`](https://docs.rs/tonic/0.14/tonic/codec/trait.Codec.html) that sends `T` and receives `U` as qdf, with one session per stream
 /// direction and the caps of `L`.
 ///
-/// Built by generated code with `Default`; name it in tonic-build's `codec_path`. `T` and
-/// `U` are inferred from the method's input and output types.
+/// Built by generated code with `Default`; name it in tonic-build's `codec_path` as
+/// `"qdf::tonic::QdfCodec::<_, _>"` (the turbofish is needed, see the `qdf::tonic` guide).
+/// `T` and `U` are inferred from the method's input and output types.
 pub struct QdfCodec<T, U, L = DefaultLimits> {
     _marker: Marker<(T, U, L)>,
 }
@@ -98,7 +99,7 @@ where
 /// Encodes the messages of one stream direction with one [`EncoderSession`].
 ///
 /// The first message carries the 5-byte qdf header; strings, shapes and predictor state
-/// learned on earlier messages are referenced by later ones. Errors become a [`Status`]
+/// learned on earlier messages are referenced by later ones. Errors become a [`Status`](https://docs.rs/tonic/0.14/tonic/struct.Status.html)
 /// (`internal`, or `resource_exhausted`/`out_of_range` for limits) and leave the session
 /// as before the failed message.
 pub struct QdfEncoder<T, L = DefaultLimits> {
@@ -172,7 +173,7 @@ fn put_message(scratch: &mut Vec<u8>, dst: &mut EncodeBuf<'_>) {
 ///
 /// Each call consumes the whole message tonic hands over (tonic has already removed the
 /// gRPC prefix, checked `max_decoding_message_size` and decompressed). A message that is
-/// not valid qdf yields an error [`Status`]. In a Dense stream the session is then broken
+/// not valid qdf yields an error [`Status`](https://docs.rs/tonic/0.14/tonic/struct.Status.html). In a Dense stream the session is then broken
 /// (the message may have carried table updates) and every later message of that stream
 /// fails too; other streams are unaffected.
 pub struct QdfDecoder<U, L = DefaultLimits> {

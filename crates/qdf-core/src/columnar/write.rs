@@ -199,7 +199,9 @@ impl Serializer {
                 Class::Residual => Body::Rows,
                 Class::Str => {
                     let census = census.insert(Census::new(&scan.strs, min_intern));
-                    let pick = if indexed {
+                    let pick = if self.opts.keeps_strings_borrowable() {
+                        strings::pick_borrowable(census)
+                    } else if indexed {
                         strings::pick_with(census, feats.without(Features::DENSE), |_, _| true)
                     } else {
                         strings::pick_with(census, feats, |c, cost| c.per_value_exceeds(cost))

@@ -452,16 +452,34 @@ impl<'de> Deserializer<'de> {
     /// (`Data`), or not a value tag at all (`Syntax`).
     #[cold]
     pub(crate) fn unexpected(&self, tag: u8, expected: &'static str) -> Error {
+        self.unexpected_as(tag, expected, &expected)
+    }
+
+    /// [`unexpected`](Self::unexpected), saying what was wanted in the target's own words
+    /// (serde's `Expected` of its visitor: "struct Span", "enum Level"); `fallback` names it
+    /// for a tag that starts no value.
+    #[cold]
+    pub(crate) fn unexpected_as(
+        &self,
+        tag: u8,
+        fallback: &'static str,
+        expected: &dyn std::fmt::Display,
+    ) -> Error {
         if tag == EXT && self.read.remaining() == 0 {
             // Which extension it is cannot be known yet: the input is cut after `F2`.
             return self.read.eof("an extension subtype");
         }
-        match describe_tag(tag) {
+        // An `F2` value is named by its subtype, in serde's terms ("a unit variant").
+        let found = match (tag, self.read.peek()) {
+            (EXT, Some(sub)) => Some(crate::wire::ext::subtype_name(sub)),
+            _ => describe_tag(tag),
+        };
+        match found {
             Some(found) => self.error_at_tag(ErrorCode::TypeMismatch {
-                expected: expected.into(),
+                expected: expected.to_string().into(),
                 found: found.into(),
             }),
-            None => self.bad_tag(tag, expected),
+            None => self.bad_tag(tag, fallback),
         }
     }
 }
@@ -480,7 +498,7 @@ pub(crate) fn describe_tag(tag: u8) -> Option<&'static str> {
         MAP8..=MAP32 => "a map",
         NIL => "nil",
         FALSE | TRUE => "a bool",
-        EXT => "an extension value",
+        EXT => "an extension value (unit, char, 128-bit integer, Some or enum variant)",
         TIMESTAMP => "a timestamp",
         _ => return None,
     })

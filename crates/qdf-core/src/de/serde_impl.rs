@@ -79,7 +79,15 @@ impl<'de> Deserializer<'de> {
         } else {
             match self.map_len(tag)? {
                 Some(n) => n,
-                None => return Err(self.unexpected(tag, "a map")),
+                // A struct target says so in serde's words ("struct Span").
+                None if keys => return Err(self.unexpected(tag, "a map")),
+                None => {
+                    return Err(self.unexpected_as(
+                        tag,
+                        "a struct",
+                        &(&visitor as &dyn de::Expected),
+                    ));
+                }
             }
         };
         self.enter()?;
@@ -549,7 +557,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                         "an enum variant as a 1-entry map",
                         format!("a map of {n} entries"),
                     )),
-                    None => Err(self.unexpected(tag, "an enum variant")),
+                    None => Err(self.unexpected_as(
+                        tag,
+                        "an enum variant",
+                        &(&visitor as &dyn de::Expected),
+                    )),
                 }
             }
         }

@@ -41,7 +41,7 @@ mod testutil;
 pub(crate) use census::Census;
 pub(crate) use column::{CheckedStrs, StrColumn};
 #[allow(unused_imports)] // used by the columnar container once it lands
-pub(crate) use pick::{Pick, StrBlock, pick, pick_with};
+pub(crate) use pick::{Pick, StrBlock, pick, pick_borrowable, pick_with};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags;

@@ -209,6 +209,31 @@ pub(crate) fn pick_with<'v>(
     }
 }
 
+/// The block for `Options::borrowable_strings`: one whose rows the decoder lends out of the
+/// input (F9 when all values are equal, else F5 when the §2.2 dictionary gates pass, else
+/// F8), never the per-value form (whose repeats are intern references) nor a block the
+/// decoder rebuilds (FA, FB, FC, F6).
+pub(crate) fn pick_borrowable<'v>(census: &mut Census<'v>) -> Pick<'v> {
+    let values = census.values();
+    let n = values.len();
+    let census = census.finish();
+    if n > 0 && census.distinct() == 1 {
+        return Pick::Block(StrBlock::Const {
+            value: values[0],
+            n,
+        });
+    }
+    if n >= MIN_ROWS
+        && let Some(dict) = census.dict()
+        && let Some(index) = bits::packed_len(n, dict.width())
+        && dict.entries.len() >= super::MIN_DICT
+        && 1 + uvarint_len(dict.entries.len() as u64) + uvarint_len(n as u64) + index < n
+    {
+        return Pick::Block(StrBlock::Dict(dict));
+    }
+    Pick::Block(StrBlock::Slab(values))
+}
+
 /// The dictionary block of the column `census` counted, if the §2.2 gates pass.
 fn dict_family<'v>(census: &Census<'v>) -> Option<StrBlock<'v>> {
     let dict = census.dict()?;
