@@ -111,6 +111,7 @@ pub struct Options {
     max_intern_bytes: u64,
     max_shapes: u32,
     deny_duplicate_keys: bool,
+    session_renewal: bool,
 }
 
 impl Default for Options {
@@ -130,6 +131,7 @@ impl Options {
             max_intern_bytes: DEFAULT_MAX_INTERN_BYTES,
             max_shapes: DEFAULT_MAX_SHAPES,
             deny_duplicate_keys: false,
+            session_renewal: true,
         }
     }
 
@@ -283,6 +285,24 @@ impl Options {
     /// Whether decoding refuses repeated map keys.
     pub const fn denies_duplicate_keys(&self) -> bool {
         self.deny_duplicate_keys
+    }
+
+    /// Dense encoder sessions renew their state by themselves and learn admission (default
+    /// on; `docs/SPEC.md` §18): a renewal (`FE` before a frame's body, 2 bytes) when the
+    /// intern table, the shapes or their bytes pass 15/16 of this side's caps, or when fewer
+    /// than half of a generation's first 4 096 definitions (then 8 192, …) were ever
+    /// referenced, in which case new values are interned from then on only on their second
+    /// sighting. Off: the state only grows until its caps (values then go inline), and a
+    /// session renews only when asked ([`EncoderSession::renew`](crate::EncoderSession::renew)).
+    /// One-shot messages never renew. Decoders accept renewals either way.
+    pub const fn session_renewal(mut self, on: bool) -> Options {
+        self.session_renewal = on;
+        self
+    }
+
+    /// Whether encoder sessions renew by themselves.
+    pub const fn renews(&self) -> bool {
+        self.session_renewal
     }
 }
 

@@ -176,6 +176,7 @@
 //! | `trace` | `qdf frame encoded` / `qdf frame decoded`, once per frame | `frame_len` (bytes the frame occupies in the stream: length prefix and body, plus the 5-byte stream header for the first frame), `buffered` (bytes left in the write or read buffer) |
 //! | `debug` | `qdf encoder tables grew` / `qdf decoder tables grew`, after a frame that grew the session's Dense tables | `frame_len`, and the new sizes ([`SessionStats`](qdf_core::SessionStats)): `intern_entries`, `intern_bytes`, `shapes`, `col_shapes`, `shape_bytes`, `heap_bytes` |
 //! | `debug` | `qdf frame not encoded` / `qdf frame failed` | `error`; on decode `frame_len` and `broken` |
+//! | `debug` | `qdf encoder session renewed` / `qdf decoder session renewed`, after a frame that carried a renewal (`docs/SPEC.md` §18) | `generation`, `frame_len`; on encode the `frames` and `bytes` of the generation it ended |
 //!
 //! A long-lived Dense connection stops growing once its vocabulary is known, so at `debug`
 //! a healthy stream logs a few growth events and then nothing. Without a subscriber the cost

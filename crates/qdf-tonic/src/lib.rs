@@ -126,7 +126,9 @@
 //! returns its status from [`Rotation::run`]; its unacknowledged messages stay queued and
 //! a later `run` sends them first (at least once, as for any retried call). Rotations and
 //! lifetime ends emit `tracing` events at debug level (targets `qdf_tonic::rotation` and
-//! `qdf_tonic::lifetime`).
+//! `qdf_tonic::lifetime`), and so does a Dense session renewal (`docs/SPEC.md` §18) read or
+//! written by a codec (target `qdf_tonic::codec`, `qdf encoder session renewed` /
+//! `qdf decoder session renewed`, fields `generation` and the message index `message`).
 //!
 //! The workspace example `examples/telemetry-grpc` runs it end to end: the
 //! `lifetime-demo` binary exports 2 000 batches in streams of 100 over three collectors

@@ -226,6 +226,17 @@ impl InternTable {
         }
     }
 
+    /// Drops every entry, keeping the allocations (a renewal, `docs/SPEC.md` §18).
+    pub(crate) fn clear(&mut self) {
+        self.arena.clear();
+        self.ends.clear();
+        self.kinds.clear();
+        if let Some(index) = self.index.as_mut() {
+            index.table.clear();
+            index.cache.fill(NO_ID);
+        }
+    }
+
     /// Heap bytes held: the arena, the per-id vectors, and the encoder's index and front
     /// cache (capacities, as allocated).
     pub(crate) fn heap_bytes(&self) -> u64 {

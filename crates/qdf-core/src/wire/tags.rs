@@ -74,6 +74,9 @@ pub const INTERN_BIN: u8 = 0xE2;
 pub const QP_BOOL: u8 = 0xE3;
 /// QPack: raw little-endian numbers.
 pub const QP_RAW: u8 = 0xE4;
+/// Session renewal, `uvarint(generation)`: only first in a frame body of a Dense stream
+/// (`docs/SPEC.md` §18); anywhere else it is an unassigned tag.
+pub const RENEW: u8 = 0xFE;
 /// QPack: frame-of-reference.
 pub const QP_FOR: u8 = 0xE5;
 /// QPack: delta + frame-of-reference.
