@@ -110,7 +110,18 @@ fn grew(reported: &mut SessionStats, now: impl FnOnce() -> SessionStats) -> Opti
         return None;
     }
     let now = now();
-    (now != *reported).then(|| {
+    // The tables, not the reference counters (which move on every frame).
+    let tables = |s: &SessionStats| {
+        (
+            s.intern_entries,
+            s.intern_bytes,
+            s.shapes,
+            s.col_shapes,
+            s.shape_bytes,
+            s.heap_bytes,
+        )
+    };
+    (tables(&now) != tables(reported)).then(|| {
         *reported = now;
         now
     })
