@@ -8,7 +8,6 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicIsize, Ordering};
 
 use qdf_core::{DecoderSession, EncoderSession, Features, Options};
 use serde::ser::{SerializeMap, Serializer};
@@ -18,10 +17,11 @@ use serde::{Deserialize, Serialize};
 /// (the test's own: the harness's threads allocate at times of their own).
 struct Counting;
 
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-/// The tests share [`LIVE`]: they run one at a time.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+thread_local! {
+    /// Bytes allocated and not yet freed by this thread while [`COUNTED`]: per thread, so the
+    /// tests (each on its own harness thread) do not see each other's allocations.
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+}
 
 thread_local! {
     /// Whether this thread's allocations are counted. Const-initialised and without
@@ -31,7 +31,7 @@ thread_local! {
 
 fn count(delta: isize) {
     if COUNTED.with(Cell::get) {
-        LIVE.fetch_add(delta, Ordering::Relaxed);
+        LIVE.with(|l| l.set(l.get() + delta));
     }
 }
 
@@ -65,7 +65,7 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOC: Counting = Counting;
 
 fn live() -> isize {
-    LIVE.load(Ordering::Relaxed)
+    LIVE.with(Cell::get)
 }
 
 /// `{"common": 1, "z-{i}": i}`: a key set no earlier message had.
@@ -86,7 +86,6 @@ struct Back(std::collections::BTreeMap<String, u64>);
 #[test]
 fn ever_new_map_key_sets_keep_both_sides_flat_and_counted() {
     const N: u64 = 200_000;
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     COUNTED.with(|c| c.set(true));
     for (name, tier) in [
         ("balanced", Options::balanced()),
@@ -160,7 +159,6 @@ fn ever_new_map_key_sets_keep_both_sides_flat_and_counted() {
 #[test]
 fn unique_strings_at_the_defaults_stay_flat() {
     const N: u64 = 200_000;
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     COUNTED.with(|c| c.set(true));
     let opts = Options::balanced();
     let mut held = Vec::with_capacity(8);
@@ -218,10 +216,11 @@ fn unique_strings_at_the_defaults_stay_flat() {
     assert_eq!(at(0), at(1), "{held:#?}");
     assert_eq!(at(1), at(2), "{held:#?}");
     assert_eq!(at(2), at(3), "{held:#?}");
+    drop((enc, dec));
+    assert_eq!(live() - base, wire.capacity() as isize + words_cap(&words));
+    // After the check: the captured output is allocated on this thread.
     println!(
         "per connection at the defaults: encoder {} B, decoder {} B",
         e.heap_bytes, d.heap_bytes
     );
-    drop((enc, dec));
-    assert_eq!(live() - base, wire.capacity() as isize + words_cap(&words));
 }

@@ -42,6 +42,8 @@ pub(crate) struct Admission {
     pub(crate) next_check: u32,
     /// A renewal is due: the next frame carries it (kept after a failed frame).
     pub(crate) pending: bool,
+    /// The table and shape counts at the last policy check (`u64::MAX`: none yet).
+    pub(crate) checked: u64,
 }
 
 impl std::fmt::Debug for Admission {
@@ -62,6 +64,7 @@ impl Admission {
             second_sight: false,
             next_check: LEARN_AFTER,
             pending: false,
+            checked: u64::MAX,
         }
     }
 

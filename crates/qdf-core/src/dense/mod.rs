@@ -300,7 +300,8 @@ impl DenseState {
             && id < 128
             && id != self.pred.last_raw()
         {
-            self.hit(id);
+            // Ids below 128 count as used without marking (see `renew`, `renewal_due`).
+            self.counts.hits += 1;
             self.pred.touch(id);
             return Emission::Ref(id);
         }
@@ -623,8 +624,10 @@ impl DenseState {
     pub(crate) fn renew(&mut self) {
         debug_assert!(self.mark.is_none());
         if let Some(a) = self.admit.as_deref_mut() {
+            // Ids below 128 are remembered whatever their mark: the encoder's fast path
+            // does not mark them.
             for (id, &u) in self.used.iter().enumerate() {
-                if u != 0
+                if (u != 0 || id < 128)
                     && let Some((bytes, kind)) = self.table.get(id as u32)
                 {
                     a.remember(fingerprint(bytes, kind == Kind::Bin));
@@ -647,6 +650,7 @@ impl DenseState {
         if let Some(a) = self.admit.as_deref_mut() {
             a.pending = false;
             a.next_check = admit::LEARN_AFTER;
+            a.checked = u64::MAX;
         }
     }
 
@@ -660,6 +664,14 @@ impl DenseState {
         if a.pending || !a.auto {
             return a.pending;
         }
+        // Nothing was defined or declared since the last check: nothing to decide (the
+        // common case of a steady stream, one compare).
+        let sizes = self.table.len() as u64
+            | (self.shapes.len() as u64 + self.col_shapes.len() as u64) << 32;
+        if sizes == a.checked {
+            return false;
+        }
+        a.checked = sizes;
         let near = |n: u64, cap: u64| n > 0 && n >= cap - cap / 16;
         let cfg = &self.cfg;
         let len = self.table.len();
@@ -673,7 +685,12 @@ impl DenseState {
             a.pending = true;
         } else if len >= a.next_check {
             a.next_check = len.saturating_mul(2);
-            let used = self.used.iter().filter(|&&u| u != 0).count();
+            let used = self
+                .used
+                .iter()
+                .enumerate()
+                .filter(|&(id, &u)| u != 0 || id < 128)
+                .count();
             if !a.second_sight && used * 2 < len as usize {
                 a.second_sight = true;
                 a.pending = true;
