@@ -1,4 +1,5 @@
-//! The intern table: sequential ids from 0, never evicted (Go notes §1.5 "State").
+//! The intern table: sequential ids from 0, never evicted one by one (Go notes §1.5 "State"); a
+//! session renewal (`docs/SPEC.md` §18) clears it whole.
 //!
 //! All entries live in one byte arena with an end offset per id, so a session of 65 535
 //! entries costs the bytes themselves plus 9 bytes per id (an 8-byte end offset and a kind

@@ -25,6 +25,10 @@
 //! ids stay usable); the decoder rejects a peer that exceeds its caps with
 //! [`ErrorCode::SessionCap`] ([`Category::Limit`](crate::Category::Limit)).
 //!
+//! A renewal (`docs/SPEC.md` §18) empties all of it on both sides at a frame boundary
+//! ([`DenseState::renew`]); an encoder session decides when with the policy of `admit`,
+//! which also learns whether to intern new values on first or on second sight.
+//!
 //! An encoder wraps each message in [`DenseState::checkpoint`] … [`DenseState::commit`] or
 //! [`DenseState::rollback`]; the checkpoint records table lengths and the MTF ring's head
 //! (the ring's spare slots keep the checkpoint's window intact for 128 pushes; a longer
