@@ -1,7 +1,9 @@
 //! Long-lived sessions under drift (issue #17): bytes per record per window of one
-//! `EncoderSession` (Balanced) that lives for the whole stream, against the naive baseline (a
-//! fresh session every 10 000 messages, its new stream header counted) measured in the same
-//! run, and the Speed tier for the stream of unique strings. Every frame of the long session
+//! `EncoderSession` (Balanced, default options: admission and renewal, `docs/SPEC.md` §18)
+//! that lives for the whole stream, against the same session without renewal
+//! (`session_renewal(false)`, the behaviour before) and the naive baseline (a fresh session
+//! without renewal every 10 000 messages, its new stream header counted), all measured in the
+//! same run, and the Speed tier for the stream of unique strings. Every frame of the long session
 //! and of the baseline is decoded by a `DecoderSession` and compared with what was sent.
 //! Deterministic; the tables go into docs/BENCH.md ("Long-lived sessions").
 //!
@@ -211,6 +213,7 @@ struct Run {
     records_per_msg: usize,
     msgs: usize,
     session: Vec<u64>,
+    before: Vec<u64>,
     baseline: Vec<u64>,
     speed: Option<Vec<u64>>,
     stats: SessionStats,
@@ -223,12 +226,15 @@ fn run<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(
     with_speed: bool,
     mut next: impl FnMut(usize) -> T,
 ) -> Run {
+    let old = Options::balanced().session_renewal(false);
     let mut session = Lane::new(Options::balanced(), None);
-    let mut baseline = Lane::new(Options::balanced(), Some(RENEW_EVERY));
+    let mut before = Lane::new(old, None);
+    let mut baseline = Lane::new(old, Some(RENEW_EVERY));
     let mut speed = with_speed.then(|| Lane::new(Options::speed(), None));
     for n in 0..msgs {
         let v = next(n);
         session.send(n, &v);
+        before.send(n, &v);
         baseline.send(n, &v);
         if let Some(s) = speed.as_mut() {
             s.send(n, &v);
@@ -240,6 +246,7 @@ fn run<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(
         msgs,
         stats: session.enc.stats(),
         session: session.windows,
+        before: before.windows,
         baseline: baseline.windows,
         speed: speed.map(|s| s.windows),
     }
@@ -264,7 +271,9 @@ impl Run {
         let shown = self.msgs.div_ceil(every);
         println!("\n### {}\n", self.name);
         let speed_col = self.speed.is_some();
-        print!("| messages | long session | fresh every 10 000 | session ÷ fresh |");
+        print!(
+            "| messages | long session | without renewal | fresh every 10 000 | session ÷ fresh |"
+        );
         println!(
             "{}",
             if speed_col {
@@ -273,15 +282,16 @@ impl Run {
                 ""
             }
         );
-        print!("|---|---:|---:|---:|");
+        print!("|---|---:|---:|---:|---:|");
         println!("{}", if speed_col { "---:|---:|" } else { "" });
         for i in 0..shown {
-            let (s, b) = (
+            let (s, o, b) = (
                 self.span(&self.session, i * k, (i + 1) * k),
+                self.span(&self.before, i * k, (i + 1) * k),
                 self.span(&self.baseline, i * k, (i + 1) * k),
             );
             print!(
-                "| {}–{} | {s:.2} | {b:.2} | {:.3} |",
+                "| {}–{} | {s:.2} | {o:.2} | {b:.2} | {:.3} |",
                 i * every,
                 ((i + 1) * every).min(self.msgs),
                 s / b
@@ -295,11 +305,15 @@ impl Run {
             }
         }
         let n = self.session.len();
-        let (s, b) = (
+        let (s, o, b) = (
             self.span(&self.session, 0, n),
+            self.span(&self.before, 0, n),
             self.span(&self.baseline, 0, n),
         );
-        print!("| **all** | **{s:.2}** | **{b:.2}** | **{:.3}** |", s / b);
+        print!(
+            "| **all** | **{s:.2}** | **{o:.2}** | **{b:.2}** | **{:.3}** |",
+            s / b
+        );
         match &self.speed {
             Some(sp) => {
                 let p = self.span(sp, 0, n);
@@ -315,12 +329,18 @@ impl Run {
         let worst_at = ratios.iter().position(|&r| r == worst).map_or(0, |i| i + 1);
         println!(
             "\nWindows of {WINDOW} messages after the first: session ÷ fresh at most {worst:.3} \
-             (window {}–{}); whole stream {:.3}. Session at the end: {} intern entries, {} bytes.",
+             (window {}–{}); whole stream {:.3}. Session at the end: {} intern entries, {} bytes; \
+             {} renewals, {} entries evicted, {} hits, {} misses, {} heap bytes.",
             worst_at * WINDOW,
             (worst_at + 1) * WINDOW,
             s / b,
             self.stats.intern_entries,
             self.stats.intern_bytes,
+            self.stats.renewals,
+            self.stats.evictions,
+            self.stats.hits,
+            self.stats.misses,
+            self.stats.heap_bytes,
         );
     }
 

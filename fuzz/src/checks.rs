@@ -230,3 +230,99 @@ pub fn inspect(data: &[u8]) {
         _ => panic!("inspect {walked:?}, session {decoded:?}"),
     }
 }
+
+/// A Dense session with small caps driven by the input, so it renews often (`docs/SPEC.md`
+/// §18): each input byte is one step — a message of strings (hot ones from a small pool,
+/// warm ones from a larger one, unique ones), an explicit renewal, or a message whose
+/// `Serialize` fails half-way (rolled back, its renewal kept due). Frames and messages
+/// alternate by the first byte. Every message that encodes decodes to itself, and after
+/// every one the decoder's mirrored tables (entries, bytes, shapes, renewals, evictions,
+/// references) equal the encoder's, within the caps.
+pub fn renewing_session(data: &[u8]) {
+    use qdf_core::{DecoderSession, EncoderSession};
+    use serde::ser::{Error as _, SerializeSeq};
+
+    struct Msg<'a>(&'a [String], Option<usize>);
+    impl Serialize for Msg<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(Some(self.0.len()))?;
+            for (i, w) in self.0.iter().enumerate() {
+                if self.1 == Some(i) {
+                    return Err(S::Error::custom("refused half-way"));
+                }
+                seq.serialize_element(w)?;
+            }
+            seq.end()
+        }
+    }
+
+    let Some((&mode, steps)) = data.split_first() else {
+        return;
+    };
+    let entries = 8 + u32::from(mode >> 4) * 4;
+    let opts = Options::balanced()
+        .max_intern_entries(entries)
+        .max_intern_bytes(1024)
+        .max_shapes(4);
+    let frames = mode & 1 == 0;
+    let mut enc = EncoderSession::new(opts).with_checksum(mode & 2 != 0);
+    let mut dec = DecoderSession::new(opts);
+    let mut wire = Vec::new();
+    let mut unique = 0u32;
+    for (i, &b) in steps.iter().enumerate() {
+        if b == 0xFF {
+            enc.renew();
+            continue;
+        }
+        let words: Vec<String> = (0..(b & 15))
+            .map(|k| {
+                let x = b.wrapping_mul(k + 1) ^ (i as u8);
+                match x % 4 {
+                    0 | 1 => format!("hot-{}", x % 5),
+                    2 => format!("warm-{:03}", x.wrapping_add(b >> 4)),
+                    _ => {
+                        unique += 1;
+                        format!("unique-{unique:06}")
+                    }
+                }
+            })
+            .collect();
+        let fail = (b & 0xF0 == 0xE0 && !words.is_empty()).then_some(words.len() / 2);
+        wire.clear();
+        let r = if frames {
+            enc.encode_frame(&Msg(&words, fail), &mut wire)
+        } else {
+            enc.encode_message(&Msg(&words, fail), &mut wire)
+        };
+        if fail.is_some() {
+            assert!(r.is_err(), "a failing Serialize was accepted");
+            assert!(wire.is_empty(), "a refused message wrote bytes");
+            continue;
+        }
+        r.expect("strings within the caps encode");
+        let back: Vec<String> = if frames {
+            let (v, n) = dec
+                .decode_frame(&wire)
+                .expect("decodes")
+                .expect("a whole frame");
+            assert_eq!(n, wire.len());
+            v
+        } else {
+            dec.decode_message(&wire).expect("decodes")
+        };
+        assert_eq!(back, words);
+        let (e, d) = (enc.stats(), dec.stats());
+        let mirrored = |s: qdf_core::SessionStats| {
+            (
+                s.intern_entries,
+                s.intern_bytes,
+                s.shapes,
+                s.renewals,
+                s.evictions,
+                s.hits,
+            )
+        };
+        assert_eq!(mirrored(e), mirrored(d), "step {i}");
+        assert!(e.intern_entries <= entries && e.intern_bytes <= 1024);
+    }
+}

@@ -127,6 +127,14 @@ pub enum ErrorCode {
     },
     /// A Dense session table (entries, bytes or shapes) would exceed its cap.
     SessionCap(&'static str),
+    /// A session renewal (`docs/SPEC.md` §18) whose generation is not the next one: the
+    /// peers' states are out of step (or the stream was spliced).
+    BadRenewal {
+        /// The generation this side expected (its renewals so far plus one).
+        expected: u64,
+        /// The generation the frame carries.
+        found: u64,
+    },
     /// A state-ref, MTF rank, pair or shape id that the decoder's table does not hold.
     UnknownStateId(u64),
     /// A value that does not fit the target type, or the wrong kind of value.
@@ -270,6 +278,7 @@ impl Error {
             | InvalidUtf8
             | InvalidChar(_)
             | UnknownStateId(_)
+            | BadRenewal { .. }
             | ChecksumMismatch { .. }
             | BadCodec(_)
             | NotAStream => Category::Syntax,
@@ -328,6 +337,10 @@ impl Display for ErrorCode {
             ),
             SessionCap(what) => write!(f, "session cap exceeded: {what}"),
             UnknownStateId(id) => write!(f, "unknown state id {id}"),
+            BadRenewal { expected, found } => write!(
+                f,
+                "session renewal to generation {found}, expected generation {expected}"
+            ),
             TypeMismatch { expected, found } => write!(f, "expected {expected}, found {found}"),
             BadCodec(what) => write!(f, "malformed codec body: {what}"),
             Broken(cat) => write!(

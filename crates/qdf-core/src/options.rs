@@ -115,6 +115,7 @@ pub struct Options {
     max_shapes: u32,
     deny_duplicate_keys: bool,
     borrowable_strings: bool,
+    session_renewal: bool,
 }
 
 impl Default for Options {
@@ -135,6 +136,7 @@ impl Options {
             max_shapes: DEFAULT_MAX_SHAPES,
             deny_duplicate_keys: false,
             borrowable_strings: false,
+            session_renewal: true,
         }
     }
 
@@ -327,6 +329,24 @@ impl Options {
     /// Whether the encoder keeps every string borrowable ([`borrowable_strings`](Self::borrowable_strings)).
     pub const fn keeps_strings_borrowable(&self) -> bool {
         self.borrowable_strings
+    }
+
+    /// Dense encoder sessions renew their state by themselves and learn admission (default
+    /// on; `docs/SPEC.md` §18): a renewal (`FF` before a frame's body, 2 bytes) when the
+    /// intern table, the shapes or their bytes pass 15/16 of this side's caps, or when fewer
+    /// than half of a generation's first 4 096 definitions (then 8 192, …) were ever
+    /// referenced, in which case new values are interned from then on only on their second
+    /// sighting. Off: the state only grows until its caps (values then go inline), and a
+    /// session renews only when asked ([`EncoderSession::renew`](crate::EncoderSession::renew)).
+    /// One-shot messages never renew. Decoders accept renewals either way.
+    pub const fn session_renewal(mut self, on: bool) -> Options {
+        self.session_renewal = on;
+        self
+    }
+
+    /// Whether encoder sessions renew by themselves.
+    pub const fn renews(&self) -> bool {
+        self.session_renewal
     }
 }
 

@@ -116,8 +116,8 @@ pub enum FrameStatus {
 /// All zero for a session without Dense state: a stream without `FLAG_DENSE` (the Speed
 /// tier), or a decoder before the first body of a Dense stream. A Dense encoder holds its
 /// (empty) state from the start, so only its `heap_bytes` is non-zero before the first
-/// frame. An encoder's tables only grow (a failed message is rolled back); so do a
-/// decoder's, until the session breaks.
+/// frame. An encoder's tables grow (a failed message is rolled back) until a renewal
+/// (`docs/SPEC.md` §18) empties them; a decoder's mirror them, until the session breaks.
 ///
 /// ```
 /// use qdf_core::{EncoderSession, Options, SessionStats};
@@ -156,6 +156,16 @@ pub struct SessionStats {
     /// runs once the caps are reached. Allocations are kept for reuse: a failed (rolled
     /// back) message may leave it higher while the tables are as before.
     pub heap_bytes: u64,
+    /// References written or read (`E1`, `E8`, `E9`, `EA`), over the whole session.
+    pub hits: u64,
+    /// Strings that were not in the table: definitions (`E0`, `E2`), plus on the encoder
+    /// the strings of at least `min_intern` bytes it wrote inline (caps reached, or not
+    /// admitted yet: `docs/SPEC.md` §18), over the whole session.
+    pub misses: u64,
+    /// Intern entries dropped by renewals, over the whole session.
+    pub evictions: u64,
+    /// Renewals (`docs/SPEC.md` §18) written or read: the generation of the current state.
+    pub renewals: u64,
 }
 
 /// Stream options: the whole-message features (ColumnIndex, entropy pass) are always off in
@@ -200,7 +210,21 @@ impl EncoderSession {
             last_len: 0,
             dense: opts
                 .has(Features::DENSE)
-                .then(|| Box::new(DenseState::new_encoder(&opts))),
+                .then(|| Box::new(DenseState::new_session_encoder(&opts))),
+        }
+    }
+
+    /// Renews the Dense state at the next frame (`docs/SPEC.md` §18): that frame's body
+    /// starts with `FF uvarint(generation)` (2 bytes for the first 127 renewals), and both
+    /// sides start it from empty state — intern table, predictors, shapes — while the
+    /// encoder keeps its admission filter, primed with the entries referenced before, so hot
+    /// values are interned again on first sight. For transport policies (a renewal every so
+    /// many messages, bytes or seconds); [`Options::session_renewal`] renews by itself near
+    /// the caps. If the next frame fails, the renewal stays due for the one after. No effect
+    /// without the `DENSE` feature.
+    pub fn renew(&mut self) {
+        if let Some(d) = self.dense.as_deref_mut() {
+            d.request_renewal();
         }
     }
 
@@ -250,6 +274,12 @@ impl EncoderSession {
             .as_deref()
             .map(DenseState::stats)
             .unwrap_or_default()
+    }
+
+    /// Renewals written so far (`docs/SPEC.md` §18): one load, for transports that report
+    /// each renewal.
+    pub fn renewals(&self) -> u64 {
+        self.dense.as_deref().map_or(0, DenseState::generation)
     }
 
     /// Appends one frame to `out`: the stream header before the first frame, then
@@ -336,7 +366,17 @@ impl EncoderSession {
         out: &mut Vec<u8>,
     ) -> Result<()> {
         let start = out.len();
+        let mut renewing = false;
         if let Some(d) = self.dense.as_deref_mut() {
+            // A renewal rides in front of the body; it is applied before the checkpoint, so
+            // a failed body rolls back to the renewed (empty) state and the renewal stays
+            // due: the peer has seen neither.
+            if d.renewal_due() {
+                renewing = true;
+                out.push(crate::wire::tags::RENEW);
+                crate::wire::varint::write_uvarint(out, d.generation() + 1);
+                d.renew();
+            }
             d.checkpoint();
         }
         let r =
@@ -350,8 +390,16 @@ impl EncoderSession {
             });
         if let Some(d) = self.dense.as_deref_mut() {
             match r {
-                Ok(()) => d.commit(),
-                Err(_) => d.rollback(),
+                Ok(()) => {
+                    d.commit();
+                    if renewing {
+                        d.renewed();
+                    }
+                }
+                Err(_) => {
+                    d.rollback();
+                    out.truncate(start);
+                }
             }
         }
         r
@@ -412,6 +460,11 @@ impl DecoderSession {
             .as_deref()
             .map(DenseState::stats)
             .unwrap_or_default()
+    }
+
+    /// Renewals read so far (`docs/SPEC.md` §18): one load.
+    pub fn renewals(&self) -> u64 {
+        self.dense.as_deref().map_or(0, DenseState::generation)
     }
 
     /// Whether the stream's frames carry a CRC-32C (header flag `10`, `docs/SPEC.md` §17),
@@ -562,7 +615,11 @@ impl DecoderSession {
     #[inline]
     fn decode_body_checked<T: DeserializeOwned>(&mut self, body: &[u8]) -> Result<T> {
         let r = if self.flags.is_some_and(|f| f & FLAG_DENSE != 0) {
-            crate::decode_body_with_state(body, &self.opts, &mut self.dense)
+            if body.first() == Some(&crate::wire::tags::RENEW) {
+                self.decode_renewing(body)
+            } else {
+                crate::decode_body_with_state(body, &self.opts, &mut self.dense)
+            }
         } else {
             crate::decode_body(body, &self.opts)
         };
@@ -573,6 +630,27 @@ impl DecoderSession {
                 self.fail(e)
             }
         })
+    }
+
+    /// A Dense body that starts with a renewal (`FF uvarint(generation)`, `docs/SPEC.md`
+    /// §18): checks the generation, empties the state, decodes the rest.
+    #[cold]
+    #[inline(never)]
+    fn decode_renewing<T: DeserializeOwned>(&mut self, body: &[u8]) -> Result<T> {
+        let (found, used) =
+            crate::wire::varint::read_uvarint(&body[1..]).map_err(|e| e.with_offset(1))?;
+        let d = self
+            .dense
+            .get_or_insert_with(|| Box::new(DenseState::new_decoder(&self.opts, true)));
+        let expected = d.generation() + 1;
+        if found != expected {
+            return Err(Error::at(ErrorCode::BadRenewal { expected, found }, 1));
+        }
+        d.renew();
+        d.renewed();
+        let skip = 1 + used;
+        crate::decode_body_with_state(&body[skip..], &self.opts, &mut self.dense)
+            .map_err(|e| e.shifted(skip as u64).with_offset(skip as u64))
     }
 
     fn check_usable(&self) -> Result<()> {
@@ -591,3 +669,6 @@ impl DecoderSession {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod renewal_tests;

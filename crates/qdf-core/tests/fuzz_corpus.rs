@@ -75,7 +75,8 @@ fn seeds() -> Vec<Vec<u8>> {
 
 /// Seed streams (header included) for `session_frames`: a few frames of one session in each
 /// tier, strings repeated across frames, a columnar batch among them; then Speed and
-/// Balanced with frame checksums (header flag `10`, `docs/SPEC.md` §17).
+/// Balanced with frame checksums (header flag `10`, `docs/SPEC.md` §17); the last two renew
+/// their state before the third and the fourth frame (`FF 01`, `FF 02`, §18).
 fn stream_seeds() -> Vec<Vec<u8>> {
     use qdf_core::{EncoderSession, Options};
     [
@@ -84,16 +85,53 @@ fn stream_seeds() -> Vec<Vec<u8>> {
         (Options::compression(), false),
         (Options::speed(), true),
         (Options::balanced(), true),
+        (Options::balanced(), false),
+        (Options::compression(), true),
     ]
     .into_iter()
-    .map(|(opts, checksum)| {
+    .enumerate()
+    .map(|(i, (opts, checksum))| {
+        let renew = i >= 5;
         let mut enc = EncoderSession::new(opts).with_checksum(checksum);
         let mut out = Vec::new();
         enc.encode_frame(&rows(2), &mut out).unwrap();
         enc.encode_frame(&sample(), &mut out).unwrap();
+        if renew {
+            enc.renew();
+        }
         enc.encode_frame(&rows(17), &mut out).unwrap();
+        if renew {
+            enc.renew();
+        }
         enc.encode_frame(&rows(2), &mut out).unwrap();
         out
+    })
+    .collect()
+}
+
+/// Seeds for `renewing_session`: a mode byte (caps, frames or messages, checksums), then
+/// steps (message sizes and pools; `FF` an explicit renewal; `Ex` a failing message).
+fn renewing_seeds() -> Vec<Vec<u8>> {
+    let steps: Vec<u8> = (0..200u32).map(|i| (i * 37 % 251) as u8).collect();
+    let mut with_renewals = steps.clone();
+    for i in (0..with_renewals.len()).step_by(9) {
+        with_renewals[i] = 0xFF;
+    }
+    let mut failing = steps.clone();
+    for i in (3..failing.len()).step_by(7) {
+        failing[i] = 0xE5;
+    }
+    [
+        (0x00, &steps),
+        (0x13, &with_renewals),
+        (0xF2, &failing),
+        (0x41, &steps),
+    ]
+    .into_iter()
+    .map(|(mode, steps)| {
+        let mut v = vec![mode];
+        v.extend_from_slice(steps);
+        v
     })
     .collect()
 }
@@ -109,6 +147,7 @@ fn replay_corpora() {
             ("decode_value", seeds()),
             ("round_trip", seeds()),
             ("session_frames", stream_seeds()),
+            ("renewing_session", renewing_seeds()),
         ] {
             let dir = corpus_dir(target);
             std::fs::create_dir_all(&dir).unwrap();
@@ -124,6 +163,7 @@ fn replay_corpora() {
         ("session_frames", checks::session_frames),
         ("encode_round_trip", checks::encode_round_trip),
         ("inspect", checks::inspect),
+        ("renewing_session", checks::renewing_session),
     ] {
         let dir = corpus_dir(target);
         let mut entries: Vec<_> = std::fs::read_dir(&dir)
@@ -138,7 +178,7 @@ fn replay_corpora() {
         }
     }
     assert!(
-        files >= 2 * seeds().len() + stream_seeds().len() + ENCODE_SEEDS,
+        files >= 2 * seeds().len() + stream_seeds().len() + renewing_seeds().len() + ENCODE_SEEDS,
         "corpora hold only {files} files"
     );
 }
@@ -149,6 +189,9 @@ fn seeds_pass_the_checks() {
         checks::decode_value(&s);
         checks::round_trip(&s);
         checks::inspect(&s);
+    }
+    for s in renewing_seeds() {
+        checks::renewing_session(&s);
     }
     for s in stream_seeds() {
         checks::session_frames(&s);

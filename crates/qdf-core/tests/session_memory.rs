@@ -8,7 +8,6 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicIsize, Ordering};
 
 use qdf_core::{DecoderSession, EncoderSession, Features, Options};
 use serde::ser::{SerializeMap, Serializer};
@@ -18,7 +17,11 @@ use serde::{Deserialize, Serialize};
 /// (the test's own: the harness's threads allocate at times of their own).
 struct Counting;
 
-static LIVE: AtomicIsize = AtomicIsize::new(0);
+thread_local! {
+    /// Bytes allocated and not yet freed by this thread while [`COUNTED`]: per thread, so the
+    /// tests (each on its own harness thread) do not see each other's allocations.
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+}
 
 thread_local! {
     /// Whether this thread's allocations are counted. Const-initialised and without
@@ -28,7 +31,7 @@ thread_local! {
 
 fn count(delta: isize) {
     if COUNTED.with(Cell::get) {
-        LIVE.fetch_add(delta, Ordering::Relaxed);
+        LIVE.with(|l| l.set(l.get() + delta));
     }
 }
 
@@ -62,7 +65,7 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOC: Counting = Counting;
 
 fn live() -> isize {
-    LIVE.load(Ordering::Relaxed)
+    LIVE.with(Cell::get)
 }
 
 /// `{"common": 1, "z-{i}": i}`: a key set no earlier message had.
@@ -88,7 +91,10 @@ fn ever_new_map_key_sets_keep_both_sides_flat_and_counted() {
         ("balanced", Options::balanced()),
         ("compression", Options::compression()),
     ] {
-        let opts = tier.features(tier.feature_bits().with(Features::MAP_SHAPE));
+        // Without renewal (`docs/SPEC.md` §18): the caps are what bounds memory here.
+        let opts = tier
+            .features(tier.feature_bits().with(Features::MAP_SHAPE))
+            .session_renewal(false);
         // Allocated before the base: the figures below need no correction for it.
         let mut held = Vec::with_capacity(4);
         let base = live();
@@ -143,4 +149,78 @@ fn ever_new_map_key_sets_keep_both_sides_flat_and_counted() {
             wire.capacity() as isize + key.capacity() as isize
         );
     }
+}
+
+/// Issue #17, item 5: 200 000 messages of unique strings (and a few hot ones) at the default
+/// options, renewal on. The session learns second sight and renews once (`docs/SPEC.md`
+/// §18); from then on the unique values go inline and both sides hold the same bytes at
+/// 50 000, 100 000, 150 000 and 200 000 messages, exactly what `SessionStats::heap_bytes`
+/// reports. The figures are the per-connection memory of `docs/SPEC.md` §16.
+#[test]
+fn unique_strings_at_the_defaults_stay_flat() {
+    const N: u64 = 200_000;
+    COUNTED.with(|c| c.set(true));
+    let opts = Options::balanced();
+    let mut held = Vec::with_capacity(8);
+    let base = live();
+    let mut wire = Vec::with_capacity(1 << 10);
+    let mut words: Vec<String> = (0..12).map(|_| String::with_capacity(32)).collect();
+    let mut enc = EncoderSession::new(opts);
+    let mut dec = DecoderSession::new(opts);
+    let words_cap = |w: &Vec<String>| {
+        (w.iter().map(String::capacity).sum::<usize>() + w.capacity() * 24) as isize
+    };
+    let mut back: Vec<String> = Vec::new();
+    for i in 0..N {
+        use std::fmt::Write as _;
+        for (k, w) in words.iter_mut().enumerate() {
+            w.clear();
+            if k < 2 {
+                write!(w, "service-{k}").unwrap();
+            } else {
+                // Unique: a 16-hex id per value, as trace and span ids are.
+                write!(
+                    w,
+                    "{:016x}",
+                    (i * 12 + k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                )
+                .unwrap();
+            }
+        }
+        wire.clear();
+        enc.encode_frame(&words, &mut wire).unwrap();
+        let (got, used): (Vec<String>, usize) = dec.decode_frame(&wire).unwrap().unwrap();
+        assert_eq!(used, wire.len());
+        assert_eq!(got, words, "message {i}");
+        back = got;
+        if (i + 1) % (N / 4) == 0 {
+            let bytes =
+                live() - base - wire.capacity() as isize - words_cap(&words) - words_cap(&back);
+            let (e, d) = (enc.stats(), dec.stats());
+            assert_eq!(
+                (e.heap_bytes + d.heap_bytes) as isize,
+                bytes,
+                "after {} messages: stats {e:?} / {d:?}",
+                i + 1
+            );
+            held.push((i + 1, bytes, e, d));
+        }
+    }
+    drop(back);
+    let (e, d) = (enc.stats(), dec.stats());
+    // Learned once (4 096 definitions, nearly all never referenced): one renewal, and the
+    // table holds the two hot values only.
+    assert_eq!((e.renewals, d.renewals), (1, 1));
+    assert_eq!((e.intern_entries, d.intern_entries), (2, 2));
+    let at = |k: usize| held[k].1;
+    assert_eq!(at(0), at(1), "{held:#?}");
+    assert_eq!(at(1), at(2), "{held:#?}");
+    assert_eq!(at(2), at(3), "{held:#?}");
+    drop((enc, dec));
+    assert_eq!(live() - base, wire.capacity() as isize + words_cap(&words));
+    // After the check: the captured output is allocated on this thread.
+    println!(
+        "per connection at the defaults: encoder {} B, decoder {} B",
+        e.heap_bytes, d.heap_bytes
+    );
 }

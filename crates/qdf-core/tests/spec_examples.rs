@@ -14,7 +14,8 @@
 //!   ending in `!category` (the next frame's error, which must break the session unless it
 //!   is a body error, `!data`, in a stream without `FLAG_DENSE`). Valid
 //!   streams are re-encoded by an `EncoderSession` (Balanced if the header has flag `01`,
-//!   else Speed; with checksums if it has flag `10`) and compared byte for byte.
+//!   else Speed; with checksums if it has flag `10`; asked to renew before each frame that
+//!   renewed the decoder's state, §18) and compared byte for byte.
 
 use qdf_core::{Category, DecoderSession, EncoderSession, Features, Options, Value};
 
@@ -99,7 +100,7 @@ fn spec_examples_decode_and_re_encode() {
         count(Block::QPack)
     );
     assert!(
-        count(Block::Stream) >= 7,
+        count(Block::Stream) >= 13,
         "only {} qdf-stream examples",
         count(Block::Stream)
     );
@@ -150,7 +151,9 @@ fn check_stream(line: usize, wire: &[u8], expect: &str) {
     let mut dec = DecoderSession::new(Options::default());
     let mut rest = wire;
     let mut values = Vec::new();
+    let mut renewed = Vec::new();
     for want in expect.split(" | ") {
+        let renewals = dec.stats().renewals;
         let got = dec.decode_frame::<Value>(rest);
         if let Some(cat) = want.strip_prefix('!') {
             let e = got.expect_err(&format!("SPEC.md line {line} should fail"));
@@ -171,6 +174,7 @@ fn check_stream(line: usize, wire: &[u8], expect: &str) {
         assert_eq!(v.to_string(), want, "SPEC.md line {line}");
         rest = &rest[n..];
         values.push(v);
+        renewed.push(dec.stats().renewals > renewals);
     }
     dec.check_end(rest)
         .unwrap_or_else(|e| panic!("SPEC.md line {line}: {e}"));
@@ -182,7 +186,10 @@ fn check_stream(line: usize, wire: &[u8], expect: &str) {
     };
     let mut enc = EncoderSession::new(opts).with_checksum(flags & 0x10 != 0);
     let mut again = Vec::new();
-    for v in &values {
+    for (v, &renew) in values.iter().zip(&renewed) {
+        if renew {
+            enc.renew();
+        }
         enc.encode_frame(v, &mut again).unwrap();
     }
     assert_eq!(again, wire, "SPEC.md line {line} re-encodes differently");

@@ -25,6 +25,16 @@ pub struct Builder {
     max_frame_length: usize,
     checksum: bool,
     backpressure_boundary: Option<usize>,
+    renew: RenewPolicy,
+}
+
+/// When a codec's encoder renews its session on its own schedule (`docs/SPEC.md` §18), on
+/// top of the session's policy (near its caps). `None` fields never trigger.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RenewPolicy {
+    pub(crate) messages: Option<u64>,
+    pub(crate) bytes: Option<u64>,
+    pub(crate) age: Option<std::time::Duration>,
 }
 
 impl Default for Builder {
@@ -41,6 +51,7 @@ impl Builder {
             max_frame_length: DEFAULT_MAX_FRAME_LEN,
             checksum: false,
             backpressure_boundary: None,
+            renew: RenewPolicy::default(),
         }
     }
 
@@ -92,6 +103,31 @@ impl Builder {
         self
     }
 
+    /// Renews the encoder's session after this many frames since the last renewal (default:
+    /// never by count). A renewal (`docs/SPEC.md` §18, 2 bytes) empties both sides' Dense
+    /// state at a frame boundary while the connection stays open: the peer's memory and any
+    /// vocabulary that stopped recurring are released, hot values are sent again once. The
+    /// session also renews by itself near its caps ([`Options::session_renewal`]).
+    pub fn renew_after_messages(&mut self, n: u64) -> &mut Self {
+        self.renew.messages = Some(n);
+        self
+    }
+
+    /// Renews the encoder's session once this many bytes were written since the last renewal
+    /// (default: never by bytes); see [`renew_after_messages`](Self::renew_after_messages).
+    pub fn renew_after_bytes(&mut self, n: u64) -> &mut Self {
+        self.renew.bytes = Some(n);
+        self
+    }
+
+    /// Renews the encoder's session at the first frame written once this much time passed
+    /// since the last renewal (or the first frame); default never by age. See
+    /// [`renew_after_messages`](Self::renew_after_messages).
+    pub fn renew_after(&mut self, age: std::time::Duration) -> &mut Self {
+        self.renew.age = Some(age);
+        self
+    }
+
     /// Backpressure hint for [`new_write`](Self::new_write) / [`new_framed`](Self::new_framed):
     /// once this many bytes are buffered, `poll_ready` flushes before accepting another
     /// message, so a writer holds at most this boundary plus one frame (tokio-util's default
@@ -109,6 +145,7 @@ impl Builder {
                 .with_max_frame_len(self.max_frame_length)
                 .with_checksum(self.checksum),
             DecoderSession::new(self.opts).with_max_frame_len(self.max_frame_length),
+            self.renew,
         )
     }
 

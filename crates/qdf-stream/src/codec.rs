@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use tokio_util::codec::{Decoder, Encoder};
 use tracing::{Level, debug, trace};
 
+use crate::builder::RenewPolicy;
 use crate::{Builder, QdfCodecError};
 
 /// Bytes reserved at once for a frame whose bytes are still arriving, before the frame has
@@ -61,7 +62,33 @@ pub struct QdfCodec<D, E: ?Sized = D> {
     /// The table sizes last reported at `debug` level, per direction (see [`grew`]).
     enc_reported: SessionStats,
     dec_reported: SessionStats,
+    /// The transport's renewal schedule ([`Builder::renew_after_messages`] …) and the
+    /// frames, bytes and start time of the encoder's current generation.
+    renew: RenewPolicy,
+    since: Generation,
     _item: PhantomData<(fn() -> D, fn(&E))>,
+}
+
+/// What the encoder wrote since its last renewal.
+#[derive(Copy, Clone, Debug)]
+struct Generation {
+    renewals: u64,
+    frames: u64,
+    bytes: u64,
+    /// Set at the first frame of the generation when an age is configured.
+    started: Option<std::time::Instant>,
+}
+
+impl RenewPolicy {
+    /// Whether the generation `g` is due for a renewal before the next frame.
+    fn due(&self, g: &Generation) -> bool {
+        self.messages.is_some_and(|n| g.frames >= n)
+            || self.bytes.is_some_and(|n| g.bytes >= n)
+            || self
+                .age
+                .zip(g.started)
+                .is_some_and(|(age, t)| t.elapsed() >= age)
+    }
 }
 
 /// The debug event after a frame that grew a session's tables: `frame_len` and the new
@@ -90,7 +117,18 @@ fn grew(reported: &mut SessionStats, now: impl FnOnce() -> SessionStats) -> Opti
         return None;
     }
     let now = now();
-    (now != *reported).then(|| {
+    // The tables, not the reference counters (which move on every frame).
+    let tables = |s: &SessionStats| {
+        (
+            s.intern_entries,
+            s.intern_bytes,
+            s.shapes,
+            s.col_shapes,
+            s.shape_bytes,
+            s.heap_bytes,
+        )
+    };
+    (tables(&now) != tables(reported)).then(|| {
         *reported = now;
         now
     })
@@ -112,13 +150,24 @@ impl<T> QdfCodec<T> {
 }
 
 impl<D, E: ?Sized> QdfCodec<D, E> {
-    pub(crate) fn from_sessions(enc: EncoderSession, dec: DecoderSession) -> Self {
+    pub(crate) fn from_sessions(
+        enc: EncoderSession,
+        dec: DecoderSession,
+        renew: RenewPolicy,
+    ) -> Self {
         QdfCodec {
             enc,
             dec,
             scratch: Vec::new(),
             enc_reported: SessionStats::default(),
             dec_reported: SessionStats::default(),
+            renew,
+            since: Generation {
+                renewals: 0,
+                frames: 0,
+                bytes: 0,
+                started: None,
+            },
             _item: PhantomData,
         }
     }
@@ -147,6 +196,34 @@ impl<D, E: ?Sized> QdfCodec<D, E> {
     /// The sizes of the peer's Dense tables as this codec's decoder mirrors them.
     pub fn decoder_stats(&self) -> SessionStats {
         self.dec.stats()
+    }
+}
+
+impl<D, E: ?Sized> QdfCodec<D, E> {
+    /// Counts a written frame in the encoder's generation; reports a renewal it carried.
+    #[inline]
+    fn count_frame(&mut self, len: usize) {
+        let renewals = self.enc.renewals();
+        if renewals != self.since.renewals {
+            debug!(
+                generation = renewals,
+                frame_len = len,
+                frames = self.since.frames,
+                bytes = self.since.bytes,
+                "qdf encoder session renewed"
+            );
+            self.since = Generation {
+                renewals,
+                frames: 0,
+                bytes: 0,
+                started: None,
+            };
+        }
+        self.since.frames += 1;
+        self.since.bytes += len as u64;
+        if self.renew.age.is_some() && self.since.started.is_none() {
+            self.since.started = Some(std::time::Instant::now());
+        }
     }
 }
 
@@ -187,7 +264,15 @@ impl<D: DeserializeOwned, E: ?Sized> Decoder for QdfCodec<D, E> {
                 return Ok(None);
             }
         };
+        let renewals = self.dec.renewals();
         let decoded = self.dec.decode_frame::<D>(&src[..len]);
+        if self.dec.renewals() != renewals {
+            debug!(
+                generation = self.dec.renewals(),
+                frame_len = len,
+                "qdf decoder session renewed"
+            );
+        }
         // Consumed whether or not the body decoded: on an error the session either stays
         // usable with this frame skipped, or refuses everything that follows.
         src.advance(len);
@@ -222,12 +307,16 @@ impl<D, E: Serialize + ?Sized> Encoder<&E> for QdfCodec<D, E> {
 
     fn encode(&mut self, item: &E, dst: &mut BytesMut) -> Result<(), QdfCodecError> {
         self.scratch.clear();
+        if self.renew.due(&self.since) {
+            self.enc.renew();
+        }
         if let Err(e) = self.enc.encode_frame(item, &mut self.scratch) {
             debug!(error = %e, "qdf frame not encoded");
             return Err(e.into());
         }
         dst.extend_from_slice(&self.scratch);
         let len = self.scratch.len();
+        self.count_frame(len);
         trace!(frame_len = len, buffered = dst.len(), "qdf frame encoded");
         if let Some(t) = grew(&mut self.enc_reported, || self.enc.stats()) {
             tables_grew!("qdf encoder tables grew", len, t);

@@ -253,3 +253,52 @@ fn frame_lengths_and_table_growth_are_traced() {
         "an event at info or above: {events:#?}"
     );
 }
+
+/// A renewal by the builder's schedule is traced on both sides (`docs/SPEC.md` §18): the
+/// encoder's event names the generation and what the ended generation wrote, the decoder's
+/// the generation; the tables start over.
+#[test]
+fn renewals_are_traced() {
+    let capture = Capture::default();
+    tracing::subscriber::with_default(capture.clone(), || {
+        let builder = *QdfCodec::builder().renew_after_messages(2);
+        let mut tx = builder.new_codec::<()>();
+        let mut rx = builder.new_codec::<Reading>();
+        let sent = [reading("attic"), reading("attic"), reading("cellar")];
+        let mut wire = BytesMut::new();
+        let mut lens = Vec::new();
+        for r in &sent {
+            let at = wire.len();
+            tx.encode(r, &mut wire).unwrap();
+            lens.push((wire.len() - at) as u64);
+        }
+        let events = capture.take();
+        let renewed = by_message(&events, "qdf encoder session renewed");
+        assert_eq!(renewed.len(), 1, "{events:#?}");
+        assert_eq!(renewed[0].level, Level::DEBUG);
+        assert_eq!(renewed[0].num("generation"), 1);
+        assert_eq!(renewed[0].num("frame_len"), lens[2]);
+        assert_eq!(renewed[0].num("frames"), 2);
+        assert_eq!(renewed[0].num("bytes"), lens[0] + lens[1]);
+        // The third frame declared the shape and interned its names again.
+        let s = tx.encoder_stats();
+        assert_eq!(
+            (s.renewals, s.evictions, s.intern_entries, s.shapes),
+            (1, 3, 3, 1)
+        );
+
+        let mut got = Vec::new();
+        while let Some(r) = rx.decode(&mut wire).unwrap() {
+            got.push(r);
+        }
+        assert_eq!(got, sent);
+        let events = capture.take();
+        let renewed = by_message(&events, "qdf decoder session renewed");
+        assert_eq!(renewed.len(), 1, "{events:#?}");
+        assert_eq!(
+            (renewed[0].num("generation"), renewed[0].num("frame_len")),
+            (1, lens[2])
+        );
+        assert_eq!(rx.decoder_stats().renewals, 1);
+    });
+}

@@ -150,9 +150,17 @@ impl<T: Serialize, L> Encoder for QdfEncoder<T, L> {
 
     fn encode(&mut self, item: T, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
         self.scratch.clear();
+        let renewals = self.session.renewals();
         self.session
             .encode_message(&item, &mut self.scratch)
             .map_err(|e| to_status(&e, Side::Encode, self.sent))?;
+        if self.session.renewals() != renewals {
+            tracing::debug!(
+                generation = self.session.renewals(),
+                message = self.sent,
+                "qdf encoder session renewed"
+            );
+        }
         put_message(&mut self.scratch, dst);
         self.sent += 1;
         Ok(())
@@ -224,7 +232,15 @@ impl<U: DeserializeOwned, L> Decoder for QdfDecoder<U, L> {
         let index = self.received;
         self.received += 1;
         let session = &mut self.session;
+        let renewals = session.renewals();
         let decoded = with_whole_message(src, |msg| session.decode_message(msg));
+        if self.session.renewals() != renewals {
+            tracing::debug!(
+                generation = self.session.renewals(),
+                message = index,
+                "qdf decoder session renewed"
+            );
+        }
         decoded
             .map(Some)
             .map_err(|e| to_status(&e, Side::Decode, index))

@@ -96,6 +96,13 @@ impl ColShapes {
         self.key_bytes = self.index.keys().map(Vec::capacity).sum();
     }
 
+    /// Drops every column shape, keeping the allocations (a renewal).
+    pub(crate) fn clear(&mut self) {
+        self.table.clear();
+        self.index.clear();
+        self.key_bytes = 0;
+    }
+
     /// Heap bytes held: the table, and the encoder's index with its keys.
     pub(crate) fn heap_bytes(&self) -> u64 {
         self.table.heap_bytes() + (self.index.allocation_size() + self.key_bytes) as u64

@@ -1,4 +1,5 @@
-//! The intern table: sequential ids from 0, never evicted (Go notes §1.5 "State").
+//! The intern table: sequential ids from 0, never evicted one by one (Go notes §1.5 "State"); a
+//! session renewal (`docs/SPEC.md` §18) clears it whole.
 //!
 //! All entries live in one byte arena with an end offset per id, so a session of 65 535
 //! entries costs the bytes themselves plus 9 bytes per id (an 8-byte end offset and a kind
@@ -223,6 +224,17 @@ impl InternTable {
             self.kinds.pop();
             let end = self.ends.last().copied().unwrap_or(0);
             self.arena.truncate(end);
+        }
+    }
+
+    /// Drops every entry, keeping the allocations (a renewal, `docs/SPEC.md` §18).
+    pub(crate) fn clear(&mut self) {
+        self.arena.clear();
+        self.ends.clear();
+        self.kinds.clear();
+        if let Some(index) = self.index.as_mut() {
+            index.table.clear();
+            index.cache.fill(NO_ID);
         }
     }
 

@@ -25,12 +25,17 @@
 //! ids stay usable); the decoder rejects a peer that exceeds its caps with
 //! [`ErrorCode::SessionCap`] ([`Category::Limit`](crate::Category::Limit)).
 //!
+//! A renewal (`docs/SPEC.md` §18) empties all of it on both sides at a frame boundary
+//! ([`DenseState::renew`]); an encoder session decides when with the policy of `admit`,
+//! which also learns whether to intern new values on first or on second sight.
+//!
 //! An encoder wraps each message in [`DenseState::checkpoint`] … [`DenseState::commit`] or
 //! [`DenseState::rollback`]; the checkpoint records table lengths and the MTF ring's head
 //! (the ring's spare slots keep the checkpoint's window intact for 128 pushes; a longer
 //! message copies it once) and logs pair-table and shape-prediction writes, so it costs O(1)
 //! plus O(changes).
 
+mod admit;
 mod colshape;
 mod cursor;
 mod intern;
@@ -46,6 +51,7 @@ pub(crate) use intern::Kind;
 #[allow(unused_imports)] // used by ser/shape.rs
 pub(crate) use shape::{NamesHash, ShapePredictor, ShapeTable};
 
+use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
 use intern::InternTable;
 use predict::{PredMark, Predictors};
@@ -149,6 +155,8 @@ struct Config {
 #[derive(Clone, Debug)]
 struct Mark {
     table_len: u32,
+    hits: u64,
+    misses: u64,
     pred: PredMark,
     shapes: ShapeMark,
     col_shapes: ColShapeMark,
@@ -164,6 +172,25 @@ pub(crate) struct DenseState {
     shape_pred: ShapePredictor,
     col_shapes: ColShapes,
     mark: Option<Mark>,
+    /// Encoder sessions: per id of this generation, 1 once referenced (admission learning).
+    used: Vec<u8>,
+    /// Encoder sessions: admission filter and renewal policy (`None`: one-shot messages
+    /// and decoders).
+    admit: Option<Box<Admission>>,
+    counts: Counts,
+}
+
+/// Session counters reported by [`DenseState::stats`].
+#[derive(Copy, Clone, Debug, Default)]
+struct Counts {
+    /// References written or read (`E1`, `E8`, `E9`, `EA`).
+    hits: u64,
+    /// Definitions, plus (encoder) eligible strings written inline.
+    misses: u64,
+    /// Entries dropped by renewals.
+    evictions: u64,
+    /// Renewals applied; the generation is this plus one.
+    renewals: u64,
 }
 
 impl DenseState {
@@ -182,7 +209,18 @@ impl DenseState {
             shape_pred: ShapePredictor::default(),
             col_shapes: ColShapes::default(),
             mark: None,
+            used: Vec::new(),
+            admit: None,
+            counts: Counts::default(),
         }
+    }
+
+    /// Encoder state of a session with renewal on: admission learning and the renewal
+    /// policy of [`admit`].
+    pub(crate) fn new_session_encoder(opts: &Options) -> Self {
+        let mut s = DenseState::new_encoder(opts);
+        s.admit = Some(Box::new(Admission::new(opts.renews())));
+        s
     }
 
     /// Encoder state: features, `min_intern` and caps from `opts`.
@@ -222,6 +260,10 @@ impl DenseState {
             col_shapes: self.col_shapes.len(),
             shape_bytes: self.shapes.charged() + self.col_shapes.charged(),
             heap_bytes: self.heap_bytes(),
+            hits: self.counts.hits,
+            misses: self.counts.misses,
+            evictions: self.counts.evictions,
+            renewals: self.counts.renewals,
         }
     }
 
@@ -234,6 +276,10 @@ impl DenseState {
             + self.shapes.heap_bytes()
             + self.shape_pred.heap_bytes()
             + self.col_shapes.heap_bytes()
+            + self.used.capacity() as u64
+            + self.admit.as_ref().map_or(0, |a| {
+                std::mem::size_of::<Admission>() as u64 + a.heap_bytes()
+            })
     }
 
     // ---- encoder ------------------------------------------------------------------------
@@ -258,6 +304,8 @@ impl DenseState {
             && id < 128
             && id != self.pred.last_raw()
         {
+            // Ids below 128 count as used without marking (see `renew`, `renewal_due`).
+            self.counts.hits += 1;
             self.pred.touch(id);
             return Emission::Ref(id);
         }
@@ -271,8 +319,12 @@ impl DenseState {
             if let Some(id) = self.table.find(bytes, kind) {
                 return self.encode_ref(id, inline_len(bytes.len(), kind));
             }
-            if self.may_intern(bytes.len()) {
+            self.counts.misses += 1;
+            if self.may_intern(bytes.len()) && self.admits(bytes, kind) {
                 self.define_unchecked(bytes, kind);
+                if self.admit.is_some() {
+                    self.used.push(0);
+                }
                 return Emission::Intern;
             }
         }
@@ -280,9 +332,29 @@ impl DenseState {
         Emission::Inline
     }
 
+    /// A reference to `id` is written or read: counted, and (encoder sessions) marked used.
+    #[inline(always)]
+    fn hit(&mut self, id: u32) {
+        self.counts.hits += 1;
+        if let Some(u) = self.used.get_mut(id as usize) {
+            *u = 1;
+        }
+    }
+
+    /// Whether a new value is interned now: always, unless the session learned second
+    /// sight and this is the value's first sighting.
+    #[inline]
+    fn admits(&mut self, bytes: &[u8], kind: Kind) -> bool {
+        match self.admit.as_deref_mut() {
+            Some(a) if a.second_sight => a.sighted(fingerprint(bytes, kind == Kind::Bin)),
+            _ => true,
+        }
+    }
+
     fn encode_ref(&mut self, id: u32, inline: usize) -> Emission {
         let last = self.pred.last();
         if last == Some(id) {
+            self.hit(id);
             self.pred.repeat(id);
             return Emission::Repeat;
         }
@@ -304,6 +376,7 @@ impl DenseState {
             self.pred.reset_last();
             return Emission::Inline;
         }
+        self.hit(id);
         self.pred.touch(id);
         e
     }
@@ -333,6 +406,7 @@ impl DenseState {
         if self.table.byte_len() + bytes.len() as u64 > self.cfg.byte_cap {
             return Err(Error::new(ErrorCode::SessionCap("intern table bytes")));
         }
+        self.counts.misses += 1;
         Ok(self.define_unchecked(bytes, kind))
     }
 
@@ -369,6 +443,7 @@ impl DenseState {
         if let Some((id, used)) = hit
             && id < self.table.len()
         {
+            self.counts.hits += 1;
             self.pred.touch(id);
             return Ok((id, used));
         }
@@ -381,12 +456,22 @@ impl DenseState {
     #[inline(always)]
     pub(crate) fn resolve_short(&mut self, id: u32) {
         debug_assert!(id < 0x80 && id < self.table.len());
+        self.counts.hits += 1;
         self.pred.touch(id);
     }
 
     /// [`resolve`](Self::resolve) for every other reference (and every error).
     #[inline(never)]
     fn resolve_other(&mut self, tag: u8, buf: &[u8]) -> Result<(u32, usize)> {
+        let r = self.resolve_rules(tag, buf);
+        if r.is_ok() {
+            self.counts.hits += 1;
+        }
+        r
+    }
+
+    /// The full reference rules of [`resolve`](Self::resolve).
+    fn resolve_rules(&mut self, tag: u8, buf: &[u8]) -> Result<(u32, usize)> {
         match tag {
             tags::STATE_REF => {
                 let (id, used) = read_uvarint(buf)?;
@@ -498,6 +583,8 @@ impl DenseState {
         self.shape_pred.mark();
         self.mark = Some(Mark {
             table_len: self.table.len(),
+            hits: self.counts.hits,
+            misses: self.counts.misses,
             pred,
             shapes: self.shapes.mark(),
             col_shapes: self.col_shapes.mark(),
@@ -517,9 +604,122 @@ impl DenseState {
             return;
         };
         self.table.truncate(mark.table_len);
+        self.used.truncate(mark.table_len as usize);
+        self.counts.hits = mark.hits;
+        self.counts.misses = mark.misses;
         self.pred.rollback(&mark.pred, mark.table_len);
         self.shapes.rollback(&mark.shapes);
         self.shape_pred.rollback(self.shapes.len());
         self.col_shapes.rollback(&mark.col_shapes);
+    }
+
+    // ---- renewal (both sides) -------------------------------------------------------------
+
+    /// Renewals applied so far (the generation number of the current state).
+    #[inline]
+    pub(crate) fn generation(&self) -> u64 {
+        self.counts.renewals
+    }
+
+    /// Clears everything the peer mirrors — intern table, `lastID`, ring, pair table,
+    /// shapes, column shapes — keeping the allocations (`docs/SPEC.md` §18). Outside a
+    /// checkpoint. The encoder first remembers its referenced entries in the admission
+    /// filter, so hot values are interned again on first sight.
+    pub(crate) fn renew(&mut self) {
+        debug_assert!(self.mark.is_none());
+        if let Some(a) = self.admit.as_deref_mut() {
+            // Ids below 128 are remembered whatever their mark: the encoder's fast path
+            // does not mark them.
+            for (id, &u) in self.used.iter().enumerate() {
+                if (u != 0 || id < 128)
+                    && let Some((bytes, kind)) = self.table.get(id as u32)
+                {
+                    a.remember(fingerprint(bytes, kind == Kind::Bin));
+                }
+            }
+        }
+        self.counts.evictions += u64::from(self.table.len());
+        self.table.clear();
+        self.used.clear();
+        self.pred.renew();
+        self.shapes.clear();
+        self.shape_pred.renew();
+        self.col_shapes.clear();
+    }
+
+    /// A renewal was applied and is final (the decoder read it; the encoder's frame that
+    /// carries it was written).
+    pub(crate) fn renewed(&mut self) {
+        self.counts.renewals += 1;
+        if let Some(a) = self.admit.as_deref_mut() {
+            a.pending = false;
+            a.next_check = admit::LEARN_AFTER;
+            a.checked = u64::MAX;
+        }
+    }
+
+    /// Encoder: should the next frame carry a renewal? Applies the policy of [`admit`]
+    /// (caps near, or admission just learned); a renewal once due stays due until a frame
+    /// carries it. Always false without the policy (renewal off, one-shot messages).
+    pub(crate) fn renewal_due(&mut self) -> bool {
+        let Some(a) = self.admit.as_deref_mut() else {
+            return false;
+        };
+        if a.pending || !a.auto {
+            return a.pending;
+        }
+        // Nothing was defined or declared since the last check: nothing to decide (the
+        // common case of a steady stream, one compare).
+        let sizes = self.table.len() as u64
+            | (self.shapes.len() as u64 + self.col_shapes.len() as u64) << 32;
+        if sizes == a.checked {
+            return false;
+        }
+        a.checked = sizes;
+        let near = |n: u64, cap: u64| n > 0 && n >= cap - cap / 16;
+        let cfg = &self.cfg;
+        let len = self.table.len();
+        if near(u64::from(len), u64::from(cfg.entry_cap))
+            || near(self.table.byte_len(), cfg.byte_cap)
+            || near(u64::from(self.shapes.len()), u64::from(cfg.shape_cap))
+            || near(u64::from(self.col_shapes.len()), u64::from(cfg.shape_cap))
+            || near(self.shapes.charged(), cfg.byte_cap)
+            || near(self.col_shapes.charged(), cfg.byte_cap)
+        {
+            a.pending = true;
+        } else if len >= a.next_check {
+            a.next_check = len.saturating_mul(2);
+            let used = self
+                .used
+                .iter()
+                .enumerate()
+                .filter(|&(id, &u)| u != 0 || id < 128)
+                .count();
+            if !a.second_sight && used * 2 < len as usize {
+                a.second_sight = true;
+                a.pending = true;
+            }
+        }
+        a.pending
+    }
+
+    /// Encoder: asks for a renewal at the next frame (the caller's policy).
+    pub(crate) fn request_renewal(&mut self) {
+        if let Some(a) = self.admit.as_deref_mut() {
+            a.pending = true;
+        }
+    }
+
+    /// A digest of everything the peer mirrors (tests: the two sides must agree).
+    #[cfg(test)]
+    pub(crate) fn mirrored_digest(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.table.observable().hash(&mut h);
+        self.pred.observable().hash(&mut h);
+        self.shapes.observable().hash(&mut h);
+        self.col_shapes.len().hash(&mut h);
+        self.counts.renewals.hash(&mut h);
+        h.finish()
     }
 }

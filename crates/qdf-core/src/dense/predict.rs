@@ -227,6 +227,19 @@ impl Predictors {
         self.saved_valid = false;
     }
 
+    /// Back to the fresh state (a renewal), keeping the allocations; outside a checkpoint.
+    pub(crate) fn renew(&mut self) {
+        self.last = NO_LAST;
+        self.ring.fill(0);
+        self.head = 0;
+        self.filled = 0;
+        self.pairs.clear();
+        self.undo.clear();
+        self.logging = false;
+        self.guard = NO_GUARD;
+        self.saved_valid = false;
+    }
+
     /// Heap bytes held: the ring, the pair table, the undo log and the saved window.
     pub(crate) fn heap_bytes(&self) -> u64 {
         use std::mem::size_of;

@@ -181,6 +181,16 @@ impl ShapeTable {
         self.open.clear();
     }
 
+    /// Drops every shape, keeping the allocations (a renewal).
+    pub(crate) fn clear(&mut self) {
+        self.rollback(&ShapeMark {
+            shapes: 0,
+            names: 0,
+            bytes: 0,
+            charged: 0,
+        });
+    }
+
     /// Heap bytes held (capacities): stored names, their offsets, and the buffers of open
     /// declarations.
     pub(crate) fn heap_bytes(&self) -> u64 {
@@ -402,6 +412,19 @@ impl ShapePredictor {
             // Keeps its allocation: the set refills to the same size.
             self.escaped_once.clear();
         }
+    }
+
+    /// Forgets every prediction (they name shape ids, which a renewal drops), keeping the
+    /// allocations and the name lists seen once (so a list seen before the renewal is
+    /// declared on its next escape).
+    pub(crate) fn renew(&mut self) {
+        self.by_struct.clear();
+        self.by_names.clear();
+        self.undo.clear();
+        self.undo_escaped.clear();
+        self.logging = false;
+        self.recent = [None; RECENT];
+        self.recent_next = 0;
     }
 
     /// Restores the predictions of the checkpoint; `shapes` is the shape count at the mark.

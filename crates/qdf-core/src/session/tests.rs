@@ -145,9 +145,15 @@ fn reading(sensor: &str) -> Reading {
     }
 }
 
-/// The mirrored table sizes of `s` (all but `heap_bytes`, which is each side's own).
+/// The mirrored table sizes of `s` (not `heap_bytes`, which is each side's own, nor the
+/// reference counters, checked on their own).
 fn tables(s: SessionStats) -> SessionStats {
-    SessionStats { heap_bytes: 0, ..s }
+    SessionStats {
+        heap_bytes: 0,
+        hits: 0,
+        misses: 0,
+        ..s
+    }
 }
 
 /// `stats()` reports the real table sizes: the first record declares one shape (its two
@@ -174,7 +180,7 @@ fn stats_report_the_dense_tables_on_both_sides() {
         shapes: 1,
         col_shapes: 0,
         shape_bytes: ("sensor".len() + 4 + "celsius".len() + 4) as u64,
-        heap_bytes: 0,
+        ..SessionStats::default()
     };
     assert_eq!(encode(&mut enc, &reading("attic"), &mut wire), first);
     assert_eq!(encode(&mut enc, &reading("attic"), &mut wire), first);
@@ -197,6 +203,11 @@ fn stats_report_the_dense_tables_on_both_sides() {
         assert_eq!((n, r.celsius), (range.len(), 1.5));
         assert_eq!(tables(dec.stats()), want);
     }
+    // One reference ("attic" again), four definitions, on both sides (the failed message's
+    // are rolled back).
+    let (e, d) = (enc.stats(), dec.stats());
+    assert_eq!((e.hits, e.misses), (1, 4));
+    assert_eq!((d.hits, d.misses), (1, 4));
     // The decoder keeps no content index, front cache or predictions.
     let (e, d) = (enc.stats().heap_bytes, dec.stats().heap_bytes);
     assert!(d > 0 && e > d + 1024, "{e} {d}");

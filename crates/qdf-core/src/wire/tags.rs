@@ -134,6 +134,9 @@ pub const COL_STR_ALPHA: u8 = 0xFB;
 pub const COL_STR_DICTQ: u8 = 0xFC;
 /// Lossy vector (Go meaning kept; reserved).
 pub const LOSSY_VEC: u8 = 0xFD;
+/// Session renewal, `uvarint(generation)`: only first in a frame body of a Dense stream
+/// (`docs/SPEC.md` §18); anywhere else it is an unassigned tag.
+pub const RENEW: u8 = 0xFF;
 /// Entropy-coded block: a tANS block whose bytes are one QPack value or one string block
 /// (`docs/SPEC.md` §Entropy-coded blocks; Compression tier, single messages).
 pub const ENTROPY: u8 = 0xFE;
