@@ -120,6 +120,9 @@ impl<W: Write> Printer<'_, W> {
                     let _ = write!(l, ", crc32c 0x{c:08x}");
                 }
             }
+            EventKind::Renewal { generation } => {
+                let _ = write!(l, "renewal: Dense state emptied, generation {generation}");
+            }
             EventKind::Nil => l.push_str("nil"),
             EventKind::Bool(b) => {
                 let _ = write!(l, "{b}");

@@ -109,21 +109,20 @@ fn stream(args: &QdfInput, bytes: &[u8]) -> Result<String, Failure> {
             total as f64 / frames as f64,
         );
     }
-    // Renewal counts go here once the decoder session reports them (`SessionStats` has no
-    // renewal field yet; nothing is printed rather than a made-up figure).
     if flags & 0x01 == 0 {
         r += "Dense state: none (the header lacks flag 01: every frame is self-contained)\n";
         return Ok(r);
     }
-    r += "Dense tables after frame N (intern entries and bytes, shapes, column shapes, heap):\n";
+    r += "Dense tables after frame N (intern entries and bytes, shapes, column shapes, heap; \
+          renewals so far, docs/SPEC.md §18):\n";
     r += &format!(
-        "{:>10} {:>10} {:>12} {:>8} {:>10} {:>12}\n",
-        "frame", "entries", "intern B", "shapes", "col shapes", "heap B"
+        "{:>10} {:>10} {:>12} {:>8} {:>10} {:>12} {:>9}\n",
+        "frame", "entries", "intern B", "shapes", "col shapes", "heap B", "renewals"
     );
     for (n, s) in &growth {
         r += &format!(
-            "{n:>10} {:>10} {:>12} {:>8} {:>10} {:>12}\n",
-            s.intern_entries, s.intern_bytes, s.shapes, s.col_shapes, s.heap_bytes
+            "{n:>10} {:>10} {:>12} {:>8} {:>10} {:>12} {:>9}\n",
+            s.intern_entries, s.intern_bytes, s.shapes, s.col_shapes, s.heap_bytes, s.renewals
         );
     }
     Ok(r)

@@ -93,6 +93,12 @@ pub enum EventKind<'a> {
         /// The CRC-32C the frame carries (streams with flag `10`; already checked).
         checksum: Option<u32>,
     },
+    /// `FF uvarint(generation)` first in a Dense frame body: the session's Dense state was
+    /// emptied before the value (`docs/SPEC.md` §18).
+    Renewal {
+        /// The stream's renewals so far, this one included (1 for the first).
+        generation: u64,
+    },
     /// `C0`.
     Nil,
     /// `C1` / `C2`.
@@ -612,6 +618,29 @@ pub fn stream(
                 checksum,
             },
         });
+        let mut body_start = body_start;
+        if flags & FLAG_DENSE != 0 && input[body_start..body_end].first() == Some(&RENEW) {
+            // Read and applied as `DecoderSession` does; its errors are body errors.
+            let d = dense.get_or_insert_with(|| Box::new(DenseState::new_decoder(opts, true)));
+            let at = body_start as u64;
+            let (found, used) = crate::wire::varint::read_uvarint(&input[body_start + 1..body_end])
+                .map_err(|e| fail(e.with_offset(1).shifted(at)))?;
+            let expected = d.generation() + 1;
+            if found != expected {
+                let code = ErrorCode::BadRenewal { expected, found };
+                return Err(fail(Error::at(code, at + 1)));
+            }
+            d.renew();
+            d.renewed();
+            body_start += 1 + used;
+            sink(&Event {
+                offset: at,
+                end: body_start as u64,
+                depth: 1,
+                key: false,
+                kind: EventKind::Renewal { generation: found },
+            });
+        }
         let body = &input[body_start..body_end];
         let mut de = Deserializer::new(body, body_start as u64, opts);
         let carried = if flags & FLAG_DENSE != 0 {
