@@ -391,6 +391,8 @@ pub fn cost(src: &[u8]) -> usize {
 #[repr(C)]
 struct Slot {
     base: u16,
+    /// `2^nb − 1`: the step masks without computing it.
+    mask: u16,
     sym: u8,
     nb: u8,
 }
@@ -477,6 +479,7 @@ fn decode_table(counts: &[u32; 256], log: u32) -> Vec<Slot> {
             let nb = log - (31 - x.leading_zeros());
             Slot {
                 base: ((x << nb) - l as u32) as u16,
+                mask: ((1u32 << nb) - 1) as u16,
                 sym: s,
                 nb: nb as u8,
             }
@@ -554,6 +557,8 @@ fn run(
     out: &mut [u8],
 ) -> std::result::Result<usize, &'static str> {
     let lmask = table.len() - 1;
+    // A slice of exactly `lmask + 1` slots: indexing it with `s & lmask` needs no bounds check.
+    let table = &table[..=lmask];
     let (mut a, mut b) = (st[0] as usize, st[1] as usize);
     let mut quads = out.chunks_exact_mut(4);
     let mut done = 0;
@@ -569,7 +574,7 @@ fn run(
             ($s:ident, $i:expr) => {
                 let e = table[$s & lmask];
                 q[$i] = e.sym;
-                $s = e.base as usize + (w & ((1u64 << e.nb) - 1)) as usize;
+                $s = e.base as usize + (w as usize & e.mask as usize);
                 w >>= e.nb;
                 used += e.nb as usize;
             };
