@@ -61,8 +61,12 @@ pub struct QdfCodec<D, E: ?Sized = D> {
     /// The table sizes last reported at `debug` level, per direction (see [`grew`]).
     enc_reported: SessionStats,
     dec_reported: SessionStats,
-    _item: PhantomData<(fn() -> D, fn(&E))>,
+    _item: Marker<D, E>,
 }
+
+/// Marks the message types without owning them (`fn` pointers keep the codec `Send + Sync`
+/// whatever they are).
+type Marker<D, E> = PhantomData<(fn() -> D, fn(&E))>;
 
 /// The debug event after a frame that grew a session's tables: `frame_len` and the new
 /// [`SessionStats`] (one field list for both directions; the message names the side).
