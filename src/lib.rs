@@ -8,19 +8,22 @@
 pub use qdf_core::*;
 
 #[cfg(feature = "stream")]
-#[doc = include_str!("guide/stream.md")]
 pub mod stream {
+    // Inner, so that the guide's links resolve inside this module.
+    #![doc = include_str!("guide/stream.md")]
     pub use qdf_stream::*;
 }
 
 #[cfg(feature = "axum")]
-#[doc = include_str!("guide/axum.md")]
 pub mod axum {
+    // Inner, so that the guide's links resolve inside this module.
+    #![doc = include_str!("guide/axum.md")]
     pub use qdf_axum::*;
 }
 
 #[cfg(feature = "tonic")]
-#[doc = include_str!("guide/tonic.md")]
 pub mod tonic {
+    // Inner, so that the guide's links resolve inside this module.
+    #![doc = include_str!("guide/tonic.md")]
     pub use qdf_tonic::*;
 }

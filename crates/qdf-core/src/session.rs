@@ -518,12 +518,12 @@ impl DecoderSession {
         if let Some(f) = flags {
             self.flags = Some(f);
         }
+        // Errors are placed in the stream: this frame's index, offsets from its first byte.
+        let (frame, start) = (self.frames, self.consumed);
         if body_end != end {
-            let (frame, start) = (self.frames, self.consumed);
             self.verify(&buf[..body_end], &buf[body_end..end])
                 .map_err(|e| e.in_frame(frame, start))?;
         }
-        let (frame, start) = (self.frames, self.consumed);
         let value = self
             .decode_body_checked(&buf[body_start..body_end])
             .map_err(|e| {

@@ -66,7 +66,7 @@ pub struct QdfCodec<D, E: ?Sized = D> {
     /// frames, bytes and start time of the encoder's current generation.
     renew: RenewPolicy,
     since: Generation,
-    _item: PhantomData<(fn() -> D, fn(&E))>,
+    _item: Marker<D, E>,
 }
 
 /// What the encoder wrote since its last renewal.
@@ -90,6 +90,10 @@ impl RenewPolicy {
                 .is_some_and(|(age, t)| t.elapsed() >= age)
     }
 }
+
+/// Marks the message types without owning them (`fn` pointers keep the codec `Send + Sync`
+/// whatever they are).
+type Marker<D, E> = PhantomData<(fn() -> D, fn(&E))>;
 
 /// The debug event after a frame that grew a session's tables: `frame_len` and the new
 /// [`SessionStats`] (one field list for both directions; the message names the side).
