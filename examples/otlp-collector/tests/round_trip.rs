@@ -185,7 +185,7 @@ where
     T: Message + Serialize + DeserializeOwned + PartialEq + Debug + Send + 'static,
 {
     let (a, b) = tokio::io::duplex(1 << 16);
-    let mut tx = Framed::new(a, qdf_stream::QdfCodec::<()>::dense());
+    let mut tx = Framed::new(a, qdf_stream::QdfCodec::<T>::dense());
     let mut rx = Framed::new(b, qdf_stream::QdfCodec::<T>::dense());
     let sent = requests.len();
     let writer = tokio::spawn(async move {
