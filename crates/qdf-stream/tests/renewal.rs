@@ -39,13 +39,13 @@ async fn renewing_sessions_over_tcp_keep_every_value() {
         ),
     ] {
         let (c, s) = tcp_pair().await;
-        let mut tx = builder.new_write::<_, ()>(c);
+        let mut tx = builder.new_write::<_, Vec<String>>(c);
         let mut rx = builder.new_read::<_, Vec<String>>(s);
         let writer = tokio::spawn(async move {
             for i in 0..N {
-                tx.feed(batch(i)).await.unwrap();
+                tx.feed(&batch(i)).await.unwrap();
             }
-            SinkExt::<Vec<String>>::flush(&mut tx).await.unwrap();
+            tx.flush().await.unwrap();
             tx.encoder().encoder_stats()
         });
         for i in 0..N {

@@ -262,8 +262,8 @@ fn renewals_are_traced() {
     let capture = Capture::default();
     tracing::subscriber::with_default(capture.clone(), || {
         let builder = *QdfCodec::builder().renew_after_messages(2);
-        let mut tx = builder.new_codec::<()>();
-        let mut rx = builder.new_codec::<Reading>();
+        let mut tx = builder.new_codec::<(), Reading>();
+        let mut rx = builder.new_codec::<Reading, Reading>();
         let sent = [reading("attic"), reading("attic"), reading("cellar")];
         let mut wire = BytesMut::new();
         let mut lens = Vec::new();
