@@ -206,7 +206,10 @@ impl Serializer {
                     } else {
                         strings::pick_with(census, feats, |c, cost| c.per_value_exceeds(cost))
                     };
-                    let entropy = feats.contains(Features::ENTROPY);
+                    // An FE block's strings are rebuilt on decode, so never for
+                    // borrowable strings.
+                    let entropy = feats.contains(Features::ENTROPY)
+                        && !self.opts.keeps_strings_borrowable();
                     match pick {
                         Pick::Block(blk) if entropy => {
                             let (bytes, u) = Self::entropy_block(census, blk);

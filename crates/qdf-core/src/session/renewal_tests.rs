@@ -195,8 +195,12 @@ fn bad_renewals_are_typed_errors_that_break_the_session() {
         ),
         "{e}"
     );
-    // At the generation, body-relative like every body error.
-    assert_eq!((e.classify(), e.offset()), (Category::Syntax, Some(1)));
+    // At the generation byte, as a stream offset: the second frame starts at `n`, then its
+    // 1-byte length prefix and the `FF` tag.
+    assert_eq!(
+        (e.classify(), e.offset(), e.frame()),
+        (Category::Syntax, Some(n as u64 + 2), Some(1))
+    );
     assert!(dec.broken().is_some());
     assert!(matches!(
         dec.decode_frame::<String>(&wire[first..])
