@@ -371,28 +371,23 @@ fn renewals_in<L: Limits>(wire: &[u8]) -> u64 {
     session.renewals()
 }
 
+/// Sends `items` through the codec with limits `L` and checks they arrive exactly; the wire.
+async fn exact_round_trip<L: Limits>(items: &[Record]) -> Bytes {
+    let wire = encode::<Record, L>(items.to_vec(), None).await.unwrap();
+    let back: Vec<Record> = decode_with::<Record, L>(&wire, 1000, None, None)
+        .await
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(back, items);
+    wire
+}
+
 #[tokio::test]
 async fn small_caps_stream_renews_and_round_trips() {
     let items = drifting(2000);
-    let wire = encode::<Record, TinyTables>(items.clone(), None)
-        .await
-        .unwrap();
-    let back: Vec<Record> = decode_with::<Record, TinyTables>(&wire, 1000, None, None)
-        .await
-        .into_iter()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    assert_eq!(back, items);
+    let wire = exact_round_trip::<TinyTables>(&items).await;
     assert!(renewals_in::<TinyTables>(&wire) > 0);
-
-    let wire_off = encode::<Record, TinyTablesNoRenewal>(items.clone(), None)
-        .await
-        .unwrap();
-    let back: Vec<Record> = decode_with::<Record, TinyTablesNoRenewal>(&wire_off, 1000, None, None)
-        .await
-        .into_iter()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    assert_eq!(back, items);
+    let wire_off = exact_round_trip::<TinyTablesNoRenewal>(&items).await;
     assert_eq!(renewals_in::<TinyTablesNoRenewal>(&wire_off), 0);
 }
