@@ -24,6 +24,7 @@
 
 use qdf_core::{DecoderSession, EncoderSession, Options, SessionStats};
 use qdf_fixtures::Rng;
+use qdf_fixtures::synth::drift::{LogGen, unique_strings};
 use qdf_fixtures::synth::{logs, telemetry};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -34,125 +35,6 @@ const RENEW_EVERY: usize = 10_000;
 const WINDOW: usize = 1_000;
 /// Window of the printed tables.
 const SHOWN: usize = 10_000;
-
-const LEVELS: [&str; 5] = ["INFO", "WARN", "ERROR", "DEBUG", "TRACE"];
-const SERVICES: [&str; 8] = [
-    "checkout", "payments", "catalog", "search", "accounts", "shipping", "frontend", "ledger",
-];
-const PATHS: [&str; 12] = [
-    "/api/v1/orders",
-    "/api/v1/orders/{id}",
-    "/api/v1/cart",
-    "/api/v1/cart/items",
-    "/api/v1/users/{id}",
-    "/api/v1/search",
-    "/api/v1/products/{id}",
-    "/api/v1/payments",
-    "/api/v1/shipments/{id}",
-    "/healthz",
-    "/metrics",
-    "/api/v1/login",
-];
-const MESSAGES: [&str; 16] = [
-    "request completed",
-    "request started",
-    "cache miss",
-    "cache hit",
-    "upstream timeout",
-    "retrying upstream call",
-    "user authenticated",
-    "payment authorised",
-    "payment declined",
-    "inventory reserved",
-    "order placed",
-    "rate limited",
-    "connection reset by peer",
-    "slow query",
-    "feature flag evaluated",
-    "session expired",
-];
-
-/// One log record of scenarios (a) and (b).
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
-struct Rec {
-    ts: i64,
-    level: String,
-    service: String,
-    pod: String,
-    user: String,
-    path: String,
-    status: u16,
-    duration_us: u32,
-    trace_id: Option<String>,
-    span_id: Option<String>,
-    msg: String,
-}
-
-/// The 60 pod host names of a deployment generation (`gen` 0 before the deploy, 1 after).
-fn pods(generation: u64) -> Vec<String> {
-    let mut r = Rng::pcg(0x5eed_0000 + generation, 0x9e37_79b9);
-    (0..60)
-        .map(|i| format!("{}-{}-{}", SERVICES[i % 8], r.hex(10), r.hex(5)))
-        .collect()
-}
-
-/// The records of scenarios (a) (`ids`: drifting users, trace and span ids, a deploy) and
-/// (b) (no ids, fixed users, no deploy).
-struct LogGen {
-    r: Rng,
-    ids: bool,
-    pods: [Vec<String>; 2],
-    deploy_at: usize,
-}
-
-impl LogGen {
-    fn new(ids: bool, deploy_at: usize) -> Self {
-        LogGen {
-            r: Rng::pcg(0xd71f_7001, if ids { 1 } else { 2 }),
-            ids,
-            pods: [pods(0), pods(1)],
-            deploy_at,
-        }
-    }
-
-    fn message(&mut self, n: usize) -> Vec<Rec> {
-        let r = &mut self.r;
-        let pods = &self.pods[usize::from(self.ids && n >= self.deploy_at)];
-        (0..10)
-            .map(|i| {
-                let user = if self.ids {
-                    n / 25 + r.index(2000)
-                } else {
-                    r.index(3000)
-                };
-                let pod = r.index(60);
-                Rec {
-                    ts: 1_700_000_000_000 + (n * 10 + i) as i64 * 7,
-                    level: r.pick(&LEVELS).to_owned(),
-                    service: SERVICES[pod % 8].to_owned(),
-                    pod: pods[pod].clone(),
-                    user: format!("user-{user:06}"),
-                    path: r.pick(&PATHS).to_owned(),
-                    status: [200, 200, 200, 201, 204, 304, 400, 404, 500][r.index(9)],
-                    duration_us: r.int_n(2_000_000) as u32,
-                    trace_id: self.ids.then(|| r.hex(32)),
-                    span_id: self.ids.then(|| r.hex(16)),
-                    msg: r.pick(&MESSAGES).to_owned(),
-                }
-            })
-            .collect()
-    }
-}
-
-/// Scenario (c): ten unique hex strings of 8–40 digits.
-fn unique_strings(r: &mut Rng) -> Vec<String> {
-    (0..10)
-        .map(|_| {
-            let n = 8 + r.index(33);
-            r.hex(n)
-        })
-        .collect()
-}
 
 /// One encoder under measurement and its decoder.
 struct Lane {

@@ -57,6 +57,13 @@ pub trait Limits: Send + 'static {
     /// `None` keeps qdf's default rule, `max(64 MiB, 64 × message length)`. The encoder
     /// refuses a message above it, as the peer's decoder with the same limit would.
     const MAX_OUTPUT: Option<u64> = None;
+    /// Whether the encoder side renews its session by itself (`qdf_core::Options::session_renewal`,
+    /// default on): when the intern table, shapes or their bytes near the caps above, or when
+    /// most interned values are never referenced again, the next message starts with a 2-byte
+    /// renewal (`docs/SPEC.md` §18) and both sides empty their state, so a stream that lives
+    /// for hours keeps interning new values. Off: the tables fill to the caps and later values
+    /// go inline for the rest of the stream. Decoders accept renewals either way.
+    const SESSION_RENEWAL: bool = true;
 
     /// The options both session sides start from: the tier of the encoder (Balanced unless
     /// overridden) and the caps above. Decoding reads only the caps; the wire names its tier.
@@ -65,7 +72,8 @@ pub trait Limits: Send + 'static {
             .max_intern_entries(Self::MAX_INTERN_ENTRIES)
             .max_intern_bytes(Self::MAX_INTERN_BYTES)
             .max_shapes(Self::MAX_SHAPES)
-            .max_depth(Self::MAX_DEPTH);
+            .max_depth(Self::MAX_DEPTH)
+            .session_renewal(Self::SESSION_RENEWAL);
         match Self::MAX_OUTPUT {
             Some(bytes) => opts.max_output(bytes),
             None => opts,
@@ -98,6 +106,7 @@ mod tests {
         assert_eq!(o.depth_limit(), 128);
         assert_eq!(o.output_budget(10), qdf_core::DEFAULT_MAX_OUTPUT);
         assert_eq!(DefaultLimits::MAX_MESSAGE_LEN, 8 << 20);
+        assert!(o.renews());
     }
 
     #[test]
@@ -106,11 +115,13 @@ mod tests {
         impl Limits for Tight {
             const MAX_INTERN_ENTRIES: u32 = 8;
             const MAX_OUTPUT: Option<u64> = Some(4096);
+            const SESSION_RENEWAL: bool = false;
         }
         let o = Tight::options();
         assert_eq!(o.intern_entry_cap(), 8);
         assert_eq!(o.intern_byte_cap(), 1 << 20);
         assert_eq!(o.feature_bits(), qdf_core::Features::BALANCED);
         assert_eq!(o.output_budget(1 << 20), 4096);
+        assert!(!o.renews());
     }
 }

@@ -333,3 +333,61 @@ async fn checksummed_messages_from_a_peer_are_checked() {
     );
     assert!(err.message().contains("fails its CRC-32C"), "{err:?}");
 }
+
+/// Small caps so the encoder renews within a short stream.
+struct TinyTables;
+
+impl Limits for TinyTables {
+    const MAX_INTERN_ENTRIES: u32 = 64;
+}
+
+/// [`TinyTables`] without renewal.
+struct TinyTablesNoRenewal;
+
+impl Limits for TinyTablesNoRenewal {
+    const MAX_INTERN_ENTRIES: u32 = 64;
+    const SESSION_RENEWAL: bool = false;
+}
+
+/// 2 000 records, each with a new host and shard name among repeated service names.
+fn drifting(n: usize) -> Vec<Record> {
+    (0..n)
+        .map(|i| Record {
+            service: ["api", "worker", "ingest"][i % 3].to_owned(),
+            host: format!("host-{:05}", i / 3),
+            ts: 1_700_000_000_000 + i as i64 * 1000,
+            latency_ms: i as f64 * 0.25,
+            tags: vec!["production".to_owned(), format!("shard-{:04}", i / 2)],
+        })
+        .collect()
+}
+
+/// Renewals a decoding session sees in the messages of `wire`.
+fn renewals_in<L: Limits>(wire: &[u8]) -> u64 {
+    let mut session = qdf_core::DecoderSession::new(L::options());
+    for (_, m) in messages(wire) {
+        let _: Record = session.decode_message(&m).expect("decodes");
+    }
+    session.renewals()
+}
+
+/// Sends `items` through the codec with limits `L` and checks they arrive exactly; the wire.
+async fn exact_round_trip<L: Limits>(items: &[Record]) -> Bytes {
+    let wire = encode::<Record, L>(items.to_vec(), None).await.unwrap();
+    let back: Vec<Record> = decode_with::<Record, L>(&wire, 1000, None, None)
+        .await
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(back, items);
+    wire
+}
+
+#[tokio::test]
+async fn small_caps_stream_renews_and_round_trips() {
+    let items = drifting(2000);
+    let wire = exact_round_trip::<TinyTables>(&items).await;
+    assert!(renewals_in::<TinyTables>(&wire) > 0);
+    let wire_off = exact_round_trip::<TinyTablesNoRenewal>(&items).await;
+    assert_eq!(renewals_in::<TinyTablesNoRenewal>(&wire_off), 0);
+}

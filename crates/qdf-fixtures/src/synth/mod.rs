@@ -7,6 +7,7 @@
 //! every encoded size, is fixed.
 
 pub mod aduser;
+pub mod drift;
 pub mod events;
 pub mod iot;
 pub mod logbatch;
