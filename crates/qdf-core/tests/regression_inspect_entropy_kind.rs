@@ -2,8 +2,8 @@
 //! byte is inside the coded bytes), instead of reporting none, which `qdf inspect` printed as
 //! "× bool" for 400 integers.
 
-use qdf_core::inspect::{self, EventKind};
 use qdf_core::Options;
+use qdf_core::inspect::{self, EventKind};
 
 fn packed_kinds<T: serde::Serialize>(v: &T) -> Vec<(String, Option<u8>, u64)> {
     let msg = qdf_core::to_vec_with(v, Options::compression()).unwrap();
