@@ -569,27 +569,34 @@ pub fn stream(
             error: e,
             frame: Some(at),
         };
-        let rest = &input[pos..];
-        let (body_start, body_end, end) = match frame::next_frame(rest, Some(flags), max_frame_len)
+        // Frame 0 is read with the header before it, as a session reads it, so that a
+        // one-shot message is `NotAStream` here too.
+        let (from, stream_flags) = if index == 0 {
+            (0, None)
+        } else {
+            (pos, Some(flags))
+        };
+        let rest = &input[from..];
+        let (body_start, body_end, end) = match frame::next_frame(rest, stream_flags, max_frame_len)
         {
             Ok(Next::Complete {
                 body_start,
                 body_end,
                 end,
                 ..
-            }) => (pos + body_start, pos + body_end, pos + end),
+            }) => (from + body_start, from + body_end, from + end),
             Ok(Next::Incomplete { .. }) => {
                 // Input that ends inside a frame (`check_end` always fails here: `rest` is
-                // not empty and the header was read).
-                let e = frame::check_end(rest, true).err().unwrap_or_else(|| {
+                // longer than a header).
+                let e = frame::check_end(rest, index != 0).err().unwrap_or_else(|| {
                     let code = ErrorCode::UnexpectedEof {
                         expected: "the rest of a frame",
                     };
                     Error::at(code, rest.len() as u64)
                 });
-                return Err(fail(e.shifted(pos as u64)));
+                return Err(fail(e.shifted(from as u64)));
             }
-            Err(e) => return Err(fail(e.shifted(pos as u64))),
+            Err(e) => return Err(fail(e.shifted(from as u64))),
         };
         let checksum = if flags & FLAG_CHECKSUM != 0 {
             let (covered, stored) = (&input[covered_from..body_end], &input[body_end..end]);
