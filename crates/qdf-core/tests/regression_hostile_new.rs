@@ -294,3 +294,31 @@ fn entropy_block_with_huge_n_is_refused() {
     msg.extend([0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x00, 0xE4]);
     assert!(qdf_core::from_slice::<Value>(&msg).is_err());
 }
+
+/// A renewing frame that fails its checksum breaks the session: the next, valid frame is
+/// refused rather than decoded against a state that may or may not have been renewed.
+#[test]
+fn a_renewing_frame_failing_its_checksum_breaks_the_session() {
+    let opts = Options::balanced();
+    let mut enc = EncoderSession::new(opts).with_checksum(true);
+    let mut wire = Vec::new();
+    enc.encode_frame(&["attic-long"], &mut wire).unwrap();
+    let second = wire.len();
+    enc.renew();
+    enc.encode_frame(&["attic-long"], &mut wire).unwrap();
+    let third = wire.len();
+    enc.encode_frame(&["attic-long"], &mut wire).unwrap();
+    assert_eq!(&wire[second + 1..second + 3], &[0xFF, 0x01]);
+    wire[third - 1] ^= 0x40; // the renewing frame's CRC
+    let mut dec = DecoderSession::new(opts);
+    let (v, used): (Vec<String>, usize) = dec.decode_frame(&wire).unwrap().unwrap();
+    assert_eq!((v, used), (vec!["attic-long".to_string()], second));
+    let e = dec
+        .decode_frame::<Vec<String>>(&wire[second..])
+        .unwrap_err();
+    assert!(
+        matches!(e.code(), qdf_core::ErrorCode::ChecksumMismatch { .. }),
+        "{e}"
+    );
+    assert!(dec.decode_frame::<Vec<String>>(&wire[third..]).is_err());
+}
