@@ -173,7 +173,8 @@ pub enum EventKind<'a> {
     Packed {
         /// The codec (tag byte).
         codec: Codec,
-        /// The kind byte, when the codec has one (every codec but `E3`).
+        /// The kind byte, when the codec has one (every codec but `E3`); for `FE`, the kind of
+        /// the value it holds (`None` for `E3` bools).
         kind: Option<u8>,
         /// Elements decoded.
         count: u64,
@@ -1123,6 +1124,14 @@ impl<'de> Walker<'de, '_> {
         // The decoder enters a level for the sequence.
         self.de.enter()?;
         self.de.leave();
+        // An `FE` block's kind is the decoded value's (`None` for bools, as for `E3`).
+        let kind = match (&packed, kind) {
+            (_, Some(k)) => Some(k),
+            (codec::Packed::Ints(k, _), None) => Some(k.byte()),
+            (codec::Packed::F32s(_), None) => Some(codec::kind::Kind::F32.byte()),
+            (codec::Packed::F64s(_), None) => Some(codec::kind::Kind::F64.byte()),
+            (codec::Packed::Bools(_), None) => None,
+        };
         // `tag` is a QPack tag (the caller checked), so the fallback is never taken.
         let codec = Codec::from_tag(tag, kind).unwrap_or(Codec::Raw);
         let count = packed.len() as u64;
