@@ -208,8 +208,8 @@ impl Serializer {
                     };
                     // An FE block's strings are rebuilt on decode, so never for
                     // borrowable strings.
-                    let entropy = feats.contains(Features::ENTROPY)
-                        && !self.opts.keeps_strings_borrowable();
+                    let entropy =
+                        feats.contains(Features::ENTROPY) && !self.opts.keeps_strings_borrowable();
                     match pick {
                         Pick::Block(blk) if entropy => {
                             let (bytes, u) = Self::entropy_block(census, blk);
