@@ -82,7 +82,7 @@ async fn with_corrupt_second_frame(codec: QdfCodec<Msg>) -> (Vec<u8>, Vec<Msg>) 
     let msgs = mixed(3);
     let (wire, ends) = capture(codec, &msgs).await;
     let mut bad = wire[..ends[0]].to_vec();
-    bad.extend_from_slice(&[3, 0xFF, 0xFF, 0xFF]);
+    bad.extend_from_slice(&[3, 0xFD, 0xFD, 0xFD]); // FD: a reserved tag, rejected everywhere
     bad.extend_from_slice(&wire[ends[0]..]);
     (bad, msgs)
 }
