@@ -637,18 +637,10 @@ impl DecoderSession {
     #[cold]
     #[inline(never)]
     fn decode_renewing<T: DeserializeOwned>(&mut self, body: &[u8]) -> Result<T> {
-        let (found, used) =
-            crate::wire::varint::read_uvarint(&body[1..]).map_err(|e| e.with_offset(1))?;
-        let d = self
+        let skip = self
             .dense
-            .get_or_insert_with(|| Box::new(DenseState::new_decoder(&self.opts, true)));
-        let expected = d.generation() + 1;
-        if found != expected {
-            return Err(Error::at(ErrorCode::BadRenewal { expected, found }, 1));
-        }
-        d.renew();
-        d.renewed();
-        let skip = 1 + used;
+            .get_or_insert_with(|| Box::new(DenseState::new_decoder(&self.opts, true)))
+            .apply_renewal(body)?;
         crate::decode_body_with_state(&body[skip..], &self.opts, &mut self.dense)
             .map_err(|e| e.shifted(skip as u64).with_offset(skip as u64))
     }

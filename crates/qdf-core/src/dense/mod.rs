@@ -647,6 +647,22 @@ impl DenseState {
         self.col_shapes.clear();
     }
 
+    /// Decoder: applies the renewal `FF uvarint(generation)` at the front of `body`
+    /// (`docs/SPEC.md` §18): checks that the generation is the next one and empties the
+    /// state. Returns the bytes it took. Errors, body-relative: the uvarint's (at 1) and
+    /// [`ErrorCode::BadRenewal`] at 1, with the state untouched.
+    pub(crate) fn apply_renewal(&mut self, body: &[u8]) -> Result<usize> {
+        let (found, used) =
+            read_uvarint(body.get(1..).unwrap_or(&[])).map_err(|e| e.with_offset(1))?;
+        let expected = self.generation() + 1;
+        if found != expected {
+            return Err(Error::at(ErrorCode::BadRenewal { expected, found }, 1));
+        }
+        self.renew();
+        self.renewed();
+        Ok(1 + used)
+    }
+
     /// A renewal was applied and is final (the decoder read it; the encoder's frame that
     /// carries it was written).
     pub(crate) fn renewed(&mut self) {

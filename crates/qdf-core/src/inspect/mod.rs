@@ -630,16 +630,10 @@ pub fn stream(
             // Read and applied as `DecoderSession` does; its errors are body errors.
             let d = dense.get_or_insert_with(|| Box::new(DenseState::new_decoder(opts, true)));
             let at = body_start as u64;
-            let (found, used) = crate::wire::varint::read_uvarint(&input[body_start + 1..body_end])
-                .map_err(|e| fail(e.with_offset(1).shifted(at)))?;
-            let expected = d.generation() + 1;
-            if found != expected {
-                let code = ErrorCode::BadRenewal { expected, found };
-                return Err(fail(Error::at(code, at + 1)));
-            }
-            d.renew();
-            d.renewed();
-            body_start += 1 + used;
+            body_start += d
+                .apply_renewal(&input[body_start..body_end])
+                .map_err(|e| fail(e.shifted(at)))?;
+            let found = d.generation();
             sink(&Event {
                 offset: at,
                 end: body_start as u64,
