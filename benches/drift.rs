@@ -1,5 +1,5 @@
 //! Per-message speed of a long-lived session under drift (issue #17, scenario (a) of
-//! examples/drift.rs): encode + decode of one 10-record message through a long `EncoderSession`
+//! perf/src/bin/drift.rs): encode + decode of one 10-record message through a long `EncoderSession`
 //! / `DecoderSession` pair (Balanced) with renewal (`docs/SPEC.md` §18), the same without
 //! renewal (`session_renewal(false)`), and a fresh pair without renewal every 1 000 messages.
 //! Each sample first streams [`WARM`] messages untimed (the table fills and, with renewal, the

@@ -5,7 +5,7 @@
 //! The Dense issue's rows: `balanced/Logs 1024` (Balanced encode against Speed encode, Balanced
 //! decode against rmp-serde decode, one group) and `stream/Logs 10000` (10 000 log records one
 //! per frame through one session, against serde_json lines; sizes in
-//! `examples/stream_logs.rs`). Both take the fixture's types as they are, so they keep
+//! `perf/src/bin/stream_logs.rs`). Both take the fixture's types as they are, so they keep
 //! applying when the encoder's layout of `Vec<struct>` changes.
 //!
 //! ```sh

@@ -1,4 +1,4 @@
-//! Serves a real Zipkin trace (1 041 spans, shipped in `crates/qdf-fixtures/data`) as qdf or
+//! Serves a real Zipkin trace (1 041 spans, shipped in `support/qdf-fixtures/data`) as qdf or
 //! JSON from one endpoint, and as a stream of qdf frames.
 //!
 //! ```text

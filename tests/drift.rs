@@ -1,4 +1,4 @@
-//! Pinned bytes of a shortened drift run (examples/drift.rs, scenario (a)): 3 000 messages of
+//! Pinned bytes of a shortened drift run (perf/src/bin/drift.rs, scenario (a)): 3 000 messages of
 //! 10 log records with unique trace and span ids, drifting users and a deploy at message 1 500,
 //! through one long `EncoderSession` (Balanced) with renewal (`docs/SPEC.md` §18) and one
 //! without. Small intern caps make the table fill, and renewal happen, within the run. Every

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! copy the printed `PINS` rows below, and refresh docs/BENCH.md with
-//! `cargo run --release --example sizes`.
+//! `cargo run --release -p qdf-perf --bin sizes`.
 
 #[path = "support/mod.rs"]
 mod support;

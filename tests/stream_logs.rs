@@ -1,4 +1,4 @@
-//! Pins the streamed benchmark's sizes (docs/BENCH.md, `examples/stream_logs.rs`): 10 000 Logs
+//! Pins the streamed benchmark's sizes (docs/BENCH.md, `perf/src/bin/stream_logs.rs`): 10 000 Logs
 //! records through one `EncoderSession` against one-shot Balanced messages and serde_json
 //! lines. The batch-as-one-message size is printed, not pinned here (`tests/sizes.rs` pins
 //! the batch encodings).

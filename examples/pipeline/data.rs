@@ -1,4 +1,4 @@
-//! The workloads: the real datasets shipped in `crates/qdf-fixtures/data` and generated
+//! The workloads: the real datasets shipped in `support/qdf-fixtures/data` and generated
 //! telemetry, each as a list of records and their protobuf twins (from `qdf-fixtures`).
 
 use qdf_fixtures::Dataset;

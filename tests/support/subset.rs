@@ -1,5 +1,5 @@
 //! The wide 16-column rows of the subset-decode benchmark (`benches/columnar.rs`, issue 6) and
-//! the 3-column target, shared with `examples/coldec_count.rs` (included with `#[path]`).
+//! the 3-column target, shared with `perf/src/bin/coldec_count.rs` (included with `#[path]`).
 #![allow(dead_code)] // each target uses a part
 
 use serde::{Deserialize, Serialize};

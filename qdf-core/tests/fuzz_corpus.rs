@@ -5,7 +5,7 @@
 //! Regenerate the seed files from the test encodings with
 //! `QDF_WRITE_FUZZ_CORPUS=1 cargo test -p qdf-core --test fuzz_corpus`.
 
-#[path = "../../../fuzz/src/checks.rs"]
+#[path = "../../fuzz/src/checks.rs"]
 #[allow(dead_code)]
 mod checks;
 mod common;
@@ -16,7 +16,7 @@ use common::*;
 
 fn corpus_dir(target: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fuzz/corpus")
+        .join("../fuzz/corpus")
         .join(target)
 }
 

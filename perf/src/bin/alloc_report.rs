@@ -2,7 +2,7 @@
 //! dataset by every peer and qdf tier, measured with a counting global allocator.
 //!
 //! ```sh
-//! cargo run --release --example alloc_report
+//! cargo run --release -p qdf-perf --bin alloc_report
 //! ```
 //!
 //! Each cell is `total / peak` in KiB (rounded up) for one call, after one warm-up call:
@@ -12,7 +12,7 @@
 //! includes building the protobuf message from the serde value (and back on decode);
 //! `prost-msg` encodes an already built message and decodes into the message type.
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../../../tests/support/mod.rs"]
 mod support;
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -35,7 +35,7 @@ struct Example {
 }
 
 fn examples() -> Vec<Example> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/SPEC.md");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/SPEC.md");
     let text = std::fs::read_to_string(path).expect("docs/SPEC.md");
     let mut out = Vec::new();
     let mut block = None;

@@ -4,7 +4,7 @@
 //! `docs/BENCH.md`.
 //!
 //! ```sh
-//! cargo run --release --example map_shapes
+//! cargo run --release -p qdf-perf --bin map_shapes
 //! ```
 
 use qdf::{Features, Options};

@@ -4,10 +4,10 @@
 //! `tests/stream_logs.rs` pins the same numbers and `benches/speed.rs` times the session.
 //!
 //! ```sh
-//! cargo run --release --example stream_logs
+//! cargo run --release -p qdf-perf --bin stream_logs
 //! ```
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../../../tests/support/mod.rs"]
 mod support;
 
 use qdf_fixtures::synth::logs;

@@ -12,7 +12,7 @@ const QDF: &str = env!("CARGO_BIN_EXE_qdf");
 
 fn data(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../qdf-fixtures/data")
+        .join("../support/qdf-fixtures/data")
         .join(file)
 }
 

@@ -4,8 +4,8 @@
 //! `valgrind --tool=callgrind` counts only the codecs (plus building the fixture).
 //!
 //! ```text
-//! cargo build --profile bench --example stream_prof
-//! valgrind --tool=callgrind target/release/examples/stream_prof dense both 5
+//! cargo build --profile bench -p qdf-perf --bin stream_prof
+//! valgrind --tool=callgrind target/release/stream_prof dense both 5
 //! ```
 //!
 //! Arguments: `dense` | `fast` | `dense-crc` | `fast-crc` (the same with frame checksums,

@@ -1,7 +1,7 @@
 //! The drift scenarios of issue #17 (long-lived sessions): log records with unique trace and
 //! span ids, a drifting user population and a deploy that replaces every pod host name (a), the
 //! same records over a fixed vocabulary (b), and nothing but unique hex strings (c). Shared by
-//! `examples/drift.rs` (the figures in docs/BENCH.md), `tests/drift.rs` (pinned bytes) and
+//! `perf/src/bin/drift.rs` (the figures in docs/BENCH.md), `tests/drift.rs` (pinned bytes) and
 //! `benches/drift.rs` (criterion).
 
 use crate::Rng;

@@ -3,13 +3,13 @@
 //! `qdf_fixtures::outside`. Deterministic.
 //!
 //! ```sh
-//! cargo run --release --example sizes
+//! cargo run --release -p qdf-perf --bin sizes
 //! ```
 //!
 //! A cell counts only if the codec's bytes decode back to the exact input (floats by bits);
 //! otherwise it shows the error.
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../../../tests/support/mod.rs"]
 mod support;
 
 use qdf_fixtures::outside::visit_outside;

@@ -2,10 +2,10 @@
 //! `benches/peers.rs`) calls, `N` times, for instruction counts and profiles (docs/BENCH.md):
 //!
 //! ```sh
-//! cargo build --release --example speed_count
-//! valgrind --tool=callgrind target/release/examples/speed_count iot encode qdf 11
-//! valgrind --tool=callgrind target/release/examples/speed_count logs encode balanced 11
-//! perf record -g target/release/examples/speed_count iot encode qdf 20000
+//! cargo build --release -p qdf-perf --bin speed_count
+//! valgrind --tool=callgrind target/release/speed_count iot encode qdf 11
+//! valgrind --tool=callgrind target/release/speed_count logs encode balanced 11
+//! perf record -g target/release/speed_count iot encode qdf 20000
 //! ```
 //!
 //! Arguments: `logbatch|iot|logs`, `encode|decode`, `qdf|balanced|rmp` (`qdf` is the Speed

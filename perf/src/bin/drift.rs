@@ -8,8 +8,8 @@
 //! Deterministic; the tables go into docs/BENCH.md ("Long-lived sessions").
 //!
 //! ```sh
-//! cargo run --release --example drift            # every scenario
-//! cargo run --release --example drift -- a       # one scenario: a, b, c, logs, telemetry
+//! cargo run --release -p qdf-perf --bin drift            # every scenario
+//! cargo run --release -p qdf-perf --bin drift -- a       # one scenario: a, b, c, logs, telemetry
 //! ```
 //!
 //! Scenarios (100 000 messages each unless said):

@@ -3,14 +3,14 @@
 //! the subset decode, `N` times, for instruction counts and profiles of the columnar rows:
 //!
 //! ```sh
-//! cargo build --release --example coldec_count
-//! valgrind --tool=callgrind target/release/examples/coldec_count logs qdf 11
+//! cargo build --release -p qdf-perf --bin coldec_count
+//! valgrind --tool=callgrind target/release/coldec_count logs qdf 11
 //! ```
 //!
 //! Arguments: `logs|aduser` with `qdf|rmp|prost`, or `wide` with `full|subset` (indexed);
 //! then the number of calls. Instructions per call = (count for 11 calls − count for 1 call) / 10.
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../../../tests/support/mod.rs"]
 mod support;
 
 use std::hint::black_box;
@@ -20,7 +20,7 @@ use qdf_fixtures::Dataset;
 use qdf_fixtures::peers::Codec;
 use qdf_fixtures::synth::{aduser, logs};
 
-#[path = "../tests/support/subset.rs"]
+#[path = "../../../tests/support/subset.rs"]
 mod subset;
 use subset::{Three, Wide};
 
