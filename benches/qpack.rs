@@ -14,23 +14,11 @@ use qdf_core::__qpack::{
     Kind, alp, chimp, decode, encode_bools, encode_ints, encode_u64s, gorilla,
 };
 use qdf_core::Features;
+use qdf_fixtures::SplitMix64;
 use std::hint::black_box;
 
-fn rand_u64s(n: usize, seed: u64) -> Vec<u64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        })
-        .collect()
-}
-
 fn int_inputs(n: usize) -> Vec<(&'static str, Vec<u64>)> {
-    let r = rand_u64s(n, 7);
+    let r = SplitMix64::u64s(7, n);
     vec![
         (
             "for20",
@@ -85,7 +73,7 @@ fn bench_ints(c: &mut Criterion) {
 
 fn bench_floats(c: &mut Criterion) {
     for n in [1024usize, 65_536] {
-        let r = rand_u64s(n, 9);
+        let r = SplitMix64::u64s(9, n);
         let prices: Vec<f64> = r.iter().map(|v| (v % 1_000_000) as f64 / 100.0).collect();
         let walk: Vec<f64> = (0..n as u64)
             .map(|i| f64::from_bits(0x4009_21FB_5444_2D18 + (r[i as usize] & 255)))
@@ -145,7 +133,7 @@ fn bench_floats(c: &mut Criterion) {
 /// plain (Speed), encode and decode into `Vec<i64>`.
 fn bench_serde(c: &mut Criterion) {
     let n = 65_536usize;
-    let r = rand_u64s(n, 11);
+    let r = SplitMix64::u64s(11, n);
     let ts: Vec<i64> = r
         .iter()
         .enumerate()

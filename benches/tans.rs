@@ -10,26 +10,16 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use qdf_core::__qpack::{Cursor, tans};
+use qdf_fixtures::SplitMix64;
 use std::hint::black_box;
 
 const N: usize = 1 << 20;
 
-fn splitmix(seed: u64) -> impl FnMut() -> u64 {
-    let mut s = seed;
-    move || {
-        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
 fn inputs() -> Vec<(&'static str, Vec<u8>)> {
-    let mut r = splitmix(7);
+    let mut r = SplitMix64::new(7);
     let skewed = (0..N)
         .map(|_| {
-            let v = r();
+            let v = r.next_u64();
             ((v as u32 | 1 << 20).trailing_zeros() as u8) * 3 + (v >> 60) as u8 % 3
         })
         .collect();
@@ -43,14 +33,16 @@ fn inputs() -> Vec<(&'static str, Vec<u8>)> {
         .collect();
     let mut text = Vec::with_capacity(N + 64);
     while text.len() < N {
-        let v = r();
+        let v = r.next_u64();
         // Zipf-ish word choice: low ranks far more often.
         let w = &words[((v % 300) * (v >> 32 & 0xFF) / 256) as usize];
         text.extend_from_slice(w.as_bytes());
         text.push(if v >> 56 < 20 { b'\n' } else { b' ' });
     }
     text.truncate(N);
-    let random = (0..N / 8).flat_map(|_| r().to_le_bytes()).collect();
+    let random = (0..N / 8)
+        .flat_map(|_| r.next_u64().to_le_bytes())
+        .collect();
     vec![("skewed", skewed), ("text", text), ("random", random)]
 }
 

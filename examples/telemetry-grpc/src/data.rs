@@ -5,18 +5,19 @@
 //! run, so the batches of a stream differ the way successive exports of one process do:
 //! new ids and timestamps, the same service, host, operation and attribute names.
 
+use qdf_fixtures::Dataset;
 use qdf_fixtures::synth::{logs, otlp};
 
-use crate::model::{ExportRequest, KeyValue, LogRecord, ResourceSpans, ScopeSpans, Span};
+use crate::model::ExportRequest;
 
 /// `count` batches (ids `0..count`) of `size` log records: records `i·size .. (i+1)·size`
 /// of `logs::log_batch(count · size)` in batch `i`.
 pub fn log_batches(count: usize, size: usize) -> Vec<ExportRequest> {
-    let mut records = logs::log_batch(count * size).records.into_iter();
+    let mut records = logs::log_batch(count * size).to_proto().records.into_iter();
     (0..count as u64)
         .map(|batch_id| ExportRequest {
             batch_id,
-            logs: records.by_ref().take(size).map(LogRecord::from).collect(),
+            logs: records.by_ref().take(size).collect(),
             spans: Vec::new(),
         })
         .collect()
@@ -25,7 +26,7 @@ pub fn log_batches(count: usize, size: usize) -> Vec<ExportRequest> {
 /// `count` batches (ids `0..count`) of `size` spans: batch `i` is resource `i` of
 /// `otlp::trace_export(count, size)` with its first scope (`size` spans of one trace).
 pub fn span_batches(count: usize, size: usize) -> Vec<ExportRequest> {
-    let export = otlp::trace_export(count, size);
+    let export = otlp::trace_export(count, size).to_proto();
     (0..)
         .zip(export.resource_spans)
         .map(|(batch_id, mut resource)| {
@@ -33,7 +34,7 @@ pub fn span_batches(count: usize, size: usize) -> Vec<ExportRequest> {
             ExportRequest {
                 batch_id,
                 logs: Vec::new(),
-                spans: vec![ResourceSpans::from(resource)],
+                spans: vec![resource],
             }
         })
         .collect()
@@ -45,67 +46,19 @@ pub fn log_batch(id: u64, size: usize) -> ExportRequest {
     batches.pop().unwrap_or_default()
 }
 
-impl From<logs::LogRecord> for LogRecord {
-    fn from(r: logs::LogRecord) -> Self {
-        LogRecord {
-            ts: r.ts,
-            level: r.level,
-            service: r.service,
-            host: r.host,
-            message: r.message,
-            trace_id: r.trace_id,
-            span_id: r.span_id,
-            fields: r.fields,
-        }
-    }
-}
-
-impl From<otlp::ResourceSpans> for ResourceSpans {
-    fn from(r: otlp::ResourceSpans) -> Self {
-        let scopes = r.scopes.into_iter().map(|s| ScopeSpans {
-            scope: s.scope,
-            spans: s.spans.into_iter().map(Span::from).collect(),
-        });
-        ResourceSpans {
-            resource: r.resource,
-            scopes: scopes.collect(),
-        }
-    }
-}
-
-impl From<otlp::Span> for Span {
-    fn from(s: otlp::Span) -> Self {
-        let attrs = s.attrs.into_iter().map(|kv| KeyValue {
-            key: kv.key,
-            value: kv.value,
-        });
-        Span {
-            trace_id: s.trace_id,
-            span_id: s.span_id,
-            parent_id: s.parent_id,
-            name: s.name,
-            kind: s.kind,
-            start_ns: s.start_ns,
-            end_ns: s.end_ns,
-            attrs: attrs.collect(),
-            status: s.status,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn log_batches_are_consecutive_fixture_records() {
-        let fixture = logs::log_batch(30).records;
+        let fixture = logs::log_batch(30).to_proto().records;
         let batches = log_batches(3, 10);
         assert_eq!(batches.len(), 3);
         for (i, b) in batches.iter().enumerate() {
             assert_eq!(b.batch_id, i as u64);
             assert_eq!(b.logs.len(), 10);
-            assert_eq!(b.logs[0], LogRecord::from(fixture[i * 10].clone()));
+            assert_eq!(b.logs[0], fixture[i * 10]);
             assert!(b.spans.is_empty());
         }
         assert_eq!(log_batch(2, 10), batches[2]);

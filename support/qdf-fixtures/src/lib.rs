@@ -28,7 +28,7 @@ pub mod real;
 mod rng;
 pub mod synth;
 
-pub use rng::Rng;
+pub use rng::{Draw, Rng, SplitMix64};
 
 /// A dataset every peer can encode: serde, bitcode's derive and a protobuf twin.
 ///

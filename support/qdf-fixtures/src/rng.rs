@@ -90,6 +90,79 @@ impl Rng {
     }
 }
 
+/// SplitMix64 (Steele, Lea, Flood, "Fast Splittable Pseudorandom Number Generators", OOPSLA
+/// 2014; constants of Vigna's `splitmix64.c`): the bit source of the codec benches and of the
+/// QPack size tests, whose inputs were drawn from it before they moved here, so their bytes stay
+/// as they were. New fixtures use [`Rng`].
+#[derive(Clone, Debug)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// The stream that starts after state `seed`.
+    pub fn new(seed: u64) -> SplitMix64 {
+        SplitMix64(seed)
+    }
+
+    /// `n` values of the stream of `seed`.
+    pub fn u64s(seed: u64, n: usize) -> Vec<u64> {
+        let mut r = SplitMix64::new(seed);
+        (0..n).map(|_| r.next_u64()).collect()
+    }
+
+    /// The next uniform `u64`.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform `f64` in `[0, 1)` with 53 random bits.
+    pub fn float(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A standard normal `f64` by Box–Muller (one value per two uniforms). It calls `ln` and
+    /// `cos`, so unlike [`Rng::norm`] its last bits may differ between platform libms.
+    pub fn normal(&mut self) -> f64 {
+        let (u, v) = (self.float().max(1e-300), self.float());
+        (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    }
+}
+
+/// The two draws a generator shared by both bit sources makes: a uniform float and a uniform
+/// integer below a bound (Lemire's method on [`Rng`], `u64 % n` on [`SplitMix64`], as each
+/// stream was first drawn).
+pub trait Draw {
+    /// A uniform `f64` in `[0, 1)`.
+    fn float(&mut self) -> f64;
+    /// A uniform integer in `0..n`; `n > 0`.
+    fn below(&mut self, n: u64) -> u64;
+    /// A uniform element of `pool` (not empty).
+    fn pick<'a>(&mut self, pool: &[&'a str]) -> &'a str {
+        pool[self.below(pool.len() as u64) as usize]
+    }
+}
+
+impl Draw for Rng {
+    fn float(&mut self) -> f64 {
+        Rng::float(self)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.int_n(n)
+    }
+}
+
+impl Draw for SplitMix64 {
+    fn float(&mut self) -> f64 {
+        SplitMix64::float(self)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,6 +177,15 @@ mod tests {
         assert_eq!(ints, [8, 5, 5, 4, 3, 6]);
         assert_eq!(hex, "ffdc848297d13186");
         assert_eq!(f.to_bits(), 4606465147386474983);
+    }
+
+    #[test]
+    fn splitmix_matches_the_reference() {
+        // Vigna's splitmix64.c from state 0: the first outputs.
+        let mut r = SplitMix64::new(0);
+        assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
+        assert_eq!(SplitMix64::u64s(0, 2)[1], 0x6E78_9E6A_A1B9_65F4);
     }
 
     #[test]

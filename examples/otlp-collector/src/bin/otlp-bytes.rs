@@ -28,6 +28,20 @@ fn records(batches: &mut [ExportLogsServiceRequest], f: impl Fn(&mut LogRecord))
         .for_each(f);
 }
 
+/// A table's title, its head and the row of totals per request.
+fn header(title: &str, base: MessageBytes) {
+    println!("{title}\n");
+    println!("| fields emptied | protobuf | protobuf+zstd | qdf | qdf+zstd |");
+    println!("|---|---:|---:|---:|---:|");
+    println!(
+        "| (none: total per request) | {} | {} | {} | {} |",
+        base.protobuf / 100,
+        base.protobuf_zstd / 100,
+        base.qdf / 100,
+        base.qdf_zstd / 100
+    );
+}
+
 fn row(name: &str, base: MessageBytes, m: MessageBytes) {
     let d = |a: u64, b: u64| a as i64 - b as i64;
     println!(
@@ -42,15 +56,9 @@ fn row(name: &str, base: MessageBytes, m: MessageBytes) {
 fn main() -> Result<(), BoxError> {
     let traces = demo::trace_batches(100, 100);
     let base = message_bytes(&traces)?;
-    println!("Traces, 100 requests of 100 spans; bytes per request that each field group costs:\n");
-    println!("| fields emptied | protobuf | protobuf+zstd | qdf | qdf+zstd |");
-    println!("|---|---:|---:|---:|---:|");
-    println!(
-        "| (none: total per request) | {} | {} | {} | {} |",
-        base.protobuf / 100,
-        base.protobuf_zstd / 100,
-        base.qdf / 100,
-        base.qdf_zstd / 100
+    header(
+        "Traces, 100 requests of 100 spans; bytes per request that each field group costs:",
+        base,
     );
     type Edit = fn(&mut Span);
     let edits: [(&str, Edit); 6] = [
@@ -92,16 +100,7 @@ fn main() -> Result<(), BoxError> {
 
     let logs = demo::log_batches(100, 100);
     let base = message_bytes(&logs)?;
-    println!("\nLogs, 100 requests of 100 records:\n");
-    println!("| fields emptied | protobuf | protobuf+zstd | qdf | qdf+zstd |");
-    println!("|---|---:|---:|---:|---:|");
-    println!(
-        "| (none: total per request) | {} | {} | {} | {} |",
-        base.protobuf / 100,
-        base.protobuf_zstd / 100,
-        base.qdf / 100,
-        base.qdf_zstd / 100
-    );
+    header("\nLogs, 100 requests of 100 records:", base);
     type LogEdit = fn(&mut LogRecord);
     let edits: [(&str, LogEdit); 6] = [
         ("trace_id, span_id", |r| {

@@ -20,12 +20,14 @@
 //! Records/s is 100 × batch size over the median wall time of the whole export (client
 //! encode, loopback, server decode) over several repeats.
 
+use std::io;
 use std::time::{Duration, Instant};
 
 use opentelemetry_proto::tonic::collector::logs::v1::logs_service_client::LogsServiceClient;
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_client::TraceServiceClient;
 use otlp_collector::{Collector, grpc, pb_api, qdf_api};
 use qdf_fixtures::otel::{ExportLogsServiceRequest, ExportTraceServiceRequest, demo};
+use telemetry_grpc::net::Running;
 use tonic::codec::CompressionEncoding::Zstd;
 use tonic::transport::Channel;
 
@@ -46,35 +48,135 @@ fn median(times: &mut [Duration]) -> Duration {
     times[times.len() / 2]
 }
 
-/// Sends `$batches` `$reps` times through `$send` (a closure taking the client and the batches)
-/// on a fresh `$serve` server; bytes from the first run. `$warm` opens the connection.
-macro_rules! measure {
-    ($serve:expr, $client:ty, $zstd:expr, $batches:expr, $reps:expr, $warm:expr, $send:expr) => {{
-        let collector = Collector::new(false);
-        let server = $serve(collector.clone()).await?;
-        let mut client = <$client>::new(server.channel().await?);
-        if $zstd {
-            client = client.send_compressed(Zstd);
-        }
-        $warm(&mut client).await?;
-        let before = server.counters.client_to_server();
-        let mut bytes = 0;
-        let mut times = Vec::new();
-        for rep in 0..$reps {
-            let input = $batches.to_vec();
-            let start = Instant::now();
-            $send(&mut client, input).await?;
-            times.push(start.elapsed());
-            if rep == 0 {
-                bytes = server.counters.client_to_server() - before;
+/// A generated gRPC client sending export requests `R` to the server it belongs to.
+trait Exporter<R>: Sized {
+    /// Starts that server on loopback.
+    async fn serve(collector: Collector) -> io::Result<Running>;
+    /// The client on `channel`.
+    fn connect(channel: Channel) -> Self;
+    /// The client with gRPC zstd message compression.
+    fn zstd(self) -> Self;
+    /// Sends `batches`: one unary `Export` each, or one client-streaming `Export` of all.
+    async fn send(&mut self, batches: Vec<R>) -> Result<(), tonic::Status>;
+}
+
+/// Implements [`Exporter`] for the client `$client` of `$serve`, `unary` or `stream`.
+macro_rules! exporter {
+    ($kind:ident, $client:ty, $req:ty, $serve:path) => {
+        impl Exporter<$req> for $client {
+            async fn serve(collector: Collector) -> io::Result<Running> {
+                $serve(collector).await
+            }
+            fn connect(channel: Channel) -> Self {
+                <$client>::new(channel)
+            }
+            fn zstd(self) -> Self {
+                self.send_compressed(Zstd)
+            }
+            async fn send(&mut self, batches: Vec<$req>) -> Result<(), tonic::Status> {
+                exporter!(@send $kind, self, batches)
             }
         }
-        let got = collector.take();
-        assert_eq!(got.requests as usize, $reps * MESSAGES + 1);
-        drop(client);
-        server.stop().await?;
-        (bytes / MESSAGES as u64, median(&mut times))
+    };
+    (@send unary, $client:expr, $batches:expr) => {{
+        for r in $batches {
+            $client.export(r).await?;
+        }
+        Ok(())
     }};
+    (@send stream, $client:expr, $batches:expr) => {
+        $client.export(tokio_stream::iter($batches)).await.map(drop)
+    };
+}
+
+exporter!(
+    unary,
+    TraceServiceClient<Channel>,
+    ExportTraceServiceRequest,
+    grpc::serve_otlp
+);
+exporter!(
+    unary,
+    LogsServiceClient<Channel>,
+    ExportLogsServiceRequest,
+    grpc::serve_otlp
+);
+exporter!(
+    stream,
+    pb_api::trace::trace_service_client::TraceServiceClient<Channel>,
+    ExportTraceServiceRequest,
+    grpc::serve_pb_stream
+);
+exporter!(
+    stream,
+    pb_api::logs::logs_service_client::LogsServiceClient<Channel>,
+    ExportLogsServiceRequest,
+    grpc::serve_pb_stream
+);
+exporter!(
+    stream,
+    qdf_api::trace::trace_service_client::TraceServiceClient<Channel>,
+    ExportTraceServiceRequest,
+    grpc::serve_qdf
+);
+exporter!(
+    stream,
+    qdf_api::logs::logs_service_client::LogsServiceClient<Channel>,
+    ExportLogsServiceRequest,
+    grpc::serve_qdf
+);
+
+/// A signal's export request and its three clients: OTLP unary, pb stream, qdf stream.
+trait Signal: Clone + Default {
+    type Otlp: Exporter<Self>;
+    type Pb: Exporter<Self>;
+    type Qdf: Exporter<Self>;
+}
+
+impl Signal for ExportTraceServiceRequest {
+    type Otlp = TraceServiceClient<Channel>;
+    type Pb = pb_api::trace::trace_service_client::TraceServiceClient<Channel>;
+    type Qdf = qdf_api::trace::trace_service_client::TraceServiceClient<Channel>;
+}
+
+impl Signal for ExportLogsServiceRequest {
+    type Otlp = LogsServiceClient<Channel>;
+    type Pb = pb_api::logs::logs_service_client::LogsServiceClient<Channel>;
+    type Qdf = qdf_api::logs::logs_service_client::LogsServiceClient<Channel>;
+}
+
+/// Sends `batches` `reps` times through client `C` on a fresh server of its own, after one
+/// empty request that opens the connection; bytes per batch from the first run, and the median
+/// time.
+async fn measure<R: Clone + Default, C: Exporter<R>>(
+    zstd: bool,
+    batches: &[R],
+    reps: usize,
+) -> Result<(u64, Duration), BoxError> {
+    let collector = Collector::new(false);
+    let server = C::serve(collector.clone()).await?;
+    let mut client = C::connect(server.channel().await?);
+    if zstd {
+        client = client.zstd();
+    }
+    client.send(vec![R::default()]).await?;
+    let before = server.counters.client_to_server();
+    let mut bytes = 0;
+    let mut times = Vec::new();
+    for rep in 0..reps {
+        let input = batches.to_vec();
+        let start = Instant::now();
+        client.send(input).await?;
+        times.push(start.elapsed());
+        if rep == 0 {
+            bytes = server.counters.client_to_server() - before;
+        }
+    }
+    let got = collector.take();
+    assert_eq!(got.requests as usize, reps * MESSAGES + 1);
+    drop(client);
+    server.stop().await?;
+    Ok((bytes / MESSAGES as u64, median(&mut times)))
 }
 
 /// One table row: OTLP unary, OTLP unary+zstd, pb stream, pb stream+zstd, qdf, qdf+zstd.
@@ -87,158 +189,20 @@ fn cell((bytes, time): (u64, Duration), records: usize) -> Cell {
     }
 }
 
-async fn trace_row(
-    batches: &[ExportTraceServiceRequest],
-    size: usize,
-    reps: usize,
-) -> Result<Row, BoxError> {
-    type Otlp = TraceServiceClient<Channel>;
-    type Pb = pb_api::trace::trace_service_client::TraceServiceClient<Channel>;
-    type Qdf = qdf_api::trace::trace_service_client::TraceServiceClient<Channel>;
-    let empty = || vec![ExportTraceServiceRequest::default()];
+/// The row of `batches` (of `size` records each) for signal `S`.
+async fn row<S: Signal>(batches: &[S], size: usize, reps: usize) -> Result<Row, BoxError> {
     let mut cells = Vec::new();
     for zstd in [false, true] {
-        let m = measure!(
-            grpc::serve_otlp,
-            Otlp,
-            zstd,
-            batches,
-            reps,
-            |c: &mut Otlp| {
-                let mut c = c.clone();
-                async move {
-                    c.export(ExportTraceServiceRequest::default())
-                        .await
-                        .map(drop)
-                }
-            },
-            |c: &mut Otlp, input: Vec<ExportTraceServiceRequest>| {
-                let mut c = c.clone();
-                async move {
-                    for r in input {
-                        c.export(r).await?;
-                    }
-                    Ok::<(), tonic::Status>(())
-                }
-            }
-        );
-        cells.push(cell(m, size));
+        cells.push(cell(
+            measure::<S, S::Otlp>(zstd, batches, reps).await?,
+            size,
+        ));
     }
     for zstd in [false, true] {
-        let m = measure!(
-            grpc::serve_pb_stream,
-            Pb,
-            zstd,
-            batches,
-            reps,
-            |c: &mut Pb| {
-                let mut c = c.clone();
-                let e = empty();
-                async move { c.export(tokio_stream::iter(e)).await.map(drop) }
-            },
-            |c: &mut Pb, input: Vec<ExportTraceServiceRequest>| {
-                let mut c = c.clone();
-                async move { c.export(tokio_stream::iter(input)).await.map(drop) }
-            }
-        );
-        cells.push(cell(m, size));
+        cells.push(cell(measure::<S, S::Pb>(zstd, batches, reps).await?, size));
     }
     for zstd in [false, true] {
-        let m = measure!(
-            grpc::serve_qdf,
-            Qdf,
-            zstd,
-            batches,
-            reps,
-            |c: &mut Qdf| {
-                let mut c = c.clone();
-                let e = empty();
-                async move { c.export(tokio_stream::iter(e)).await.map(drop) }
-            },
-            |c: &mut Qdf, input: Vec<ExportTraceServiceRequest>| {
-                let mut c = c.clone();
-                async move { c.export(tokio_stream::iter(input)).await.map(drop) }
-            }
-        );
-        cells.push(cell(m, size));
-    }
-    Ok(cells.try_into().expect("six cells"))
-}
-
-async fn log_row(
-    batches: &[ExportLogsServiceRequest],
-    size: usize,
-    reps: usize,
-) -> Result<Row, BoxError> {
-    type Otlp = LogsServiceClient<Channel>;
-    type Pb = pb_api::logs::logs_service_client::LogsServiceClient<Channel>;
-    type Qdf = qdf_api::logs::logs_service_client::LogsServiceClient<Channel>;
-    let empty = || vec![ExportLogsServiceRequest::default()];
-    let mut cells = Vec::new();
-    for zstd in [false, true] {
-        let m = measure!(
-            grpc::serve_otlp,
-            Otlp,
-            zstd,
-            batches,
-            reps,
-            |c: &mut Otlp| {
-                let mut c = c.clone();
-                async move {
-                    c.export(ExportLogsServiceRequest::default())
-                        .await
-                        .map(drop)
-                }
-            },
-            |c: &mut Otlp, input: Vec<ExportLogsServiceRequest>| {
-                let mut c = c.clone();
-                async move {
-                    for r in input {
-                        c.export(r).await?;
-                    }
-                    Ok::<(), tonic::Status>(())
-                }
-            }
-        );
-        cells.push(cell(m, size));
-    }
-    for zstd in [false, true] {
-        let m = measure!(
-            grpc::serve_pb_stream,
-            Pb,
-            zstd,
-            batches,
-            reps,
-            |c: &mut Pb| {
-                let mut c = c.clone();
-                let e = empty();
-                async move { c.export(tokio_stream::iter(e)).await.map(drop) }
-            },
-            |c: &mut Pb, input: Vec<ExportLogsServiceRequest>| {
-                let mut c = c.clone();
-                async move { c.export(tokio_stream::iter(input)).await.map(drop) }
-            }
-        );
-        cells.push(cell(m, size));
-    }
-    for zstd in [false, true] {
-        let m = measure!(
-            grpc::serve_qdf,
-            Qdf,
-            zstd,
-            batches,
-            reps,
-            |c: &mut Qdf| {
-                let mut c = c.clone();
-                let e = empty();
-                async move { c.export(tokio_stream::iter(e)).await.map(drop) }
-            },
-            |c: &mut Qdf, input: Vec<ExportLogsServiceRequest>| {
-                let mut c = c.clone();
-                async move { c.export(tokio_stream::iter(input)).await.map(drop) }
-            }
-        );
-        cells.push(cell(m, size));
+        cells.push(cell(measure::<S, S::Qdf>(zstd, batches, reps).await?, size));
     }
     Ok(cells.try_into().expect("six cells"))
 }
@@ -249,9 +213,9 @@ async fn main() -> Result<(), BoxError> {
     for size in [10, 100, 1000] {
         let reps = if size >= 1000 { 3 } else { 7 };
         let traces = demo::trace_batches(MESSAGES, size);
-        rows.push(("traces", size, trace_row(&traces, size, reps).await?));
+        rows.push(("traces", size, row(&traces, size, reps).await?));
         let logs = demo::log_batches(MESSAGES, size);
-        rows.push(("logs", size, log_row(&logs, size, reps).await?));
+        rows.push(("logs", size, row(&logs, size, reps).await?));
     }
     println!(
         "OTLP: opentelemetry-proto's TraceService/LogsService, unary Export per batch; pb stream: \

@@ -334,7 +334,8 @@ impl TraceBuilder<'_> {
         self.rng.u64().to_be_bytes()
     }
 
-    /// Pushes a finished span.
+    /// Pushes a finished span, without events or status (`charge` adds those to a failed
+    /// payment's spans).
     #[allow(clippy::too_many_arguments)]
     fn finish(
         &mut self,
@@ -347,8 +348,6 @@ impl TraceBuilder<'_> {
         start: u64,
         end: u64,
         attributes: Vec<KeyValue>,
-        events: Vec<Event>,
-        status: Option<Status>,
     ) {
         let span = Span {
             trace_id: self.trace_id.to_vec(),
@@ -362,11 +361,11 @@ impl TraceBuilder<'_> {
             end_time_unix_nano: end,
             attributes,
             dropped_attributes_count: 0,
-            events,
+            events: Vec::new(),
             dropped_events_count: 0,
             links: Vec::new(),
             dropped_links_count: 0,
-            status,
+            status: None,
         };
         self.spans.push(Pending {
             service,
@@ -425,9 +424,62 @@ impl TraceBuilder<'_> {
         (lo + self.rng.int_n(spread)) * 1_000
     }
 
-    /// A gRPC call from `from` to `to`'s `method`: a client span in the caller, a server span
-    /// in the callee, `body` running inside the server span from its start; returns the end of
-    /// the client span.
+    /// A call from `from` to `to`: a server span in `to`'s main scope inside a client span in
+    /// `from`'s client scope, `body` running inside the server span from its start. `gaps` are
+    /// the work ranges of [`Self::work`]: request transit, server before `body`, server after
+    /// it, response transit. `spans` gives the server's and then the client's span name and
+    /// attributes once the times are drawn. Returns the end of the client span.
+    fn call(
+        &mut self,
+        from: Parent,
+        to: usize,
+        start: u64,
+        gaps: [(u64, u64); 4],
+        body: impl FnOnce(&mut Self, Parent, u64) -> u64,
+        spans: impl FnOnce(&mut Self) -> [(String, Vec<KeyValue>); 2],
+    ) -> u64 {
+        let client_id = self.id8();
+        let server_id = self.id8();
+        let server_start = start + self.work(gaps[0].0, gaps[0].1);
+        let server = Parent {
+            service: to,
+            span_id: server_id,
+        };
+        let inner_start = server_start + self.work(gaps[1].0, gaps[1].1);
+        let inner_end = body(self, server, inner_start);
+        let server_end = inner_end + self.work(gaps[2].0, gaps[2].1);
+        let end = server_end + self.work(gaps[3].0, gaps[3].1);
+        let [(server_name, server_attrs), (client_name, client_attrs)] = spans(self);
+        self.finish(
+            to,
+            0,
+            server_id,
+            Some(Parent {
+                span_id: client_id,
+                ..from
+            }),
+            server_name,
+            SpanKind::Server,
+            server_start,
+            server_end,
+            server_attrs,
+        );
+        self.finish(
+            from.service,
+            1,
+            client_id,
+            Some(from),
+            client_name,
+            SpanKind::Client,
+            start,
+            end,
+            client_attrs,
+        );
+        end
+    }
+
+    /// A gRPC call from `from` to `to`'s `method` ([`Self::call`]), `app` added to the server
+    /// span's attributes.
     fn rpc(
         &mut self,
         from: Parent,
@@ -437,70 +489,33 @@ impl TraceBuilder<'_> {
         app: Vec<KeyValue>,
         body: impl FnOnce(&mut Self, Parent, u64) -> u64,
     ) -> u64 {
-        let client_id = self.id8();
-        let server_id = self.id8();
         let callee = &SERVICES[to];
         let name = format!("{}/{method}", callee.rpc);
-        let server_start = start + self.work(80, 300);
-        let server = Parent {
-            service: to,
-            span_id: server_id,
-        };
-        let inner_start = server_start + self.work(10, 60);
-        let inner_end = body(self, server, inner_start);
-        let server_end = inner_end + self.work(5, 80);
-        let end = server_end + self.work(60, 250);
-        let rpc_attrs = |peer: (&str, i64)| {
-            vec![
-                kv_str("rpc.system", "grpc"),
-                kv_str("rpc.service", callee.rpc),
-                kv_str("rpc.method", method),
-                kv_int("rpc.grpc.status_code", 0),
-                kv_str("network.peer.address", peer.0),
-                kv_int("network.peer.port", peer.1),
-            ]
-        };
-        let mut attrs = rpc_attrs((
-            self.fleet.ips[from.service].as_str(),
-            40_000 + self.rng.int(20_000),
-        ));
-        attrs.extend(app);
-        self.finish(
-            to,
-            0,
-            server_id,
-            Some(Parent {
-                span_id: client_id,
-                ..from
-            }),
-            name.clone(),
-            SpanKind::Server,
-            server_start,
-            server_end,
-            attrs,
-            Vec::new(),
-            None,
-        );
-        let mut attrs = rpc_attrs((self.fleet.ips[to].as_str(), callee.port));
-        attrs.push(kv_str("server.address", callee.name));
-        attrs.push(kv_int("server.port", callee.port));
-        self.finish(
-            from.service,
-            1,
-            client_id,
-            Some(from),
-            name,
-            SpanKind::Client,
-            start,
-            end,
-            attrs,
-            Vec::new(),
-            None,
-        );
-        end
+        let gaps = [(80, 300), (10, 60), (5, 80), (60, 250)];
+        self.call(from, to, start, gaps, body, |t| {
+            let rpc_attrs = |peer: (&str, i64)| {
+                vec![
+                    kv_str("rpc.system", "grpc"),
+                    kv_str("rpc.service", callee.rpc),
+                    kv_str("rpc.method", method),
+                    kv_int("rpc.grpc.status_code", 0),
+                    kv_str("network.peer.address", peer.0),
+                    kv_int("network.peer.port", peer.1),
+                ]
+            };
+            let mut server = rpc_attrs((
+                t.fleet.ips[from.service].as_str(),
+                40_000 + t.rng.int(20_000),
+            ));
+            server.extend(app);
+            let mut client = rpc_attrs((t.fleet.ips[to].as_str(), callee.port));
+            client.push(kv_str("server.address", callee.name));
+            client.push(kv_int("server.port", callee.port));
+            [(name.clone(), server), (name, client)]
+        })
     }
 
-    /// An HTTP call from `from` to the HTTP service `to`, same structure as [`Self::rpc`].
+    /// An HTTP `POST` from `from` to the HTTP service `to` ([`Self::call`]).
     fn http(
         &mut self,
         from: Parent,
@@ -508,123 +523,102 @@ impl TraceBuilder<'_> {
         start: u64,
         body: impl FnOnce(&mut Self, Parent, u64) -> u64,
     ) -> u64 {
-        let client_id = self.id8();
-        let server_id = self.id8();
         let callee = &SERVICES[to];
-        let server_start = start + self.work(150, 400);
-        let server = Parent {
-            service: to,
-            span_id: server_id,
-        };
-        let inner_start = server_start + self.work(20, 80);
-        let inner_end = body(self, server, inner_start);
-        let server_end = inner_end + self.work(10, 100);
-        let end = server_end + self.work(100, 300);
-        let url = format!("http://{}:{}{}", callee.name, callee.port, callee.rpc);
-        let attrs = vec![
-            kv_str("http.request.method", "POST"),
-            kv_str("url.path", callee.rpc),
-            kv_str("url.scheme", "http"),
-            kv_str("http.route", callee.rpc),
-            kv_int("http.response.status_code", 200),
-            kv_str("network.protocol.version", "1.1"),
-            kv_str("client.address", self.fleet.ips[from.service].clone()),
-        ];
-        self.finish(
-            to,
-            0,
-            server_id,
-            Some(Parent {
-                span_id: client_id,
-                ..from
-            }),
-            format!("POST {}", callee.rpc),
-            SpanKind::Server,
-            server_start,
-            server_end,
-            attrs,
-            Vec::new(),
-            None,
-        );
-        let attrs = vec![
-            kv_str("http.request.method", "POST"),
-            kv_str("url.full", url),
-            kv_str("server.address", callee.name),
-            kv_int("server.port", callee.port),
-            kv_int("http.response.status_code", 200),
-            kv_str("network.protocol.version", "1.1"),
-        ];
-        self.finish(
-            from.service,
-            1,
-            client_id,
-            Some(from),
-            "POST".to_owned(),
-            SpanKind::Client,
-            start,
-            end,
-            attrs,
-            Vec::new(),
-            None,
-        );
+        let gaps = [(150, 400), (20, 80), (10, 100), (100, 300)];
+        self.call(from, to, start, gaps, body, |t| {
+            let url = format!("http://{}:{}{}", callee.name, callee.port, callee.rpc);
+            let server = vec![
+                kv_str("http.request.method", "POST"),
+                kv_str("url.path", callee.rpc),
+                kv_str("url.scheme", "http"),
+                kv_str("http.route", callee.rpc),
+                kv_int("http.response.status_code", 200),
+                kv_str("network.protocol.version", "1.1"),
+                kv_str("client.address", t.fleet.ips[from.service].clone()),
+            ];
+            let client = vec![
+                kv_str("http.request.method", "POST"),
+                kv_str("url.full", url),
+                kv_str("server.address", callee.name),
+                kv_int("server.port", callee.port),
+                kv_int("http.response.status_code", 200),
+                kv_str("network.protocol.version", "1.1"),
+            ];
+            [
+                (format!("POST {}", callee.rpc), server),
+                ("POST".to_owned(), client),
+            ]
+        })
+    }
+
+    /// A span of kind `kind` in `at`'s client scope, child of `at`, lasting `gap` (as
+    /// [`Self::work`]) from `start`; `attrs` runs once the times are drawn. Returns its end.
+    fn leaf(
+        &mut self,
+        at: Parent,
+        name: String,
+        kind: SpanKind,
+        start: u64,
+        gap: (u64, u64),
+        attrs: impl FnOnce(&mut Self) -> Vec<KeyValue>,
+    ) -> u64 {
+        let id = self.id8();
+        let end = start + self.work(gap.0, gap.1);
+        let attrs = attrs(self);
+        self.finish(at.service, 1, id, Some(at), name, kind, start, end, attrs);
+        end
+    }
+
+    /// Work of `gap` (as [`Self::work`]) from `start` in `at`'s span, ending with an info log
+    /// record; returns the end.
+    fn respond(
+        &mut self,
+        at: Parent,
+        start: u64,
+        gap: (u64, u64),
+        body: String,
+        attrs: Vec<KeyValue>,
+    ) -> u64 {
+        let end = start + self.work(gap.0, gap.1);
+        self.log(at, end, SeverityNumber::Info, body, attrs);
         end
     }
 
     /// A Valkey command from `at` (the cart service's client scope).
     fn valkey(&mut self, at: Parent, op: &str, start: u64) -> u64 {
-        let id = self.id8();
-        let end = start + self.work(150, 900);
-        let attrs = vec![
-            kv_str("db.system", "redis"),
-            kv_str("db.operation.name", op),
-            kv_str("db.query.text", format!("{op} {}", self.user)),
-            kv_int("db.redis.database_index", 0),
-            kv_str("server.address", "valkey-cart"),
-            kv_int("server.port", 6379),
-        ];
-        self.finish(
-            at.service,
-            1,
-            id,
-            Some(at),
+        self.leaf(
+            at,
             op.to_owned(),
             SpanKind::Client,
             start,
-            end,
-            attrs,
-            Vec::new(),
-            None,
-        );
-        end
+            (150, 900),
+            |t| {
+                vec![
+                    kv_str("db.system", "redis"),
+                    kv_str("db.operation.name", op),
+                    kv_str("db.query.text", format!("{op} {}", t.user)),
+                    kv_int("db.redis.database_index", 0),
+                    kv_str("server.address", "valkey-cart"),
+                    kv_int("server.port", 6379),
+                ]
+            },
+        )
     }
 
     /// A PostgreSQL query from the catalog service.
     fn sql(&mut self, at: Parent, query: &str, start: u64) -> u64 {
-        let id = self.id8();
-        let end = start + self.work(300, 2_500);
-        let attrs = vec![
-            kv_str("db.system", "postgresql"),
-            kv_str("db.namespace", "otel"),
-            kv_str("db.operation.name", "SELECT"),
-            kv_str("db.collection.name", "catalog.products"),
-            kv_str("db.query.text", query),
-            kv_str("server.address", "postgresql"),
-            kv_int("server.port", 5432),
-        ];
-        self.finish(
-            at.service,
-            1,
-            id,
-            Some(at),
-            "SELECT catalog.products".to_owned(),
-            SpanKind::Client,
-            start,
-            end,
-            attrs,
-            Vec::new(),
-            None,
-        );
-        end
+        let name = "SELECT catalog.products".to_owned();
+        self.leaf(at, name, SpanKind::Client, start, (300, 2_500), |_| {
+            vec![
+                kv_str("db.system", "postgresql"),
+                kv_str("db.namespace", "otel"),
+                kv_str("db.operation.name", "SELECT"),
+                kv_str("db.collection.name", "catalog.products"),
+                kv_str("db.query.text", query),
+                kv_str("server.address", "postgresql"),
+                kv_int("server.port", 5432),
+            ]
+        })
     }
 
     fn get_product(&mut self, from: Parent, product: &'static str, start: u64) -> u64 {
@@ -664,15 +658,8 @@ impl TraceBuilder<'_> {
             kv_str("app.currency.conversion.to", to),
         ];
         self.rpc(from, CURRENCY, "Convert", start, app, |t, at, s| {
-            let end = s + t.work(20, 80);
-            t.log(
-                at,
-                end,
-                SeverityNumber::Info,
-                format!("Conversion successful USD -> {to}"),
-                vec![kv_str("currency.code.to", to)],
-            );
-            end
+            let body = format!("Conversion successful USD -> {to}");
+            t.respond(at, s, (20, 80), body, vec![kv_str("currency.code.to", to)])
         })
     }
 
@@ -688,14 +675,12 @@ impl TraceBuilder<'_> {
             ),
         ];
         self.rpc(from, AD, "GetAds", start, app, |t, at, s| {
-            let end = s + t.work(100, 600);
             let body = if targeted {
                 format!("Targeted ad request received for [{category}]")
             } else {
                 "Non-targeted ad request received, preparing random response.".to_owned()
             };
-            t.log(at, end, SeverityNumber::Info, body, Vec::new());
-            end
+            t.respond(at, s, (100, 600), body, Vec::new())
         })
     }
 
@@ -785,8 +770,6 @@ impl TraceBuilder<'_> {
             start,
             end,
             attrs,
-            Vec::new(),
-            None,
         );
         end
     }
@@ -858,10 +841,8 @@ impl TraceBuilder<'_> {
                 }
                 s = t.rpc(at, SHIPPING, "GetQuote", s, vec![kv_int("app.shipping.items.count", items as i64)], |t, at, s| {
                     let end = t.http(at, QUOTE, s, |t, at, s| {
-                        let end = s + t.work(50, 300);
                         let cost = (items as f64) * 8.9;
-                        t.log(at, end, SeverityNumber::Info, "Calculated quote".to_owned(), vec![kv_int("app.quote.items.count", items as i64), kv_f64("app.quote.cost.total", cost)]);
-                        end
+                        t.respond(at, s, (50, 300), "Calculated quote".to_owned(), vec![kv_int("app.quote.items.count", items as i64), kv_f64("app.quote.cost.total", cost)])
                     });
                     t.log(at, end, SeverityNumber::Info, format!("Received quote: {}.{} USD", 8 * items, 90 * items % 100), Vec::new());
                     end
@@ -873,30 +854,23 @@ impl TraceBuilder<'_> {
                 }
                 let tracking = uuid(t.rng);
                 s = t.rpc(at, SHIPPING, "ShipOrder", s, Vec::new(), |t, at, s| {
-                    let end = s + t.work(20, 100);
-                    t.log(at, end, SeverityNumber::Info, format!("Tracking ID Created: {tracking}"), vec![kv_str("app.shipping.tracking.id", tracking.clone())]);
-                    end
+                    t.respond(at, s, (20, 100), format!("Tracking ID Created: {tracking}"), vec![kv_str("app.shipping.tracking.id", tracking.clone())])
                 });
                 s = t.http(at, EMAIL, s, |t, at, s| {
-                    let end = s + t.work(500, 3_000);
-                    t.log(at, end, SeverityNumber::Info, "Order confirmation email sent to: someone@example.com".to_owned(), vec![kv_str("app.order.id", order.clone())]);
-                    end
+                    t.respond(at, s, (500, 3_000), "Order confirmation email sent to: someone@example.com".to_owned(), vec![kv_str("app.order.id", order.clone())])
                 });
                 let user = t.user.clone();
                 s = t.rpc(at, CART, "EmptyCart", s, vec![kv_str("app.user.id", user.clone())], |t, at, s| {
                     t.log(at, s, SeverityNumber::Info, format!("EmptyCartAsync called with userId={user}"), vec![kv_str("userId", user)]);
                     t.valkey(at, "HDEL", s)
                 });
-                let id = t.id8();
-                let end = s + t.work(200, 1_500);
-                let attrs = vec![
+                let end = t.leaf(at, "orders publish".to_owned(), SpanKind::Producer, s, (200, 1_500), |t| vec![
                     kv_str("messaging.system", "kafka"),
                     kv_str("messaging.destination.name", "orders"),
                     kv_str("messaging.operation.type", "publish"),
                     kv_str("messaging.client.id", "checkout"),
                     kv_int("messaging.kafka.destination.partition", t.rng.int(3)),
-                ];
-                t.finish(CHECKOUT, 1, id, Some(at), "orders publish".to_owned(), SpanKind::Producer, s, end, attrs, Vec::new(), None);
+                ]);
                 t.log(at, end, SeverityNumber::Info, "sending to postProcessor".to_owned(), Vec::new());
                 end
             })

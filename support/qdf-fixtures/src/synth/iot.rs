@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::BASE_NS;
-use crate::{Dataset, Rng};
+use crate::{Dataset, Draw, Rng};
 
 const SITES: [&str; 5] = [
     "berlin-dc1",
@@ -48,18 +48,23 @@ pub struct DeviceReading {
 
 /// `devices` × `samples` readings (the benchmark uses 32 × 256).
 pub fn iot_batch(devices: usize, samples: usize) -> IoTBatch {
-    let mut r = Rng::pcg(0xdead_beef, 0xcafe_babe);
-    let devices = (0..devices).map(|d| device(&mut r, d, samples)).collect();
+    iot_batch_from(&mut Rng::pcg(0xdead_beef, 0xcafe_babe), devices, samples)
+}
+
+/// [`iot_batch`]'s shape with the values drawn from `r`: the QPack size tests draw it from
+/// [`SplitMix64`](crate::SplitMix64) seeded `0xDEAD_BEEF`.
+pub fn iot_batch_from(r: &mut impl Draw, devices: usize, samples: usize) -> IoTBatch {
+    let devices = (0..devices).map(|d| device(r, d, samples)).collect();
     IoTBatch { devices }
 }
 
-fn device(r: &mut Rng, d: usize, samples: usize) -> DeviceReading {
+fn device(r: &mut impl Draw, d: usize, samples: usize) -> DeviceReading {
     let mut t = BASE_NS + d as i64 * 1_000_000_000;
     let mut temp = 18.0 + 12.0 * r.float();
     let mut hum = 40.0 + 30.0 * r.float();
     let (mut ts, mut temps, mut hums) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..samples {
-        t += 1_000_000_000 + r.int(20_000_000) - 10_000_000;
+        t += 1_000_000_000 + r.below(20_000_000) as i64 - 10_000_000;
         temp += (r.float() - 0.5) * 0.2;
         hum += (r.float() - 0.5) * 0.4;
         ts.push(t);

@@ -112,9 +112,12 @@ pub fn log_batch(n: usize) -> LogBatch {
     LogBatch { records }
 }
 
-/// The protobuf twin of [`LogBatch`].
+/// The protobuf twin of [`LogBatch`]. Its `LogRecord` also derives serde: the
+/// `telemetry-grpc` example sends it as is over both its qdf and its protobuf service.
 pub mod pb {
     use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Serialize};
 
     /// `message LogBatch`.
     #[derive(Clone, PartialEq, prost::Message)]
@@ -124,31 +127,31 @@ pub mod pb {
         pub records: Vec<LogRecord>,
     }
 
-    /// `message LogRecord`.
-    #[derive(Clone, PartialEq, prost::Message)]
+    /// `message LogRecord`: one log line.
+    #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, prost::Message)]
     pub struct LogRecord {
-        /// `int64 ts = 1`.
+        /// `int64 ts = 1`: Unix time in nanoseconds.
         #[prost(int64, tag = "1")]
         pub ts: i64,
-        /// `int64 level = 2`.
+        /// `int64 level = 2`: severity, 0 (debug) to 4 (fatal).
         #[prost(int64, tag = "2")]
         pub level: i64,
-        /// `string service = 3`.
+        /// `string service = 3`: emitting service, e.g. `"api"`.
         #[prost(string, tag = "3")]
         pub service: String,
-        /// `string host = 4`.
+        /// `string host = 4`: emitting host, e.g. `"host-c"`.
         #[prost(string, tag = "4")]
         pub host: String,
-        /// `string message = 5`.
+        /// `string message = 5`: the message text.
         #[prost(string, tag = "5")]
         pub message: String,
-        /// `string trace_id = 6`.
+        /// `string trace_id = 6`: 32 lowercase hex digits.
         #[prost(string, tag = "6")]
         pub trace_id: String,
-        /// `string span_id = 7`.
+        /// `string span_id = 7`: 16 lowercase hex digits.
         #[prost(string, tag = "7")]
         pub span_id: String,
-        /// `map<string, string> fields = 8`.
+        /// `map<string, string> fields = 8`: structured fields, ordered by key.
         #[prost(btree_map = "string, string", tag = "8")]
         pub fields: BTreeMap<String, String>,
     }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Dataset, Rng};
+use crate::{Dataset, Rng, SplitMix64};
 
 const TAGS: [&str; 3] = ["host:node-001", "service:ingest", "region:eu-west-1"];
 
@@ -42,6 +42,31 @@ pub fn metric_series(n: usize) -> MetricSeries {
     });
     MetricSeries {
         points: points.collect(),
+    }
+}
+
+/// Variant (b), the Go `mkMetricSeries(1024)` profile shape: one series as three columns
+/// (the QPack size tests' input).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricColumns {
+    /// Always `service.cpu.load`.
+    pub name: String,
+    /// Unix s, 1.7e9 + i.
+    pub timestamps: Vec<i64>,
+    /// `N(0, 1)` by Box–Muller from [`SplitMix64`] seeded 2.
+    pub values: Vec<f64>,
+    /// `i % 3 == 0`.
+    pub flags: Vec<bool>,
+}
+
+/// `n` points of [`MetricColumns`] (the tests use 1024).
+pub fn metric_columns(n: usize) -> MetricColumns {
+    let mut r = SplitMix64::new(2);
+    MetricColumns {
+        name: "service.cpu.load".into(),
+        timestamps: (0..n as i64).map(|i| 1_700_000_000 + i).collect(),
+        values: (0..n).map(|_| r.normal()).collect(),
+        flags: (0..n).map(|i| i % 3 == 0).collect(),
     }
 }
 

@@ -170,9 +170,12 @@ fn span(r: &mut Rng, trace_id: &str, start_ns: i64) -> Span {
     }
 }
 
-/// The protobuf twin of [`TraceExport`].
+/// The protobuf twin of [`TraceExport`]. All but `TraceExport` also derive serde: the
+/// `telemetry-grpc` example sends them as is over both its qdf and its protobuf service.
 pub mod pb {
     use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Serialize};
 
     /// `message TraceExport`.
     #[derive(Clone, PartialEq, prost::Message)]
@@ -183,9 +186,9 @@ pub mod pb {
     }
 
     /// `message ResourceSpans`.
-    #[derive(Clone, PartialEq, prost::Message)]
+    #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, prost::Message)]
     pub struct ResourceSpans {
-        /// `map<string, string> resource = 1`.
+        /// `map<string, string> resource = 1`: `service.name`, `service.version`, `deployment.env`.
         #[prost(btree_map = "string, string", tag = "1")]
         pub resource: BTreeMap<String, String>,
         /// `repeated ScopeSpans scopes = 2`.
@@ -194,9 +197,9 @@ pub mod pb {
     }
 
     /// `message ScopeSpans`.
-    #[derive(Clone, PartialEq, prost::Message)]
+    #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, prost::Message)]
     pub struct ScopeSpans {
-        /// `string scope = 1`.
+        /// `string scope = 1`: instrumentation library name.
         #[prost(string, tag = "1")]
         pub scope: String,
         /// `repeated Span spans = 2`.
@@ -205,44 +208,44 @@ pub mod pb {
     }
 
     /// `message Span`.
-    #[derive(Clone, PartialEq, prost::Message)]
+    #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, prost::Message)]
     pub struct Span {
-        /// `string trace_id = 1`.
+        /// `string trace_id = 1`: 32 lowercase hex digits, shared by the spans of one scope.
         #[prost(string, tag = "1")]
         pub trace_id: String,
-        /// `string span_id = 2`.
+        /// `string span_id = 2`: 16 lowercase hex digits.
         #[prost(string, tag = "2")]
         pub span_id: String,
-        /// `string parent_id = 3`.
+        /// `string parent_id = 3`: 16 lowercase hex digits.
         #[prost(string, tag = "3")]
         pub parent_id: String,
-        /// `string name = 4`.
+        /// `string name = 4`: operation name, e.g. `"db.query"`.
         #[prost(string, tag = "4")]
         pub name: String,
-        /// `int64 kind = 5`.
+        /// `int64 kind = 5`: span kind, 0 to 5.
         #[prost(int64, tag = "5")]
         pub kind: i64,
-        /// `int64 start_ns = 6`.
+        /// `int64 start_ns = 6`: start, Unix nanoseconds.
         #[prost(int64, tag = "6")]
         pub start_ns: i64,
-        /// `int64 end_ns = 7`.
+        /// `int64 end_ns = 7`: end, Unix nanoseconds.
         #[prost(int64, tag = "7")]
         pub end_ns: i64,
-        /// `repeated KeyValue attrs = 8`.
+        /// `repeated KeyValue attrs = 8`: attributes in recording order.
         #[prost(message, repeated, tag = "8")]
         pub attrs: Vec<KeyValue>,
-        /// `int64 status = 9`.
+        /// `int64 status = 9`: status code, 0 to 2.
         #[prost(int64, tag = "9")]
         pub status: i64,
     }
 
     /// `message KeyValue`.
-    #[derive(Clone, PartialEq, prost::Message)]
+    #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, prost::Message)]
     pub struct KeyValue {
-        /// `string key = 1`.
+        /// `string key = 1`: attribute name, e.g. `"http.method"`.
         #[prost(string, tag = "1")]
         pub key: String,
-        /// `string value = 2`.
+        /// `string value = 2`: attribute value as text.
         #[prost(string, tag = "2")]
         pub value: String,
     }
