@@ -93,19 +93,6 @@ fn number(cell: &str) -> Option<u64> {
     cell.replace(' ', "").parse().ok()
 }
 
-/// `1234567` → `1 234 567`, the style of the size tables.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(' ');
-        }
-        out.push(ch);
-    }
-    out
-}
-
 fn find<'a>(all: &'a [Table], title: &str) -> Result<&'a Table, String> {
     all.iter()
         .find(|t| t.title == title)
@@ -128,11 +115,19 @@ fn smallest_peer(t: &Table, row: &[String]) -> Option<(String, u64)> {
     best
 }
 
-fn qdf_size(t: &Table, row: &[String], col: &str) -> Result<u64, String> {
+/// A qdf column's size in a size row, as a number and as printed (`1 234`).
+fn qdf_size<'a>(t: &Table, row: &'a [String], col: &str) -> Result<(u64, &'a str), String> {
     let i = t.column(col).ok_or_else(|| format!("no column {col}"))?;
-    row.get(i)
-        .and_then(|c| number(c))
-        .ok_or_else(|| format!("{}: no size in column {col}", row[0]))
+    let cell = row.get(i).map_or("", String::as_str);
+    let n = number(cell).ok_or_else(|| format!("{}: no size in column {col}", row[0]))?;
+    Ok((n, cell))
+}
+
+/// A peer's cell as printed: the cell of column `name` in `row`.
+fn cell<'a>(t: &Table, row: &'a [String], name: &str) -> &'a str {
+    t.column(name)
+        .and_then(|i| row.get(i))
+        .map_or("", String::as_str)
 }
 
 /// The summary table: per dataset, qdf Balanced against the smallest peer (raw), and qdf
@@ -159,12 +154,12 @@ pub fn summary(sizes_md: &str) -> Result<String, String> {
         out += &format!(
             "| {} | {} ({peer}) | {} | {:.2}× | {} ({zpeer}) | {} | {:.2}× |\n",
             r[0],
-            thousands(p),
-            thousands(bal),
-            bal as f64 / p as f64,
-            thousands(zp),
-            thousands(comp),
-            comp as f64 / zp as f64,
+            cell(raw, r, &peer),
+            bal.1,
+            bal.0 as f64 / p as f64,
+            cell(z, zr, &zpeer),
+            comp.1,
+            comp.0 as f64 / zp as f64,
         );
     }
     Ok(out)
@@ -202,16 +197,13 @@ pub fn memory_summary(sizes_md: &str, alloc_md: &str) -> Result<String, String> 
             qdf_size(raw, r, "qdf speed")?,
         );
         let peak = peak_kib * 1024;
-        let ratio = peak as f64 / bal as f64;
-        let speed_ratio = peak as f64 / speed as f64;
+        let ratio = peak as f64 / bal.0 as f64;
+        let speed_ratio = peak as f64 / speed.0 as f64;
         (lo, hi) = (lo.min(ratio), hi.max(ratio));
         (slo, shi) = (slo.min(speed_ratio), shi.max(speed_ratio));
         out += &format!(
-            "| {} | {} B | {} KiB | {ratio:.1}× | {} B | {speed_ratio:.1}× |\n",
-            r[0],
-            thousands(bal),
-            thousands(peak_kib),
-            thousands(speed),
+            "| {} | {} B | {peak_kib} KiB | {ratio:.1}× | {} B | {speed_ratio:.1}× |\n",
+            r[0], bal.1, speed.1,
         );
     }
     out += &format!(
