@@ -182,8 +182,8 @@ fn agrees_with_the_decoder_on_every_prefix_and_many_corruptions() {
 
 #[test]
 fn agrees_with_the_decoder_on_the_spec_examples() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/SPEC.md"))
-        .unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/SPEC.md")).unwrap();
     let mut in_block = false;
     let mut n = 0;
     for l in text.lines() {
