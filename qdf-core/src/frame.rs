@@ -254,7 +254,7 @@ pub(crate) fn patch_len_prefix(out: &mut Vec<u8>, slot: usize, reserved: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Category;
+    use crate::error::Category;
     use crate::wire::header::{FLAG_CHECKSUM, FLAG_DENSE, FLAG_QPACK};
     use crate::wire::varint::write_uvarint;
 

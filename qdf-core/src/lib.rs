@@ -25,6 +25,7 @@ mod error;
 mod frame;
 pub mod inspect;
 mod options;
+mod refuse;
 mod ser;
 pub mod session;
 mod short;
@@ -52,30 +53,12 @@ pub use session::{
 pub use sync_stream::{StreamDecoder, StreamEncoder};
 pub use value::{Value, Variant, VariantKind};
 
-pub(crate) use de::{decode_body, decode_body_with_state};
-pub(crate) use ser::{encode_body, encode_body_with_state};
+pub(crate) use ser::encode_body;
 
 use serde::Serialize;
 use serde::de::{Deserialize, DeserializeOwned};
 
-use wire::header;
-
-/// The header flags of a stream encoded with `opts` (`docs/SPEC.md` §1): `01` with the Dense
-/// feature; `02` with QPack, because a stream header precedes frames not yet encoded, in any
-/// of which QPack tags may appear. A single message sets `02` only if its body has a QPack
-/// tag (see [`to_vec_with`]).
-///
-/// Hook for sessions and framing.
-pub(crate) fn header_flags(opts: &Options) -> u8 {
-    let mut flags = 0;
-    if opts.has(Features::DENSE) {
-        flags |= header::FLAG_DENSE;
-    }
-    if opts.has(Features::QPACK) {
-        flags |= header::FLAG_QPACK;
-    }
-    flags
-}
+use wire::header::{self, header_flags};
 
 /// Serializes `value` with the default (Balanced) options: header, then body.
 ///

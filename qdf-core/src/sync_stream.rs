@@ -24,9 +24,9 @@ use std::io::{Read, Write};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{
-    Category, DecoderSession, EncoderSession, Error, ErrorCode, FrameStatus, Options, Result,
-};
+use crate::error::{Category, Error, ErrorCode, Result};
+use crate::options::Options;
+use crate::session::{DecoderSession, EncoderSession, FrameStatus};
 
 /// Writes one frame per [`send`](Self::send) to a `Write` (wrap it in a `BufWriter` to batch
 /// small frames into fewer writes).

@@ -186,7 +186,7 @@ mod tests {
         let e = decode_one(&unfilled).unwrap_err();
         assert_eq!(
             e.code(),
-            &crate::ErrorCode::BadCodec("Chimp128 reference to a ring slot not yet filled")
+            &crate::error::ErrorCode::BadCodec("Chimp128 reference to a ring slot not yet filled")
         );
         // 10 first: no stored lz.
         let reuse = [0xE7, 0x0F, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0x80];

@@ -120,7 +120,7 @@ mod tests {
         let zero = decode_one(&[0xE6, 0x03, 0x00, 0x00, 0x00, 0x00]).unwrap_err();
         assert_eq!(
             zero.code(),
-            &crate::ErrorCode::BadCodec("delta body with zero values")
+            &crate::error::ErrorCode::BadCodec("delta body with zero values")
         );
         let short = decode_one(&[0xE6, 0x03, 0x08, 0x00, 0x00, 0x03, 0x01]).unwrap_err();
         assert_eq!(short.offset(), Some(5));

@@ -150,7 +150,7 @@ mod tests {
         let bad = decode_one(&[0xED, 0x03, 0x03, 1, 2, 3, 0x01, 0x03]).unwrap_err();
         assert_eq!(
             bad.code(),
-            &crate::ErrorCode::BadCodec("dictionary index out of range")
+            &crate::error::ErrorCode::BadCodec("dictionary index out of range")
         );
         assert!(decode_one(&[0xED, 0x03, 0x41]).is_err());
         assert!(decode_one(&[0xED, 0x03, 0x00, 0x00]).is_err());

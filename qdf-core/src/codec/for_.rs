@@ -110,7 +110,7 @@ mod tests {
         let e = decode_one(&[0xE5, 0x03, 0x08, 0x00, 0x03, 1, 2]).unwrap_err();
         assert_eq!(
             e.code(),
-            &crate::ErrorCode::LengthOverrun {
+            &crate::error::ErrorCode::LengthOverrun {
                 len: 3,
                 remaining: 2
             }

@@ -113,7 +113,7 @@ pub(crate) fn read_frame<'a>(
     let bits_at = cur.pos();
     let total = cur.uvarint("the XOR bit count")?;
     if total.div_ceil(8) > cur.remaining() as u64 {
-        return Err(cur.err(crate::ErrorCode::UnexpectedEof {
+        return Err(cur.err(crate::error::ErrorCode::UnexpectedEof {
             expected: "the XOR bit stream",
         }));
     }
@@ -263,7 +263,7 @@ mod tests {
         let e = decode_one(&wide).unwrap_err();
         assert_eq!(
             e.code(),
-            &crate::ErrorCode::BadCodec("Gorilla window wider than the value")
+            &crate::error::ErrorCode::BadCodec("Gorilla window wider than the value")
         );
     }
 }

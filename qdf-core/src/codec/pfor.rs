@@ -155,7 +155,7 @@ mod tests {
         let e = decode_one(&bad).unwrap_err();
         assert_eq!(
             e.code(),
-            &crate::ErrorCode::BadCodec("exception index out of range")
+            &crate::error::ErrorCode::BadCodec("exception index out of range")
         );
         assert_eq!(e.offset(), Some(7));
         // A second exception with gap 0 repeats a position.

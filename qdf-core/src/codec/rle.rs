@@ -86,7 +86,7 @@ mod tests {
         let over = decode_one(&[0xEB, 0x03, 0x02, 0x07, 0x03]).unwrap_err();
         assert_eq!(
             over.code(),
-            &crate::ErrorCode::BadCodec("RLE runs beyond the count")
+            &crate::error::ErrorCode::BadCodec("RLE runs beyond the count")
         );
         assert!(
             decode_one(&[0xEB, 0x03, 0x02, 0x07, 0x01])
@@ -99,7 +99,7 @@ mod tests {
         let e = crate::codec::decode(&[0xEB, 0x03, 0x02, 0x07, 0x02], 0, &mut budget);
         assert_eq!(
             e.unwrap_err().code(),
-            &crate::ErrorCode::OutputLimit {
+            &crate::error::ErrorCode::OutputLimit {
                 needed: 16,
                 limit: 1
             }

@@ -490,10 +490,10 @@ fn decode_table(counts: &[u32; 256], log: u32) -> Vec<Slot> {
 /// Decodes one tANS block at the cursor, charging its `n` decoded bytes to `budget`
 /// (bytes of output) before allocating.
 ///
-/// Errors, at the failing byte: [`crate::ErrorCode::UnexpectedEof`] or
-/// [`crate::ErrorCode::LengthOverrun`] for a truncated block,
-/// [`crate::ErrorCode::OutputLimit`] when `n` does not fit the budget, and
-/// [`crate::ErrorCode::BadCodec`] for a mode byte or accuracy log out of range (`A` above
+/// Errors, at the failing byte: [`crate::error::ErrorCode::UnexpectedEof`] or
+/// [`crate::error::ErrorCode::LengthOverrun`] for a truncated block,
+/// [`crate::error::ErrorCode::OutputLimit`] when `n` does not fit the budget, and
+/// [`crate::error::ErrorCode::BadCodec`] for a mode byte or accuracy log out of range (`A` above
 /// `max(5, bitlen(n))` or 12), a count of zero symbols summing short of `2^A` or one above the
 /// probability left, a single-symbol table, a description or state stream past the block,
 /// final states that are not 0, a block with unused bytes, or set padding bits.
@@ -501,7 +501,7 @@ pub fn decode(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec<u8>> {
     let at = cur.pos();
     let n64 = cur.uvarint("a tANS byte count")?;
     if n64 > *budget {
-        let code = crate::ErrorCode::OutputLimit {
+        let code = crate::error::ErrorCode::OutputLimit {
             needed: n64,
             limit: *budget,
         };

@@ -14,6 +14,7 @@
 pub(crate) mod plan;
 pub(crate) mod read;
 pub(crate) mod row;
+pub(crate) mod tape;
 pub(crate) mod write;
 
 use crate::options::{Features, Options};

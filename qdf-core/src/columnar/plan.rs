@@ -11,10 +11,11 @@ use serde::Serialize;
 use serde::ser::{self, Impossible};
 
 use super::Class;
+use super::tape::{Cell, CellSer, Depth, MAX_RESERVE, Tape};
 use crate::error::{Error, ErrorCode, Result};
-use crate::ser::capture::{Cell, CellSer, Depth, MAX_RESERVE, Tape};
-use crate::ser::int_len;
+use crate::refuse::refuse;
 use crate::wire::ext::magic;
+use crate::wire::form::int_len;
 
 /// One captured row (struct element).
 #[derive(Debug)]
@@ -395,12 +396,10 @@ impl ser::SerializeStruct for RowFields<'_> {
 
 type No = Impossible<(), Error>;
 
-macro_rules! refuse {
-    ($($m:ident($($a:ty),*))*) => {$(
-        fn $m(self, $(_: $a),*) -> Result<()> {
-            Err(not_a_struct())
-        }
-    )*};
+impl RowProbe<'_> {
+    fn no(self) -> Error {
+        not_a_struct()
+    }
 }
 
 impl<'b> ser::Serializer for RowProbe<'b> {
@@ -440,54 +439,12 @@ impl<'b> ser::Serializer for RowProbe<'b> {
         value.serialize(self)
     }
     refuse! {
-        serialize_bool(bool) serialize_i8(i8) serialize_i16(i16) serialize_i32(i32)
-        serialize_i64(i64) serialize_i128(i128) serialize_u8(u8) serialize_u16(u16)
-        serialize_u32(u32) serialize_u64(u64) serialize_u128(u128) serialize_f32(f32)
-        serialize_f64(f64) serialize_char(char) serialize_str(&str) serialize_bytes(&[u8])
-        serialize_none() serialize_unit() serialize_unit_struct(&'static str)
-        serialize_unit_variant(&'static str, u32, &'static str)
-    }
-    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<()> {
-        Err(not_a_struct())
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<()> {
-        Err(not_a_struct())
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<No> {
-        Err(not_a_struct())
-    }
-    fn serialize_tuple(self, _: usize) -> Result<No> {
-        Err(not_a_struct())
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<No> {
-        Err(not_a_struct())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<No> {
-        Err(not_a_struct())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<No> {
-        Err(not_a_struct())
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<No> {
-        Err(not_a_struct())
+        Self::no; serialize_bool serialize_i8 serialize_i16 serialize_i32 serialize_i64
+        serialize_i128 serialize_u8 serialize_u16 serialize_u32 serialize_u64 serialize_u128
+        serialize_f32 serialize_f64 serialize_char serialize_str serialize_bytes serialize_none
+        serialize_unit serialize_unit_struct serialize_unit_variant serialize_some
+        serialize_newtype_variant serialize_seq serialize_tuple serialize_tuple_struct
+        serialize_tuple_variant serialize_map serialize_struct_variant
     }
 }
 

@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde::ser::SerializeStruct;
 
 use super::plan::Batch;
+use super::tape::{Cell, CellRef, Ev, EvRef, Tape};
 use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
 use crate::codec;
 use crate::codec::cursor::ELEMENT_CHARGE;
@@ -24,10 +25,9 @@ use crate::codec::strings::{self, Census, Pick};
 use crate::dense::col_shape_key;
 use crate::error::Result;
 use crate::options::Features;
-use crate::ser::Header;
 use crate::ser::Serializer;
-use crate::ser::capture::{Cell, CellRef, Ev, EvRef, Tape};
 use crate::ser::qpack::{PackBuf, PackClass};
+use crate::wire::form::Header;
 use crate::wire::tags;
 use crate::wire::varint::write_uvarint;
 
@@ -455,8 +455,8 @@ mod tests {
     use serde::ser::SerializeMap;
 
     use super::*;
+    use crate::columnar::tape::{CellSer, Depth};
     use crate::options::Options;
-    use crate::ser::capture::{CellSer, Depth};
 
     /// A map that announces `announce` entries and writes `entries`.
     struct Announced {

@@ -171,7 +171,7 @@ impl<'de> de::Deserializer<'de> for VariantName<'_, 'de> {
             Text::Bytes(Reference::Copied(b)) => {
                 visitor.visit_str(crate::utf8::utf8(b).map_err(|_| not_utf8())?)
             }
-            t => super::serde_impl::visit_text(t, visitor),
+            t => super::read::visit_text(t, visitor),
         }
     }
     fn deserialize_tuple_struct<V: Visitor<'de>>(

@@ -5,6 +5,8 @@
 //! Bounds checks compare against the remaining length (`n <= rest.len()`), so they cannot
 //! overflow.
 
+use serde::de::Visitor;
+
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::varint;
 
@@ -158,5 +160,16 @@ impl<'de> SliceRead<'de> {
             }));
         }
         Ok(())
+    }
+}
+
+/// Passes a decoded string or byte string to `visitor`, borrowed when it lies in the input.
+#[inline]
+pub(crate) fn visit_text<'de, V: Visitor<'de>>(t: Text<'de, '_>, visitor: V) -> Result<V::Value> {
+    match t {
+        Text::Str(Reference::Borrowed(s)) => visitor.visit_borrowed_str(s),
+        Text::Str(Reference::Copied(s)) => visitor.visit_str(s),
+        Text::Bytes(Reference::Borrowed(b)) => visitor.visit_borrowed_bytes(b),
+        Text::Bytes(Reference::Copied(b)) => visitor.visit_bytes(b),
     }
 }

@@ -7,22 +7,11 @@ use super::Deserializer;
 use super::access::{Enum, MAP_FORM, MapAccess, SeqAccess, TimestampSeq, VariantMap, VariantName};
 use super::dupkeys::DupCheck;
 use super::parse::Num;
-use super::read::{Reference, Text};
+use super::read::{Text, visit_text};
 use crate::error::{Error, ErrorCode, Result};
 use crate::short::owned_str;
 use crate::wire::ext::{self, magic};
 use crate::wire::tags::*;
-
-/// Passes a decoded string or byte string to `visitor`, borrowed when it lies in the input.
-#[inline]
-pub(crate) fn visit_text<'de, V: Visitor<'de>>(t: Text<'de, '_>, visitor: V) -> Result<V::Value> {
-    match t {
-        Text::Str(Reference::Borrowed(s)) => visitor.visit_borrowed_str(s),
-        Text::Str(Reference::Copied(s)) => visitor.visit_str(s),
-        Text::Bytes(Reference::Borrowed(b)) => visitor.visit_borrowed_bytes(b),
-        Text::Bytes(Reference::Copied(b)) => visitor.visit_bytes(b),
-    }
-}
 
 #[inline]
 fn visit_num<'de, V: Visitor<'de>>(n: Num, visitor: V) -> Result<V::Value> {

@@ -145,9 +145,10 @@ fn output_budget_is_enforced() {
 
 #[test]
 fn decode_body_has_no_header_and_rejects_trailing() {
-    let v: (u8, bool) = crate::decode_body(&[0xA2, 0x01, 0xC2], &crate::Options::speed()).unwrap();
+    let v: (u8, bool) =
+        crate::de::decode_body(&[0xA2, 0x01, 0xC2], &crate::Options::speed()).unwrap();
     assert_eq!(v, (1, true));
-    let e = crate::decode_body::<u8>(&[0x01, 0x02], &crate::Options::speed()).unwrap_err();
+    let e = crate::de::decode_body::<u8>(&[0x01, 0x02], &crate::Options::speed()).unwrap_err();
     assert_eq!(e.code(), &ErrorCode::TrailingBytes(1));
     assert_eq!(e.offset(), Some(1));
 }

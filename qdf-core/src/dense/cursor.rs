@@ -427,7 +427,7 @@ impl DenseState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Options;
+    use crate::options::Options;
 
     fn walk(s: &mut DenseState, fields: &[&'static str]) -> (StructStart, Vec<FieldStep>, EndStep) {
         let (mut cur, start) = s.struct_begin("Rec", 3);

@@ -41,6 +41,7 @@ mod cursor;
 mod intern;
 mod predict;
 mod shape;
+mod stats;
 #[cfg(test)]
 mod tests;
 
@@ -50,6 +51,7 @@ pub(crate) use cursor::{EndStep, FieldStep, ShapeCursor, StructStart};
 pub(crate) use intern::Kind;
 #[allow(unused_imports)] // used by ser/shape.rs
 pub(crate) use shape::{NamesHash, ShapePredictor, ShapeTable};
+pub use stats::SessionStats;
 
 use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
@@ -131,14 +133,9 @@ impl Emission {
 }
 
 /// Bytes of the plain (Speed) form of a string or byte string of `len` bytes.
+#[inline]
 pub(crate) fn inline_len(len: usize, kind: Kind) -> usize {
-    let header = match (kind, len) {
-        (Kind::Str, 0..=31) => 1,
-        (_, 0..=0xFF) => 2,
-        (_, 0..=0xFFFF) => 3,
-        _ => 5,
-    };
-    header + len
+    crate::wire::form::text_len(len, kind == Kind::Str)
 }
 
 /// Local limits and switches of one side.
@@ -252,8 +249,8 @@ impl DenseState {
     }
 
     /// The table sizes a session reports.
-    pub(crate) fn stats(&self) -> crate::session::SessionStats {
-        crate::session::SessionStats {
+    pub(crate) fn stats(&self) -> SessionStats {
+        SessionStats {
             intern_entries: self.table.len(),
             intern_bytes: self.table.byte_len(),
             shapes: self.shapes.len(),

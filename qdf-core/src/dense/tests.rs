@@ -448,8 +448,8 @@ fn serde_paths_mirror_the_state() {
             blob: b"blob-bytes".to_vec(),
         };
         let mut body = Vec::new();
-        crate::encode_body_with_state(&m, &opts, &mut body, &mut enc).unwrap();
-        let back: Msg = crate::decode_body_with_state(&body, &opts, &mut dec).unwrap();
+        crate::ser::encode_body_with_state(&m, &opts, &mut body, &mut enc).unwrap();
+        let back: Msg = crate::de::decode_body_with_state(&body, &opts, &mut dec).unwrap();
         assert_eq!(back, m);
         let (e, d) = (enc.as_deref().unwrap(), dec.as_deref().unwrap());
         assert_eq!(observable(e), observable(d), "message {i}");

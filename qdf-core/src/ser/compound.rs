@@ -12,9 +12,9 @@ use serde::ser::{
 };
 
 use super::Serializer;
-use super::capture::Depth;
 use super::write::{Header, header_bytes};
 use crate::columnar::plan::{Batch, Offer};
+use crate::columnar::tape::Depth;
 use crate::dense::ShapeCursor;
 use crate::error::{Error, Result};
 

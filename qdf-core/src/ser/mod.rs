@@ -6,7 +6,6 @@
 //! names, variant names — is written by [`Serializer::write_str`] / [`Serializer::write_bytes`],
 //! so a dialect that interns strings changes exactly those two methods.
 
-pub(crate) mod capture;
 mod compound;
 mod dense;
 mod prim;
@@ -16,7 +15,6 @@ mod shape_key;
 mod write;
 
 pub use compound::Compound;
-pub(crate) use write::{Header, int_len};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
@@ -177,11 +175,11 @@ impl Serializer {
     }
 
     /// Wraps `block` (a QPack value or string block) in an entropy-coded block when the
-    /// encoder's options have [`Features::ENTROPY`](crate::Features::ENTROPY) and that is
+    /// encoder's options have [`Features::ENTROPY`](crate::options::Features::ENTROPY) and that is
     /// strictly smaller (exact cost); counts the decoded bytes the decoder will charge and
     /// notes the header flag. Returns the bytes to write.
     pub(crate) fn entropy_wrap(&mut self, block: Vec<u8>) -> Vec<u8> {
-        if !self.opts.has(crate::Features::ENTROPY) {
+        if !self.opts.has(crate::options::Features::ENTROPY) {
             return block;
         }
         match crate::codec::entropy::wrap(&block) {

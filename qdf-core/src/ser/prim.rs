@@ -9,6 +9,7 @@ use serde::ser::{self, Impossible};
 
 use super::Serializer;
 use super::write::Form;
+use crate::refuse::refuse;
 use crate::short::as_uninit;
 use crate::wire::ext::magic;
 
@@ -125,12 +126,10 @@ struct Probe;
 
 type No = Impossible<Prim, NotPrim>;
 
-macro_rules! refuse {
-    ($($m:ident($($a:ty),*))*) => {$(
-        fn $m(self, $(_: $a),*) -> std::result::Result<Prim, NotPrim> {
-            Err(NotPrim)
-        }
-    )*};
+impl Probe {
+    fn no(self) -> NotPrim {
+        NotPrim
+    }
 }
 
 impl ser::Serializer for Probe {
@@ -204,53 +203,8 @@ impl ser::Serializer for Probe {
         value.serialize(self)
     }
     refuse! {
-        serialize_char(char) serialize_str(&str) serialize_bytes(&[u8]) serialize_none()
-        serialize_unit() serialize_unit_struct(&'static str)
-        serialize_unit_variant(&'static str, u32, &'static str)
-    }
-    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> std::result::Result<Prim, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> std::result::Result<Prim, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_tuple(self, _: usize) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_map(self, _: Option<usize>) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> std::result::Result<No, NotPrim> {
-        Err(NotPrim)
+        Probe::no; serialize_char serialize_str serialize_bytes serialize_none serialize_unit
+        serialize_unit_struct serialize_unit_variant serialize_some serialize_newtype_variant
+        compounds
     }
 }

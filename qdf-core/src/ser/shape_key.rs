@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::ser::Impossible;
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::refuse::refuse;
 use crate::wire::ext::magic;
 
 /// A serializer that accepts only strings: `f` gets the string; any other kind sets `*miss`
@@ -20,33 +21,10 @@ pub(crate) struct StrKey<'m, F> {
 }
 
 impl<F> StrKey<'_, F> {
-    fn miss(self) -> Result<()> {
+    fn miss(self) -> Error {
         *self.miss = true;
-        Err(Error::new(ErrorCode::Unsupported(
-            "a map key that is not a string",
-        )))
+        Error::new(ErrorCode::Unsupported("a map key that is not a string"))
     }
-}
-
-macro_rules! miss {
-    ($($name:ident($($t:ty),*)),* $(,)?) => {
-        $(
-            fn $name(self, $(_: $t),*) -> Result<()> {
-                self.miss()
-            }
-        )*
-    };
-}
-
-macro_rules! miss_compound {
-    ($($name:ident($($t:ty),*) -> $ret:ident),* $(,)?) => {
-        $(
-            fn $name(self, $(_: $t),*) -> Result<Self::$ret> {
-                *self.miss = true;
-                Err(Error::new(ErrorCode::Unsupported("a map key that is not a string")))
-            }
-        )*
-    };
 }
 
 impl<F: FnOnce(&str) -> Result<()>> serde::Serializer for StrKey<'_, F> {
@@ -75,42 +53,17 @@ impl<F: FnOnce(&str) -> Result<()>> serde::Serializer for StrKey<'_, F> {
         value: &T,
     ) -> Result<()> {
         if magic::variant_kind(name).is_some() {
-            return self.miss();
+            return Err(self.miss());
         }
         value.serialize(self)
     }
 
-    miss! {
-        serialize_bool(bool), serialize_i8(i8), serialize_i16(i16), serialize_i32(i32),
-        serialize_i64(i64), serialize_i128(i128), serialize_u8(u8), serialize_u16(u16),
-        serialize_u32(u32), serialize_u64(u64), serialize_u128(u128), serialize_f32(f32),
-        serialize_f64(f64), serialize_char(char), serialize_bytes(&[u8]), serialize_none(),
-        serialize_unit(), serialize_unit_struct(&'static str),
-        serialize_unit_variant(&'static str, u32, &'static str),
-    }
-
-    /// `Some(key)` is not shaped: a shaped name decodes as a plain string.
-    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<()> {
-        self.miss()
-    }
-
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<()> {
-        self.miss()
-    }
-
-    miss_compound! {
-        serialize_seq(Option<usize>) -> SerializeSeq,
-        serialize_tuple(usize) -> SerializeTuple,
-        serialize_tuple_struct(&'static str, usize) -> SerializeTupleStruct,
-        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> SerializeTupleVariant,
-        serialize_map(Option<usize>) -> SerializeMap,
-        serialize_struct(&'static str, usize) -> SerializeStruct,
-        serialize_struct_variant(&'static str, u32, &'static str, usize) -> SerializeStructVariant,
+    // `Some(key)` is not shaped either: a shaped name decodes as a plain string.
+    refuse! {
+        Self::miss; serialize_bool serialize_i8 serialize_i16 serialize_i32 serialize_i64
+        serialize_i128 serialize_u8 serialize_u16 serialize_u32 serialize_u64 serialize_u128
+        serialize_f32 serialize_f64 serialize_char serialize_bytes serialize_none serialize_unit
+        serialize_unit_struct serialize_unit_variant serialize_some serialize_newtype_variant
+        compounds
     }
 }

@@ -1,6 +1,7 @@
 //! The 5-byte header: `'Q' 'D' 'F'`, version `0x01`, flags (`docs/SPEC.md` §Header).
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::options::{Features, Options};
 
 /// The magic bytes.
 pub const MAGIC: [u8; 3] = *b"QDF";
@@ -23,6 +24,23 @@ pub const FLAG_COL_INDEX: u8 = 0x08;
 pub const FLAG_CHECKSUM: u8 = 0x10;
 /// Bits 5..=7 are reserved and must be zero.
 pub const FLAGS_RESERVED: u8 = 0xE0;
+
+/// The header flags of a stream encoded with `opts` (`docs/SPEC.md` §1): `01` with the Dense
+/// feature; `02` with QPack, because a stream header precedes frames not yet encoded, in any
+/// of which QPack tags may appear. A single message sets `02` only if its body has a QPack
+/// tag (see [`to_vec_with`](crate::to_vec_with)).
+///
+/// Hook for sessions and framing.
+pub(crate) fn header_flags(opts: &Options) -> u8 {
+    let mut flags = 0;
+    if opts.has(Features::DENSE) {
+        flags |= FLAG_DENSE;
+    }
+    if opts.has(Features::QPACK) {
+        flags |= FLAG_QPACK;
+    }
+    flags
+}
 
 /// The header bytes for `flags`.
 #[inline]

@@ -20,8 +20,8 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 
 use super::MAX_DICT;
 use super::table::Dict;
-use crate::dense::{Kind, inline_len};
 use crate::short::{eq_short, outer_hash};
+use crate::wire::form::text_len;
 use crate::wire::varint::uvarint_len;
 
 /// Rows counted up front: the head whose distinct ratio the picker reads, and after which
@@ -62,7 +62,7 @@ impl<'v> Census<'v> {
         let floor = values
             .iter()
             .map(|v| match v.len() < min_intern {
-                true => inline_len(v.len(), Kind::Str),
+                true => text_len(v.len(), true),
                 false => 2,
             })
             .sum();

@@ -74,7 +74,7 @@ mod tests {
         let err = decode_all(&big, 1).unwrap_err();
         assert_eq!(
             err.code(),
-            &crate::ErrorCode::BadCodec("string dictionary size outside 2..=256")
+            &crate::error::ErrorCode::BadCodec("string dictionary size outside 2..=256")
         );
         assert_eq!(err.offset(), Some(1));
     }

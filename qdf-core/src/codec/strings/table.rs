@@ -74,8 +74,8 @@ pub(super) fn read_table_size(r: &mut Reader<'_>, min_bytes_each: u64) -> Result
     let at_d = r.offset();
     let d = r.count(min_bytes_each * 8)?;
     if !(MIN_DICT..=MAX_DICT).contains(&d) {
-        return Err(crate::Error::at(
-            crate::ErrorCode::BadCodec("string dictionary size outside 2..=256"),
+        return Err(crate::error::Error::at(
+            crate::error::ErrorCode::BadCodec("string dictionary size outside 2..=256"),
             at_d,
         ));
     }
@@ -106,15 +106,17 @@ pub(super) fn read_index(r: &mut Reader<'_>, n_expected: usize, d: usize) -> Res
     match unpack_map(bytes, n_expected, w, &IDENTITY[..d], &mut index) {
         Ok(()) => {}
         Err(BadCodes::Padding) => {
-            return Err(crate::Error::at(
-                crate::ErrorCode::BadCodec("nonzero padding bits after a string dictionary index"),
+            return Err(crate::error::Error::at(
+                crate::error::ErrorCode::BadCodec(
+                    "nonzero padding bits after a string dictionary index",
+                ),
                 at,
             ));
         }
         Err(BadCodes::Past(p)) => {
             let byte = at + (p as u64 * u64::from(w)) / 8;
-            return Err(crate::Error::at(
-                crate::ErrorCode::BadCodec("string dictionary index points past the table"),
+            return Err(crate::error::Error::at(
+                crate::error::ErrorCode::BadCodec("string dictionary index points past the table"),
                 byte,
             ));
         }

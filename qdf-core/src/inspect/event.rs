@@ -1,0 +1,397 @@
+//! The events of a walk: what was read, where, and its codec or intern form.
+
+use std::fmt;
+use std::ops::Range;
+
+use crate::codec;
+use crate::wire::tags::*;
+
+/// One step of a walk: what was read, where, and how deep in the tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event<'a> {
+    /// Offset of the first byte (absolute in the walked input). For a zero-length event
+    /// (a name from the shape table, a shape being defined) the position it stands at.
+    pub offset: u64,
+    /// Offset just past the last byte. For an opening event (a container, a frame) the end
+    /// of its header; the matching [`EventKind::Close`] carries the end of the whole.
+    pub end: u64,
+    /// Tree depth: 0 for the header and frames, 1 for a message's body value (a frame's
+    /// body value in a stream), one more inside each open container.
+    pub depth: u32,
+    /// The value is a map key (a plain map's key, a shape field name read from the wire or
+    /// supplied by the shape table, a marked key).
+    pub key: bool,
+    /// What was read.
+    pub kind: EventKind<'a>,
+}
+
+/// What an [`Event`] stands for.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum EventKind<'a> {
+    /// The 5-byte header (`docs/SPEC.md` §1).
+    Header {
+        /// The flags byte: `01` Dense, `02` QPack, `08` column index, `10` frame checksums.
+        flags: u8,
+    },
+    /// A stream frame opens (`offset` is its length prefix; `end` the start of its body).
+    /// Closed by [`EventKind::Close`] at the frame's end (after its checksum).
+    Frame {
+        /// Index in the stream, from 0.
+        index: u64,
+        /// Body bytes (without the length prefix and checksum).
+        body_len: u64,
+        /// The CRC-32C the frame carries (streams with flag `10`; already checked).
+        checksum: Option<u32>,
+    },
+    /// `FF uvarint(generation)` first in a Dense frame body: the session's Dense state was
+    /// emptied before the value (`docs/SPEC.md` §18).
+    Renewal {
+        /// The stream's renewals so far, this one included (1 for the first).
+        generation: u64,
+    },
+    /// `C0`.
+    Nil,
+    /// `C1` / `C2`.
+    Bool(bool),
+    /// Any integer form (fixint, negfixint, `C3`–`CA`, `F2 03`, `F2 04`), by value.
+    Int(Int),
+    /// `CB`, bit-exact.
+    F32(f32),
+    /// `CC`, bit-exact.
+    F64(f64),
+    /// `F2 02`.
+    Char(char),
+    /// `F2 00`.
+    Unit,
+    /// `F2 01`.
+    UnitStruct,
+    /// `F3`: seconds since the Unix epoch and nanoseconds.
+    Timestamp {
+        /// Seconds (negative before 1970).
+        secs: i64,
+        /// Nanoseconds, at most 999 999 999.
+        nanos: u32,
+    },
+    /// A string or byte string, inline or through the intern table (§14).
+    Text {
+        /// The bytes it stands for (UTF-8 checked when not `binary`).
+        bytes: &'a [u8],
+        /// A byte string (`D0`–`D2`, an `E2` entry), not a string.
+        binary: bool,
+        /// How it is written.
+        intern: Intern,
+    },
+    /// An array header (`A0`–`BF`, `D3`, `D4`) opens `count` elements.
+    Array {
+        /// Elements.
+        count: u64,
+    },
+    /// A map header (`D5`–`D7`) opens `count` key-value entries.
+    Map {
+        /// Entries.
+        count: u64,
+    },
+    /// A struct or map shape `EC` opens (§15): a declaration of `fields` names, or the reuse
+    /// of shape `id` with its `fields` names. Entries follow as key, value pairs.
+    Shape {
+        /// `None` for a declaration (`EC 00`), else the shape reused.
+        reuse: Option<u32>,
+        /// Names declared, or the reused shape's field count.
+        fields: u64,
+    },
+    /// A shape declaration's names are complete: they define shape `id` (zero-length).
+    ShapeDefined {
+        /// The new shape id.
+        id: u32,
+        /// Its field count.
+        fields: u64,
+    },
+    /// A field name supplied by the shape table, not on the wire (zero-length, a key).
+    Field {
+        /// The name.
+        name: &'a [u8],
+    },
+    /// `F2 0A` inside a shape (an escape, an open reuse, a marked key).
+    Escape(EscapeKind),
+    /// The `C0` that ends the pairs after an escape.
+    EndMark,
+    /// `F2 05` opens the value it wraps.
+    Some,
+    /// `F2 06`–`F2 09` opens a variant: its name (a [`EventKind::Text`]), then its payload.
+    Variant(VariantKind),
+    /// A QPack value (§QPack), a leaf covering its whole body.
+    Packed {
+        /// The codec (tag byte).
+        codec: Codec,
+        /// The kind byte, when the codec has one (every codec but `E3`); for `FE`, the kind of
+        /// the value it holds (`None` for `E3` bools).
+        kind: Option<u8>,
+        /// Elements decoded.
+        count: u64,
+    },
+    /// A columnar container `EF` / `F7` opens (its header: row count, column shape, column
+    /// index). Its columns follow as [`EventKind::Column`]s, then (hybrid) its rows as
+    /// [`EventKind::Row`]s.
+    Columnar {
+        /// `F7`: some columns are residual, kept in the rows.
+        hybrid: bool,
+        /// Rows (M).
+        rows: u64,
+        /// The column shape: declared here (`declared`) or reused.
+        shape: u32,
+        /// The column shape was declared by this container.
+        declared: bool,
+        /// Intern ids defined by the column names of the declaration.
+        interned: Range<u32>,
+    },
+    /// One column of a columnar container, a leaf covering its masks and values.
+    Column {
+        /// Position in the declaration, from 0.
+        index: usize,
+        /// Column name.
+        name: &'a str,
+        /// The kind byte: class in the low nibble, `40` optional, `80` nullable.
+        kind: u8,
+        /// How the values are written.
+        values: ColumnValues,
+        /// Present non-null values (V); for a residual column the present rows.
+        count: u64,
+        /// Intern ids defined by its per-value strings (empty for other columns).
+        interned: Range<u32>,
+    },
+    /// A row of a hybrid container opens: its residual values follow, each preceded by its
+    /// column name as an [`EventKind::Field`].
+    Row {
+        /// Row index, from 0.
+        index: u64,
+    },
+    /// Closes the innermost open array, map, shape, `Some`, variant, container, row or
+    /// frame; `offset` and `end` are where it ends.
+    Close,
+}
+
+/// An integer as the wire holds it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Int {
+    /// Non-negative, up to `u64::MAX`.
+    U64(u64),
+    /// Negative, down to `i64::MIN`.
+    I64(i64),
+    /// Above `u64::MAX` (`F2 03`).
+    U128(u128),
+    /// Below `i64::MIN` (`F2 04`).
+    I128(i128),
+}
+
+impl fmt::Display for Int {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Int::U64(v) => write!(f, "{v}"),
+            Int::I64(v) => write!(f, "{v}"),
+            Int::U128(v) => write!(f, "{v}"),
+            Int::I128(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// How a string or byte string is written (§14).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Intern {
+    /// Inline (`80`–`9F`, `CD`–`D2`).
+    Inline,
+    /// `E0` / `E2`: defines intern id `id`.
+    Define(u32),
+    /// A reference to intern id `id`.
+    Ref {
+        /// The entry.
+        id: u32,
+        /// The reference tag.
+        form: RefForm,
+    },
+}
+
+/// The tag of an intern reference (§14).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RefForm {
+    /// `E1 uvarint(id)`.
+    StateRef,
+    /// `E8`: the last id again (Markov-0).
+    Repeat,
+    /// `E9 uvarint(rank)`: the id pushed `rank` pushes ago.
+    Mtf(u8),
+    /// `EA 00`: the id that last followed the last id (Markov-1).
+    Pair,
+}
+
+/// What an `F2 0A` inside a shape means (§15).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EscapeKind {
+    /// The record leaves its shape: (name, value) pairs follow until `C0`.
+    Escape,
+    /// Right after `EC id`: all the shape's values, then pairs until `C0`.
+    OpenReuse,
+    /// Before a key that is any value, not a name (maps).
+    MarkedKey,
+}
+
+/// A variant's kind (`F2 06`–`F2 09`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VariantKind {
+    /// `F2 06`: name only.
+    Unit,
+    /// `F2 07`: name, value.
+    Newtype,
+    /// `F2 08`: name, array.
+    Tuple,
+    /// `F2 09`: name, map or shape.
+    Struct,
+}
+
+/// A QPack codec, by tag (§QPack).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Codec {
+    /// `E3` bit-packed bools.
+    Bools,
+    /// `E4` raw little-endian values.
+    Raw,
+    /// `E5` frame of reference.
+    For,
+    /// `E6` delta + frame of reference.
+    Delta,
+    /// `EB` run-length.
+    Rle,
+    /// `ED` dictionary.
+    Dict,
+    /// `EE` patched frame of reference.
+    Pfor,
+    /// `E7` with kind `0A`/`0B`: Gorilla XOR floats.
+    Gorilla,
+    /// `E7` with kind `0F`: Chimp128.
+    Chimp128,
+    /// `F4` ALP decimal floats.
+    Alp,
+    /// `FE` a QPack value coded with tANS (§Entropy-coded blocks).
+    Entropy,
+}
+
+impl Codec {
+    /// The codec of QPack tag `tag` with kind byte `kind` (`E7`'s kind tells Gorilla from
+    /// Chimp128); `None` for a tag that is not QPack.
+    pub fn from_tag(tag: u8, kind: Option<u8>) -> Option<Codec> {
+        Some(match tag {
+            QP_BOOL => Codec::Bools,
+            QP_RAW => Codec::Raw,
+            QP_FOR => Codec::For,
+            QP_DELTA => Codec::Delta,
+            QP_RLE => Codec::Rle,
+            QP_DICT => Codec::Dict,
+            QP_PFOR => Codec::Pfor,
+            QP_XOR if kind == Some(codec::chimp::KIND) => Codec::Chimp128,
+            QP_XOR => Codec::Gorilla,
+            QP_ALP => Codec::Alp,
+            ENTROPY => Codec::Entropy,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Codec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Codec::Bools => "bools",
+            Codec::Raw => "raw",
+            Codec::For => "FOR",
+            Codec::Delta => "delta+FOR",
+            Codec::Rle => "RLE",
+            Codec::Dict => "dictionary",
+            Codec::Pfor => "PFOR",
+            Codec::Gorilla => "Gorilla",
+            Codec::Chimp128 => "Chimp128",
+            Codec::Alp => "ALP",
+            Codec::Entropy => "tANS-coded",
+        })
+    }
+}
+
+/// The element type a QPack kind byte names: `u8`…`i64`, `f32`, `f64` (`0F`, Chimp128, is
+/// `f64`); `"?"` for any other byte.
+pub fn kind_name(kind: u8) -> &'static str {
+    match kind {
+        0x00 => "u8",
+        0x01 => "u16",
+        0x02 => "u32",
+        0x03 => "u64",
+        0x04 => "i8",
+        0x05 => "i16",
+        0x06 => "i32",
+        0x07 => "i64",
+        0x0A => "f32",
+        0x0B | 0x0F => "f64",
+        _ => "?",
+    }
+}
+
+/// A string column block (§String column blocks), by tag.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StringBlock {
+    /// `F5` flat dictionary.
+    Dict,
+    /// `F6` FSST.
+    Fsst,
+    /// `F8` raw slab.
+    Slab,
+    /// `F9` constant.
+    Const,
+    /// `FA` front-coded dictionary.
+    Front,
+    /// `FB` alphabet packing.
+    Alpha,
+    /// `FC` dictionary with a QPack-coded index.
+    DictQ,
+    /// `FE` a string block coded with tANS (§Entropy-coded blocks).
+    Entropy,
+}
+
+impl fmt::Display for StringBlock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StringBlock::Dict => "F5 flat dictionary",
+            StringBlock::Fsst => "F6 FSST",
+            StringBlock::Slab => "F8 raw slab",
+            StringBlock::Const => "F9 constant",
+            StringBlock::Front => "FA front-coded dictionary",
+            StringBlock::Alpha => "FB alphabet packing",
+            StringBlock::DictQ => "FC dictionary with QPack index",
+            StringBlock::Entropy => "FE tANS-coded block",
+        })
+    }
+}
+
+/// How a column's values are written (§Columnar containers).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ColumnValues {
+    /// A QPack value: its codec and kind byte.
+    Packed(Codec, Option<u8>),
+    /// A plain array of values.
+    Array,
+    /// A string block.
+    Block(StringBlock),
+    /// V strings through the Dense rules.
+    PerValue,
+    /// Residual: the values are in the rows (`F7`).
+    Residual,
+}
+
+impl fmt::Display for ColumnValues {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ColumnValues::Packed(c, Some(k)) => write!(f, "{c} {}", kind_name(*k)),
+            ColumnValues::Packed(c, None) => write!(f, "{c}"),
+            ColumnValues::Array => f.write_str("plain array"),
+            ColumnValues::Block(b) => write!(f, "{b}"),
+            ColumnValues::PerValue => f.write_str("per-value strings"),
+            ColumnValues::Residual => f.write_str("residual (in the rows)"),
+        }
+    }
+}
