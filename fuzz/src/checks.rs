@@ -103,7 +103,7 @@ pub fn round_trip(body: &[u8]) {
             assert_eq!(back, s);
             let v: Value = qdf_core::from_slice_with(&bytes, tier).expect("typed bytes as Value");
             let again = qdf_core::to_vec_with(&v, tier).expect("re-encode");
-            if tier.has(qdf_core::Features::SHAPE_INTERN) {
+            if tier.features.contains(qdf_core::Features::SHAPE_INTERN) {
                 // Struct shapes (EC) read back as maps; `Value` writes maps.
                 let v2: Value = qdf_core::from_slice_with(&again, tier).expect("decode");
                 assert_eq!(v2, v);

@@ -18,7 +18,7 @@ use axum::extract::{FromRequest, Request};
 use bytes::{Buf, BufMut, BytesMut};
 use futures_core::{FusedStream, Stream};
 use http_body::Body as HttpBody;
-use qdf_core::{DecoderSession, ErrorCode, FrameStatus, Options};
+use qdf_core::{DecoderSession, FrameStatus, Limits, Options};
 use serde::de::DeserializeOwned;
 
 use crate::media::{APPLICATION_QDF_STREAM, has_qdf_stream_content_type};
@@ -66,10 +66,15 @@ pub struct QdfFrames<T, B = Body> {
 }
 
 impl<T, B> QdfFrames<T, B> {
-    /// Decodes the frames of `body` with a session of [`Options::default`] limits and the
-    /// default maximum frame length.
+    /// Decodes the frames of `body` under [`Limits::DEFAULT`] (frames up to 8 MiB).
     pub fn new(body: B) -> Self {
-        Self::with_session(body, DecoderSession::new(Options::default()))
+        Self::with_limits(body, Limits::DEFAULT)
+    }
+
+    /// Decodes the frames of `body` under `limits`: depth, decoded output, session caps and
+    /// [`max_frame_length`](Limits#structfield.max_frame_length).
+    pub fn with_limits(body: B, limits: Limits) -> Self {
+        Self::with_session(body, DecoderSession::new(Options::default().limits(limits)))
     }
 
     /// Decodes the frames of `body` with `session` (its decode limits, table caps and
@@ -154,9 +159,8 @@ impl FrameReader {
 /// `frame_status` saw a whole frame that `decode_frame` then found incomplete (they agree, so
 /// this is a guard, not a path).
 fn truncated() -> QdfRejection {
-    QdfRejection::Decode(qdf_core::Error::new(ErrorCode::UnexpectedEof {
-        expected: "the rest of a frame before the end of the body",
-    }))
+    // An `Eof` error (`UnexpectedEof`), through the one public way to make a core error.
+    QdfRejection::Decode(std::io::Error::from(std::io::ErrorKind::UnexpectedEof).into())
 }
 
 impl<T, B> Stream for QdfFrames<T, B>

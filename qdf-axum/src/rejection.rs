@@ -163,7 +163,7 @@ mod tests {
             (ErrorCode::FrameTooLarge { len: 9, max: 8 }, 413),
         ];
         for (code, status) in cases {
-            let r = QdfRejection::from(qdf_core::Error::at(code, 3));
+            let r = QdfRejection::from(qdf_core::Error::__unstable_new(code, Some(3)));
             assert_eq!(r.status().as_u16(), status, "{r}");
         }
     }
@@ -195,7 +195,10 @@ mod tests {
             r.body_text(),
             "Expected request with `Content-Type: application/qdf`"
         );
-        let r = QdfRejection::from(qdf_core::Error::at(ErrorCode::BadMagic, 0));
+        let r = QdfRejection::from(qdf_core::Error::__unstable_new(
+            ErrorCode::BadMagic,
+            Some(0),
+        ));
         assert_eq!(
             r.body_text(),
             "Failed to decode the qdf body: expected the header magic 'Q' 'D' 'F' at byte 0"

@@ -11,7 +11,7 @@ use common::*;
 use futures::{Stream, StreamExt, stream};
 use http::Method;
 use qdf_axum::{Qdf, QdfFrames, QdfRejection, QdfStream};
-use qdf_core::{DecoderSession, EncoderSession, ErrorCode, Options};
+use qdf_core::{EncoderSession, ErrorCode, Options};
 use qdf_fixtures::real::zipkin;
 use serde::{Serialize, Serializer};
 
@@ -282,10 +282,10 @@ async fn encode_failure_mid_stream_aborts_the_body() {
 async fn client_reader_refuses_a_frame_above_its_maximum() {
     // The length prefix alone decides: the reader fails before buffering the frame's body.
     let wire = encode_frames(&spans(1));
-    let session = DecoderSession::new(Options::default()).with_max_frame_len(16);
     let body = http_body_util::Full::new(bytes::Bytes::from(wire));
+    let limits = qdf_core::Limits::DEFAULT.max_frame_length(16);
     let items: Vec<Result<Span, QdfRejection>> =
-        QdfFrames::with_session(body, session).collect().await;
+        QdfFrames::with_limits(body, limits).collect().await;
     assert_eq!(items.len(), 1);
     let err = items[0].as_ref().unwrap_err();
     assert_eq!(err.status(), 413, "{err}");

@@ -138,7 +138,7 @@ pub fn from_json(args: &FromJsonArgs) -> Result<(), Failure> {
                 "--map-shapes needs the Dense tiers (balanced, compression)",
             ));
         }
-        opts = opts.features(opts.feature_bits().with(qdf_core::Features::MAP_SHAPE));
+        opts = opts.features(opts.features.with(qdf_core::Features::MAP_SHAPE));
     }
     let mut values = serde_json::Deserializer::from_slice(&text).into_iter::<serde_json::Value>();
     let mut out = input::output(args.output.as_deref(), true)?;

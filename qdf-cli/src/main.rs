@@ -55,7 +55,7 @@ struct QdfInput {
     #[arg(long)]
     message: bool,
     /// Largest frame body accepted, in bytes.
-    #[arg(long, default_value_t = qdf_core::DEFAULT_MAX_FRAME_LEN)]
+    #[arg(long, default_value_t = qdf_core::Limits::DEFAULT.max_frame_length)]
     max_frame_len: usize,
 }
 

@@ -81,17 +81,17 @@ pub enum ErrorCode {
     },
     /// Bytes left over after the value (`from_slice` reads exactly one value).
     TrailingBytes(u64),
-    /// Nesting deeper than [`Options::max_depth`](crate::Options::max_depth).
+    /// Nesting deeper than [`Limits::max_depth`](crate::Limits#structfield.max_depth).
     DepthLimit(u32),
-    /// The decoded output of a message would exceed its limit ([`Options::max_output`],
-    /// default [`Options::output_budget`]; `docs/SPEC.md` §13). Raised by the decoder when a
+    /// The decoded output of a message would exceed its limit ([`Limits::max_output`],
+    /// default [`Limits::output_budget`]; `docs/SPEC.md` §13). Raised by the decoder when a
     /// charge would pass the limit (`needed` is then what was charged so far plus that
     /// charge, a lower bound of the whole message's output), and by the encoder for a
     /// message whose decoded output is above the limit the decoder applies under the same
     /// options (`needed` is then the whole message's output).
     ///
-    /// [`Options::max_output`]: crate::Options::max_output
-    /// [`Options::output_budget`]: crate::Options::output_budget
+    /// [`Limits::max_output`]: crate::Limits#structfield.max_output
+    /// [`Limits::output_budget`]: crate::Limits::output_budget
     OutputLimit {
         /// Units of decoded output asked for (bytes of strings, elements, entries; 8 per
         /// packed element).
@@ -103,6 +103,14 @@ pub enum ErrorCode {
     /// one body with no length prefix): its header sets the whole-message ColumnIndex flag, or
     /// the bytes after the header are no valid frame length. Decode it with `from_slice`.
     NotAStream,
+    /// An input for [`from_reader`](crate::from_reader) longer than
+    /// [`Limits::max_input`](crate::Limits#structfield.max_input); nothing was decoded.
+    InputTooLarge {
+        /// Bytes read: the limit plus one (the reader was not read further).
+        read: u64,
+        /// The configured limit.
+        max: u64,
+    },
     /// A frame longer than the configured maximum.
     FrameTooLarge {
         /// The announced length.
@@ -156,6 +164,8 @@ struct ErrorImpl {
     code: ErrorCode,
     offset: Option<u64>,
     frame: Option<u64>,
+    /// The I/O error this one was made from, for [`std::error::Error::source`].
+    io: Option<io::Error>,
 }
 
 /// The error of every qdf operation: a boxed [`ErrorCode`] with an optional byte offset and,
@@ -171,31 +181,33 @@ pub struct Error {
 impl Error {
     /// An error with this code and no known offset.
     #[cold]
-    pub fn new(code: ErrorCode) -> Self {
+    pub(crate) fn new(code: ErrorCode) -> Self {
         Error {
             inner: Box::new(ErrorImpl {
                 code,
                 offset: None,
                 frame: None,
+                io: None,
             }),
         }
     }
 
     /// An error with this code at byte `offset` of the input (or output, for encode errors).
     #[cold]
-    pub fn at(code: ErrorCode, offset: u64) -> Self {
+    pub(crate) fn at(code: ErrorCode, offset: u64) -> Self {
         Error {
             inner: Box::new(ErrorImpl {
                 code,
                 offset: Some(offset),
                 frame: None,
+                io: None,
             }),
         }
     }
 
     /// Sets the offset if none is known yet (inner layers know more than outer ones).
     #[cold]
-    pub fn with_offset(mut self, offset: u64) -> Self {
+    pub(crate) fn with_offset(mut self, offset: u64) -> Self {
         if self.inner.offset.is_none() {
             self.inner.offset = Some(offset);
         }
@@ -233,11 +245,24 @@ impl Error {
 
     /// A [`ErrorCode::TypeMismatch`] error.
     #[cold]
-    pub fn mismatch(expected: impl Into<Box<str>>, found: impl Into<Box<str>>) -> Self {
+    pub(crate) fn mismatch(expected: impl Into<Box<str>>, found: impl Into<Box<str>>) -> Self {
         Error::new(ErrorCode::TypeMismatch {
             expected: expected.into(),
             found: found.into(),
         })
+    }
+
+    /// An error with this code at `offset`, for the adapters' and benches' tests of their
+    /// error mappings only (feature `unstable`): not a stable API. Errors are otherwise made
+    /// only by this crate (and from an `io::Error`).
+    #[cfg(feature = "unstable")]
+    #[doc(hidden)]
+    #[cold]
+    pub fn __unstable_new(code: ErrorCode, offset: Option<u64>) -> Self {
+        match offset {
+            Some(o) => Error::at(code, o),
+            None => Error::new(code),
+        }
     }
 
     /// The detailed code.
@@ -265,9 +290,11 @@ impl Error {
             Io(..) => Category::Io,
             UnexpectedEof { .. } | LengthOverrun { .. } => Category::Eof,
             Message(_) | TypeMismatch { .. } | TrailingBytes(_) | Unsupported(_) => Category::Data,
-            DepthLimit(_) | OutputLimit { .. } | FrameTooLarge { .. } | SessionCap(_) => {
-                Category::Limit
-            }
+            DepthLimit(_)
+            | OutputLimit { .. }
+            | InputTooLarge { .. }
+            | FrameTooLarge { .. }
+            | SessionCap(_) => Category::Limit,
             Broken(_) => Category::Broken,
             BadMagic
             | BadVersion(_)
@@ -321,6 +348,10 @@ impl Display for ErrorCode {
             NotAStream => f.write_str(
                 "expected a qdf stream (a length-prefixed frame after the header), \
                  found a one-shot qdf message, not a stream (decode it with `from_slice`)",
+            ),
+            InputTooLarge { read, max } => write!(
+                f,
+                "input of at least {read} bytes exceeds the maximum of {max} bytes"
             ),
             FrameTooLarge { len, max } => {
                 write!(f, "frame of {len} bytes exceeds the maximum of {max}")
@@ -382,7 +413,12 @@ impl PartialEq for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    /// The `io::Error` a [`Category::Io`] (or reader `Eof`) error was made from.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.inner.io.as_ref().map(|e| e as _)
+    }
+}
 
 impl serde::ser::Error for Error {
     fn custom<T: Display>(msg: T) -> Self {
@@ -405,18 +441,29 @@ impl serde::de::Error for Error {
 }
 
 impl From<io::Error> for Error {
+    /// An [`ErrorCode::Io`] (`UnexpectedEof` for an early end) that keeps `e` as its
+    /// [`source`](std::error::Error::source).
     fn from(e: io::Error) -> Self {
-        if e.kind() == io::ErrorKind::UnexpectedEof {
-            return Error::new(ErrorCode::UnexpectedEof {
+        let code = if e.kind() == io::ErrorKind::UnexpectedEof {
+            ErrorCode::UnexpectedEof {
                 expected: "more bytes from the reader",
-            });
-        }
-        Error::new(ErrorCode::Io(e.kind(), e.to_string().into()))
+            }
+        } else {
+            ErrorCode::Io(e.kind(), e.to_string().into())
+        };
+        let mut err = Error::new(code);
+        err.inner.io = Some(e);
+        err
     }
 }
 
 impl From<Error> for io::Error {
-    fn from(e: Error) -> Self {
+    /// The original `io::Error` for an error made from one; else an `io::Error` of the
+    /// matching kind (`InvalidData` for `Syntax`, `Data` and `Limit`) wrapping `e`.
+    fn from(mut e: Error) -> Self {
+        if let Some(io) = e.inner.io.take() {
+            return io;
+        }
         let kind = match e.classify() {
             Category::Io => match e.code() {
                 ErrorCode::Io(kind, _) => *kind,

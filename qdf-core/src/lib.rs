@@ -17,6 +17,8 @@
 //! ```
 #![deny(missing_docs)]
 
+// Parts of the codecs serve only the benches and fuzz targets, through `__qpack`.
+#[cfg_attr(not(feature = "unstable"), allow(dead_code, unused_imports))]
 pub(crate) mod codec;
 mod columnar;
 mod de;
@@ -27,31 +29,36 @@ pub mod inspect;
 mod options;
 mod refuse;
 mod ser;
-pub mod session;
+mod session;
 mod short;
 mod sync_stream;
 mod utf8;
 mod value;
+// The wire constants are public only with the `unstable` feature (benches, fuzz, tools).
+#[cfg(feature = "unstable")]
+#[doc(hidden)]
 pub mod wire;
+#[cfg(not(feature = "unstable"))]
+#[allow(dead_code, unreachable_pub)]
+mod wire;
 
-/// The QPack codecs, for the benches and fuzz targets only: not a stable API.
+/// The QPack codecs, for the benches and fuzz targets only (feature `unstable`): not a
+/// stable API.
+#[cfg(feature = "unstable")]
 #[doc(hidden)]
 pub mod __qpack {
     pub use crate::codec::*;
 }
 
+// The public API: everything a user names is re-exported here, at the root. A change to
+// this block is a change to `tests/public_api.txt` (see `tests/public_api.rs`).
 pub use de::Deserializer;
 pub use error::{Category, Error, ErrorCode, Result};
-pub use options::{
-    DEFAULT_MAX_DEPTH, DEFAULT_MAX_INTERN_BYTES, DEFAULT_MAX_INTERN_ENTRIES, DEFAULT_MAX_OUTPUT,
-    DEFAULT_MAX_SHAPES, DEFAULT_MIN_INTERN, DEFAULT_OUTPUT_FACTOR, Features, Options,
-};
+pub use options::{Features, Limits, Options};
 pub use ser::{Compound, Serializer};
-pub use session::{
-    DEFAULT_MAX_FRAME_LEN, DecoderSession, EncoderSession, FrameStatus, SessionStats,
-};
+pub use session::{DecoderSession, EncoderSession, FrameStatus, SessionStats};
 pub use sync_stream::{StreamDecoder, StreamEncoder};
-pub use value::{Value, Variant, VariantKind};
+pub use value::{Value, Variant, VariantKind, from_value, to_value};
 
 pub(crate) use ser::encode_body;
 
@@ -129,19 +136,31 @@ pub fn take_from_slice_with<'de, T: Deserialize<'de>>(
 
 /// Deserializes one message from `reader`.
 ///
-/// The reader is read to its end into memory (as much as it yields, no more), then decoded
-/// as by [`from_slice`]; strings are copied out, so `T` owns its data. Use [`from_slice`] for
-/// borrowing, or a session for a stream of several messages.
+/// The reader is read to its end into memory, then decoded as by [`from_slice`]; strings are
+/// copied out, so `T` owns its data. At most [`Limits::max_input`](Limits#structfield.max_input)
+/// bytes are accepted (default 64 MiB): the reader is read for at most one byte more, and a
+/// longer input fails with [`ErrorCode::InputTooLarge`] (`Limit`) without being decoded. Use
+/// [`from_slice`] for borrowing, or a session for a stream of several messages.
 pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
     from_reader_with(reader, Options::default())
 }
 
-/// [`from_reader`] with decode limits from `opts`.
+/// [`from_reader`] with decode limits (and the input limit) from `opts`.
 pub fn from_reader_with<R: std::io::Read, T: DeserializeOwned>(
     mut reader: R,
     opts: Options,
 ) -> Result<T> {
+    use std::io::Read as _;
+    let max = opts.limits.max_input;
     let mut buf = Vec::new();
-    reader.read_to_end(&mut buf)?;
+    (&mut reader)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut buf)?;
+    if buf.len() as u64 > max {
+        return Err(Error::new(ErrorCode::InputTooLarge {
+            read: buf.len() as u64,
+            max,
+        }));
+    }
     from_slice_with(&buf, opts)
 }

@@ -19,11 +19,29 @@
 //! `MAP_SHAPE` (opt-in, in no preset) adds key-set shapes for maps whose first key is a string
 //! (`docs/SPEC.md` §15.1). Sessions and streams clear `ENTROPY` (and `COLUMN_INDEX`).
 //!
-//! Decoding never needs the tier: the wire is self-describing. Decoding reads only the limits.
+//! Decoding never needs the tier: the wire is self-describing. Decoding reads only the
+//! [`Limits`].
 
 /// A set of encoder feature bits (Go `Opt*` numbering, `1 << bit`).
+///
+/// Opaque: build sets from the constants with the set operators (`|` union, `&`
+/// intersection, `-` difference, `!` complement within the defined bits) or their `const`
+/// forms [`with`](Self::with) / [`without`](Self::without), and test them with
+/// [`contains`](Self::contains).
+///
+/// ```
+/// use qdf_core::Features;
+/// let f = Features::BALANCED | Features::MAP_SHAPE;
+/// assert!(f.contains(Features::DENSE | Features::MAP_SHAPE));
+/// assert!(!(f - Features::DENSE).contains(Features::DENSE));
+/// assert_eq!(f & Features::MAP_SHAPE, Features::MAP_SHAPE);
+/// assert_eq!(!Features::NONE, Features::ALL);
+/// assert_eq!(f.bits(), 0x21F);
+/// assert_eq!(Features::from_bits(0x21F), Some(f));
+/// assert_eq!(Features::from_bits(0x400), None);
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Features(pub u32);
+pub struct Features(pub(crate) u32);
 
 impl Features {
     /// No features: the Speed tier.
@@ -58,6 +76,24 @@ impl Features {
     pub const BALANCED: Features = Features(0x1F);
     /// The Compression preset, `0x17F`.
     pub const COMPRESSION: Features = Features(0x17F);
+    /// Every defined bit, `0x3FF`.
+    pub const ALL: Features = Features(0x3FF);
+
+    /// The bits as a `u32` (bit numbers as in the Go library's options).
+    #[inline]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// The set with these bits, if every one is a defined feature (`bits & !0x3FF == 0`).
+    #[inline]
+    pub const fn from_bits(bits: u32) -> Option<Features> {
+        if bits & !Features::ALL.0 == 0 {
+            Some(Features(bits))
+        } else {
+            None
+        }
+    }
 
     /// True if every bit of `other` is set in `self`.
     #[inline]
@@ -65,57 +101,290 @@ impl Features {
         self.0 & other.0 == other.0
     }
 
-    /// `self` with the bits of `other` set.
+    /// `self | other`, usable in `const` items.
     #[inline]
     pub const fn with(self, other: Features) -> Features {
         Features(self.0 | other.0)
     }
 
-    /// `self` with the bits of `other` cleared.
+    /// `self - other` (the bits of `other` cleared), usable in `const` items.
     #[inline]
     pub const fn without(self, other: Features) -> Features {
         Features(self.0 & !other.0)
     }
 }
 
-/// Default nesting limit, counted per container identically on encode and decode.
-pub const DEFAULT_MAX_DEPTH: u32 = 128;
-/// Default limit on the decoded output of one message (or one session frame): 64 MiB, the
-/// way a server bounds request bodies. A message longer than 1 MiB gets
-/// [`DEFAULT_OUTPUT_FACTOR`] × its body length instead; see [`Options::output_budget`].
-pub const DEFAULT_MAX_OUTPUT: u64 = 64 << 20;
-/// Default decoded-output factor of long messages: 64 units per body byte, the most any form
-/// without repetition charges per byte (a packed bool or 1-bit integer: 8 units for 1 bit), so
-/// a long message is never refused for its size alone.
-pub const DEFAULT_OUTPUT_FACTOR: u64 = 64;
-/// Strings shorter than this many bytes are never interned (Go `minIntern`).
-pub const DEFAULT_MIN_INTERN: u32 = 4;
-/// Default cap on intern table entries per session (Go stream cap, 0xFFFF).
-pub const DEFAULT_MAX_INTERN_ENTRIES: u32 = 0xFFFF;
-/// Default cap on the bytes held by one session's intern table: 4 MiB.
-pub const DEFAULT_MAX_INTERN_BYTES: u64 = 4 << 20;
-/// Default cap on shapes per session.
-pub const DEFAULT_MAX_SHAPES: u32 = 4096;
+impl std::ops::BitOr for Features {
+    type Output = Features;
+    /// The union.
+    fn bitor(self, rhs: Features) -> Features {
+        self.with(rhs)
+    }
+}
 
-/// Encode tier and decode limits. `Default` is [`Options::balanced`].
+impl std::ops::BitOrAssign for Features {
+    fn bitor_assign(&mut self, rhs: Features) {
+        *self = *self | rhs;
+    }
+}
+
+impl std::ops::BitAnd for Features {
+    type Output = Features;
+    /// The intersection.
+    fn bitand(self, rhs: Features) -> Features {
+        Features(self.0 & rhs.0)
+    }
+}
+
+impl std::ops::BitAndAssign for Features {
+    fn bitand_assign(&mut self, rhs: Features) {
+        *self = *self & rhs;
+    }
+}
+
+impl std::ops::Sub for Features {
+    type Output = Features;
+    /// The difference: the bits of `self` not in `rhs`.
+    fn sub(self, rhs: Features) -> Features {
+        self.without(rhs)
+    }
+}
+
+impl std::ops::SubAssign for Features {
+    fn sub_assign(&mut self, rhs: Features) {
+        *self = *self - rhs;
+    }
+}
+
+impl std::ops::Not for Features {
+    type Output = Features;
+    /// The complement within [`Features::ALL`].
+    fn not(self) -> Features {
+        Features(!self.0 & Features::ALL.0)
+    }
+}
+
+/// Strings shorter than this many bytes are never interned (Go `minIntern`).
+const DEFAULT_MIN_INTERN: u32 = 4;
+
+/// Every bound a decoder (and the encoder, which refuses what the decoder would refuse)
+/// applies: nesting, decoded output, session tables, frame and input sizes.
+///
+/// One type for every entry point: [`Options`] carries one (`opts.limits`), and the stream
+/// codec builder, the gRPC codec's limits and the HTTP extractors read theirs from it.
+/// Fields are public to read (`opts.limits.max_depth`); each has a `const` setter of the
+/// same name, so a limits value can be built in a `const` item:
 ///
 /// ```
-/// use qdf_core::Options;
+/// use qdf_core::{Limits, Options};
+/// const TIGHT: Limits = Limits::DEFAULT.max_depth(32).max_intern_bytes(256 << 10);
+/// let opts = Options::balanced().limits(TIGHT);
+/// assert_eq!(opts.limits.max_depth, 32);
+/// assert_eq!(opts.limits.max_intern_entries, 65_535); // the rest keep their defaults
+/// ```
+///
+/// # Defaults
+///
+/// [`Limits::DEFAULT`] (also `Limits::default()`): depth 128; decoded output 64 MiB, or 64
+/// units per body byte above 1 MiB of body; per session 65 535 intern entries (the wire's
+/// most), 4 MiB of interned bytes and 4 096 shapes; frames up to 8 MiB; `from_reader` input
+/// up to 64 MiB. The session caps bound what one connection's decoder holds (a few MiB per
+/// direction) while keeping the intern hit rate of long streams: lower caps make the encoder
+/// renew its session sooner (`docs/SPEC.md` §18) and send hot values again.
+///
+/// [`Limits::MANY_STREAMS`] is the smaller preset for servers that hold many concurrent
+/// streams (the gRPC codec's default): 16 384 entries, 1 MiB of interned bytes and 1 024
+/// shapes, so one stream direction stays near a megabyte however long it lives; a stream of
+/// telemetry batches typically interns a few hundred distinct names, well under these.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Nesting limit (containers deep), counted per container identically on encode and
+    /// decode; default 128.
+    ///
+    /// The limit is also what keeps the stack bounded: decoding into [`Value`](crate::Value),
+    /// encoding one, and its `Clone` and `PartialEq` recurse once per level (decoding into
+    /// `Value` takes roughly half a KiB of stack a level in release builds, so about 2 000
+    /// levels overflow a 1 MiB stack). Raise the limit only as far as the thread's stack
+    /// allows: a 2 MiB tokio worker holds a few thousand levels, not `u32::MAX`. Dropping a
+    /// deep `Value` does not recurse.
+    pub max_depth: u32,
+    /// The decoded-output limit of every message (and session frame), in units, for decode
+    /// and encode alike; `None` (default) applies the rule of
+    /// [`output_budget`](Self::output_budget).
+    ///
+    /// Decoded output is counted as `docs/SPEC.md` §13 defines it: a unit per byte of every
+    /// string and byte string handed out (inline or interned, each time it is referenced), per
+    /// array element and per map or struct entry, 8 per packed (QPack or column) element, 8
+    /// per row of a columnar container. The decoder fails with [`ErrorCode::OutputLimit`]
+    /// before it would pass the limit; the encoder counts the same units and refuses, with the
+    /// same error, a message that the decoder would refuse under the same options. The limit
+    /// bounds work and allocation, not what a message may mean: a borrowed `&str` target or a
+    /// skipped field is charged like an owned one.
+    ///
+    /// [`ErrorCode::OutputLimit`]: crate::ErrorCode::OutputLimit
+    pub max_output: Option<u64>,
+    /// Intern table entries of a session (default 65 535, the wire maximum). The encoder
+    /// stops interning at its cap; the decoder rejects a peer above its cap
+    /// ([`ErrorCode::SessionCap`](crate::ErrorCode::SessionCap)).
+    pub max_intern_entries: u32,
+    /// Bytes held by a session's intern table (default 4 MiB).
+    pub max_intern_bytes: u64,
+    /// Shapes (struct field-name lists, map key sets) of a session (default 4 096).
+    pub max_shapes: u32,
+    /// The largest frame body a session writes or accepts, in bytes (default 8 MiB). A larger
+    /// outgoing value fails with [`ErrorCode::FrameTooLarge`](crate::ErrorCode::FrameTooLarge)
+    /// before any byte is written; a larger incoming length prefix fails as soon as it
+    /// arrives.
+    pub max_frame_length: usize,
+    /// The most bytes [`from_reader`](crate::from_reader) reads (default 64 MiB): it reads at
+    /// most one byte more, and a longer input fails with
+    /// [`ErrorCode::InputTooLarge`](crate::ErrorCode::InputTooLarge) (`Limit`) without
+    /// being decoded.
+    pub max_input: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}
+
+impl Limits {
+    /// Decoded-output limit of a message of up to 1 MiB of body: 64 MiB, the way a server
+    /// bounds request bodies (see [`output_budget`](Self::output_budget)).
+    const OUTPUT_FLOOR: u64 = 64 << 20;
+    /// Decoded-output units allowed per body byte of longer messages: 64, the most any form
+    /// without repetition charges per byte (a packed bool or 1-bit integer: 8 units for 1
+    /// bit), so a long message is never refused for its size alone.
+    const OUTPUT_FACTOR: u64 = 64;
+
+    /// The defaults (see the type's docs).
+    pub const DEFAULT: Limits = Limits {
+        max_depth: 128,
+        max_output: None,
+        max_intern_entries: 0xFFFF,
+        max_intern_bytes: 4 << 20,
+        max_shapes: 4096,
+        max_frame_length: 8 << 20,
+        max_input: 64 << 20,
+    };
+
+    /// Smaller session caps for servers holding many concurrent streams (16 384 intern
+    /// entries, 1 MiB of interned bytes, 1 024 shapes; the rest as [`DEFAULT`](Self::DEFAULT)):
+    /// the default of the gRPC codec.
+    pub const MANY_STREAMS: Limits = Limits {
+        max_intern_entries: 16_384,
+        max_intern_bytes: 1 << 20,
+        max_shapes: 1024,
+        ..Limits::DEFAULT
+    };
+
+    /// Sets [`max_depth`](Self#structfield.max_depth).
+    pub const fn max_depth(mut self, depth: u32) -> Limits {
+        self.max_depth = depth;
+        self
+    }
+
+    /// Fixes [`max_output`](Self#structfield.max_output) at `units`.
+    pub const fn max_output(mut self, units: u64) -> Limits {
+        self.max_output = Some(units);
+        self
+    }
+
+    /// Sets [`max_intern_entries`](Self#structfield.max_intern_entries).
+    pub const fn max_intern_entries(mut self, n: u32) -> Limits {
+        self.max_intern_entries = n;
+        self
+    }
+
+    /// Sets [`max_intern_bytes`](Self#structfield.max_intern_bytes).
+    pub const fn max_intern_bytes(mut self, n: u64) -> Limits {
+        self.max_intern_bytes = n;
+        self
+    }
+
+    /// Sets [`max_shapes`](Self#structfield.max_shapes).
+    pub const fn max_shapes(mut self, n: u32) -> Limits {
+        self.max_shapes = n;
+        self
+    }
+
+    /// Sets [`max_frame_length`](Self#structfield.max_frame_length).
+    pub const fn max_frame_length(mut self, bytes: usize) -> Limits {
+        self.max_frame_length = bytes;
+        self
+    }
+
+    /// Sets [`max_input`](Self#structfield.max_input).
+    pub const fn max_input(mut self, bytes: u64) -> Limits {
+        self.max_input = bytes;
+        self
+    }
+
+    /// The decoded-output limit of a message whose body (header and frame length excluded)
+    /// is `input_len` bytes long: [`max_output`](Self#structfield.max_output) if set, else
+    /// `max(64 MiB, 64 × input_len)` (64 units per body byte above 1 MiB of body).
+    pub const fn output_budget(&self, input_len: u64) -> u64 {
+        match self.max_output {
+            Some(b) => b,
+            None => {
+                let scaled = input_len.saturating_mul(Self::OUTPUT_FACTOR);
+                if scaled > Self::OUTPUT_FLOOR {
+                    scaled
+                } else {
+                    Self::OUTPUT_FLOOR
+                }
+            }
+        }
+    }
+}
+
+/// Encode tier, encoder settings and decode [`Limits`]. `Default` is [`Options::balanced`].
+///
+/// # Reading and setting
+///
+/// Every setting is a public field, read by name, and set by the method of the same name,
+/// which takes and returns the options by value (so presets chain, also in `const` items):
+///
+/// | setting | read | set |
+/// |---|---|---|
+/// | feature bits | `opts.features` | [`features(f)`](Self::features) |
+/// | all limits | `opts.limits` | [`limits(l)`](Self::limits) |
+/// | one limit | `opts.limits.max_depth` … | [`max_depth(n)`](Self::max_depth) … (or on [`Limits`]) |
+/// | `min_intern` | `opts.min_intern` | [`min_intern(n)`](Self::min_intern) |
+/// | `deny_duplicate_keys` | `opts.deny_duplicate_keys` | [`deny_duplicate_keys(b)`](Self::deny_duplicate_keys) |
+/// | `borrowable_strings` | `opts.borrowable_strings` | [`borrowable_strings(b)`](Self::borrowable_strings) |
+/// | `session_renewal` | `opts.session_renewal` | [`session_renewal(b)`](Self::session_renewal) |
+///
+/// The adapters follow the same rule: their builders set limits by these names, and what
+/// they built reports its [`Limits`].
+///
+/// ```
+/// use qdf_core::{Features, Options};
 /// let o = Options::speed().max_depth(64).max_output(16 << 20);
-/// assert_eq!(o.depth_limit(), 64);
+/// assert_eq!(o.limits.max_depth, 64);
+/// assert_eq!(o.limits.max_output, Some(16 << 20));
+/// assert_eq!(o.features, Features::NONE);
 /// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Options {
-    features: Features,
-    max_depth: u32,
-    max_output: Option<u64>,
-    min_intern: u32,
-    max_intern_entries: u32,
-    max_intern_bytes: u64,
-    max_shapes: u32,
-    deny_duplicate_keys: bool,
-    borrowable_strings: bool,
-    session_renewal: bool,
+    /// The encoder's feature bits (the tier); decoding never needs them, the wire is
+    /// self-describing.
+    pub features: Features,
+    /// Decode limits, which the encoder also honours (it refuses what a decoder with the same
+    /// options would refuse).
+    pub limits: Limits,
+    /// Minimum length in bytes of a string the encoder interns (default 4, Go `minIntern`).
+    pub min_intern: u32,
+    /// Decoding refuses repeated map keys; see [`deny_duplicate_keys`](Self::deny_duplicate_keys).
+    pub deny_duplicate_keys: bool,
+    /// The encoder keeps every string borrowable; see
+    /// [`borrowable_strings`](Self::borrowable_strings).
+    pub borrowable_strings: bool,
+    /// Encoder sessions renew by themselves; see [`session_renewal`](Self::session_renewal).
+    pub session_renewal: bool,
 }
 
 impl Default for Options {
@@ -128,12 +397,8 @@ impl Options {
     const fn with_features(features: Features) -> Options {
         Options {
             features,
-            max_depth: DEFAULT_MAX_DEPTH,
-            max_output: None,
+            limits: Limits::DEFAULT,
             min_intern: DEFAULT_MIN_INTERN,
-            max_intern_entries: DEFAULT_MAX_INTERN_ENTRIES,
-            max_intern_bytes: DEFAULT_MAX_INTERN_BYTES,
-            max_shapes: DEFAULT_MAX_SHAPES,
             deny_duplicate_keys: false,
             borrowable_strings: false,
             session_renewal: true,
@@ -162,74 +427,97 @@ impl Options {
         self
     }
 
-    /// The feature bits.
-    pub const fn feature_bits(&self) -> Features {
+    /// Replaces every limit.
+    pub const fn limits(mut self, limits: Limits) -> Options {
+        self.limits = limits;
+        self
+    }
+
+    /// The feature bits (crate-internal name).
+    #[inline]
+    pub(crate) const fn feature_bits(&self) -> Features {
         self.features
     }
 
     /// True if the feature is on.
     #[inline]
-    pub const fn has(&self, f: Features) -> bool {
+    pub(crate) const fn has(&self, f: Features) -> bool {
         self.features.contains(f)
     }
 
-    /// Nesting limit (containers deep), default [`DEFAULT_MAX_DEPTH`]. Encode refuses what
-    /// decode would refuse with the same options.
-    ///
-    /// The limit is also what keeps the stack bounded: decoding into [`Value`](crate::Value),
-    /// encoding one, and its `Clone` and `PartialEq` recurse once per level (decoding into
-    /// `Value` takes roughly half a KiB of stack a level in release builds, so about 2 000
-    /// levels overflow a 1 MiB stack). Raise the limit only as far as the thread's stack
-    /// allows: a 2 MiB tokio worker holds a few thousand levels, not `u32::MAX`. Dropping a
-    /// deep `Value` does not recurse.
+    /// Sets [`limits.max_depth`](Limits#structfield.max_depth) (default 128). Encode
+    /// refuses what decode would refuse with the same options; mind the stack (see there).
     pub const fn max_depth(mut self, depth: u32) -> Options {
-        self.max_depth = depth;
+        self.limits.max_depth = depth;
         self
     }
 
     /// The nesting limit.
-    pub const fn depth_limit(&self) -> u32 {
-        self.max_depth
+    pub(crate) const fn depth_limit(&self) -> u32 {
+        self.limits.max_depth
     }
 
-    /// Fixes the decoded-output limit of every message (and session frame) at `bytes` units,
-    /// for decode and encode alike (default: see [`Options::output_budget`]).
-    ///
-    /// Decoded output is counted as `docs/SPEC.md` §13 defines it: a unit per byte of every
-    /// string and byte string handed out (inline or interned, each time it is referenced), per
-    /// array element and per map or struct entry, 8 per packed (QPack or column) element, 8
-    /// per row of a columnar container. The decoder fails with [`ErrorCode::OutputLimit`]
-    /// before it would pass the limit; the encoder counts the same units and refuses, with the
-    /// same error, a message that the decoder would refuse under the same options.
-    ///
-    /// The limit bounds work and allocation, not what a message may mean: a borrowed `&str`
-    /// target or a skipped field is charged like an owned one.
-    ///
-    /// [`ErrorCode::OutputLimit`]: crate::ErrorCode::OutputLimit
-    pub const fn max_output(mut self, bytes: u64) -> Options {
-        self.max_output = Some(bytes);
+    /// Fixes [`limits.max_output`](Limits#structfield.max_output) at `units`, for decode and
+    /// encode alike (default: the
+    /// rule of [`Limits::output_budget`]).
+    pub const fn max_output(mut self, units: u64) -> Options {
+        self.limits.max_output = Some(units);
         self
     }
 
-    /// The decoded-output limit of a message whose body (header and frame length excluded)
-    /// is `input_len` bytes long: the [`max_output`](Options::max_output) set, else
-    /// `max(DEFAULT_MAX_OUTPUT, DEFAULT_OUTPUT_FACTOR × input_len)` (64 MiB, or 64 units per
-    /// body byte above 1 MiB of body).
-    pub const fn output_budget(&self, input_len: u64) -> u64 {
-        match self.max_output {
-            Some(b) => b,
-            None => {
-                let scaled = input_len.saturating_mul(DEFAULT_OUTPUT_FACTOR);
-                if scaled > DEFAULT_MAX_OUTPUT {
-                    scaled
-                } else {
-                    DEFAULT_MAX_OUTPUT
-                }
-            }
-        }
+    /// [`Limits::output_budget`] of these options' limits.
+    pub(crate) const fn output_budget(&self, input_len: u64) -> u64 {
+        self.limits.output_budget(input_len)
     }
 
-    /// Minimum length in bytes of a string the encoder interns (default 4).
+    /// Sets [`limits.max_intern_entries`](Limits#structfield.max_intern_entries) (default 65 535).
+    pub const fn max_intern_entries(mut self, n: u32) -> Options {
+        self.limits.max_intern_entries = n;
+        self
+    }
+
+    /// The intern entry cap.
+    pub(crate) const fn intern_entry_cap(&self) -> u32 {
+        self.limits.max_intern_entries
+    }
+
+    /// Sets [`limits.max_intern_bytes`](Limits#structfield.max_intern_bytes) (default 4 MiB).
+    pub const fn max_intern_bytes(mut self, n: u64) -> Options {
+        self.limits.max_intern_bytes = n;
+        self
+    }
+
+    /// The intern byte cap.
+    pub(crate) const fn intern_byte_cap(&self) -> u64 {
+        self.limits.max_intern_bytes
+    }
+
+    /// Sets [`limits.max_shapes`](Limits#structfield.max_shapes) (default 4 096).
+    pub const fn max_shapes(mut self, n: u32) -> Options {
+        self.limits.max_shapes = n;
+        self
+    }
+
+    /// The shape cap.
+    pub(crate) const fn shape_cap(&self) -> u32 {
+        self.limits.max_shapes
+    }
+
+    /// Sets [`limits.max_frame_length`](Limits#structfield.max_frame_length) (default 8 MiB),
+    /// for sessions created with these options.
+    pub const fn max_frame_length(mut self, bytes: usize) -> Options {
+        self.limits.max_frame_length = bytes;
+        self
+    }
+
+    /// Sets [`limits.max_input`](Limits#structfield.max_input) (default 64 MiB), the most
+    /// [`from_reader_with`](crate::from_reader_with) reads.
+    pub const fn max_input(mut self, bytes: u64) -> Options {
+        self.limits.max_input = bytes;
+        self
+    }
+
+    /// Sets the minimum length in bytes of a string the encoder interns (default 4).
     pub const fn min_intern(mut self, len: u32) -> Options {
         self.min_intern = len;
         self
@@ -237,46 +525,12 @@ impl Options {
 
     /// The minimum intern length: `u32::MAX` (nothing is interned) under
     /// [`borrowable_strings`](Self::borrowable_strings).
-    pub const fn intern_min_len(&self) -> u32 {
+    pub(crate) const fn intern_min_len(&self) -> u32 {
         if self.borrowable_strings {
             u32::MAX
         } else {
             self.min_intern
         }
-    }
-
-    /// Caps the intern table entries of a session (default 65 535, the wire maximum).
-    /// The encoder stops interning at its cap; the decoder rejects a peer above its cap.
-    pub const fn max_intern_entries(mut self, n: u32) -> Options {
-        self.max_intern_entries = n;
-        self
-    }
-
-    /// The intern entry cap.
-    pub const fn intern_entry_cap(&self) -> u32 {
-        self.max_intern_entries
-    }
-
-    /// Caps the bytes held by a session's intern table (default 4 MiB).
-    pub const fn max_intern_bytes(mut self, n: u64) -> Options {
-        self.max_intern_bytes = n;
-        self
-    }
-
-    /// The intern byte cap.
-    pub const fn intern_byte_cap(&self) -> u64 {
-        self.max_intern_bytes
-    }
-
-    /// Caps the shapes of a session (default 4 096).
-    pub const fn max_shapes(mut self, n: u32) -> Options {
-        self.max_shapes = n;
-        self
-    }
-
-    /// The shape cap.
-    pub const fn shape_cap(&self) -> u32 {
-        self.max_shapes
     }
 
     /// Decoding: a map entry whose key equals an earlier key of the same map is a `Data`
@@ -293,7 +547,7 @@ impl Options {
     }
 
     /// Whether decoding refuses repeated map keys.
-    pub const fn denies_duplicate_keys(&self) -> bool {
+    pub(crate) const fn denies_duplicate_keys(&self) -> bool {
         self.deny_duplicate_keys
     }
 
@@ -326,8 +580,8 @@ impl Options {
         self
     }
 
-    /// Whether the encoder keeps every string borrowable ([`borrowable_strings`](Self::borrowable_strings)).
-    pub const fn keeps_strings_borrowable(&self) -> bool {
+    /// Whether the encoder keeps every string borrowable.
+    pub(crate) const fn keeps_strings_borrowable(&self) -> bool {
         self.borrowable_strings
     }
 
@@ -345,7 +599,7 @@ impl Options {
     }
 
     /// Whether encoder sessions renew by themselves.
-    pub const fn renews(&self) -> bool {
+    pub(crate) const fn renews(&self) -> bool {
         self.session_renewal
     }
 }
@@ -356,9 +610,9 @@ mod tests {
 
     #[test]
     fn presets_match_go_bits() {
-        assert_eq!(Options::speed().feature_bits().0, 0);
-        assert_eq!(Options::balanced().feature_bits().0, 0x1F);
-        assert_eq!(Options::compression().feature_bits().0, 0x17F);
+        assert_eq!(Options::speed().features.bits(), 0);
+        assert_eq!(Options::balanced().features.bits(), 0x1F);
+        assert_eq!(Options::compression().features.bits(), 0x17F);
         assert_eq!(Options::default(), Options::balanced());
     }
 

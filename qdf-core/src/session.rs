@@ -92,9 +92,6 @@ use crate::options::{Features, Options};
 use crate::wire::header::{FLAG_CHECKSUM, FLAG_DENSE, HEADER_LEN, header_flags};
 use crate::wire::varint::uvarint_len;
 
-/// Default largest frame body a session accepts or writes: 8 MiB.
-pub const DEFAULT_MAX_FRAME_LEN: usize = 8 << 20;
-
 /// What the front of a buffer holds, from [`DecoderSession::frame_status`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum FrameStatus {
@@ -148,7 +145,7 @@ impl EncoderSession {
         let opts = stream_options(opts);
         EncoderSession {
             opts,
-            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            max_frame_len: opts.limits.max_frame_length,
             started: false,
             checksum: false,
             last_len: 0,
@@ -172,7 +169,8 @@ impl EncoderSession {
         }
     }
 
-    /// Sets the largest body this session writes (default [`DEFAULT_MAX_FRAME_LEN`]); a
+    /// Sets the largest body this session writes (default: its options'
+    /// [`max_frame_length`](crate::Limits#structfield.max_frame_length)); a
     /// larger one fails with [`ErrorCode::FrameTooLarge`] and writes nothing.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.max_frame_len = max;
@@ -372,7 +370,7 @@ impl DecoderSession {
     pub fn new(opts: Options) -> Self {
         DecoderSession {
             opts,
-            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            max_frame_len: opts.limits.max_frame_length,
             flags: None,
             frames: 0,
             consumed: 0,
@@ -381,7 +379,8 @@ impl DecoderSession {
         }
     }
 
-    /// Sets the largest frame body accepted (default [`DEFAULT_MAX_FRAME_LEN`]).
+    /// Sets the largest frame body accepted (default: its options'
+    /// [`max_frame_length`](crate::Limits#structfield.max_frame_length)).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.max_frame_len = max;
         self

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use qdf_core::wire::header::FLAG_DENSE;
+/// The header flag of the Dense dialect (`docs/SPEC.md` §1).
+const FLAG_DENSE: u8 = 0x01;
 use qdf_core::{
     Category, DecoderSession, EncoderSession, ErrorCode, Features, Options, Value, from_slice,
     from_slice_with, to_vec_with,

@@ -22,7 +22,7 @@ use serde::ser::{
 /// Every tier, and the optional features that change the row path.
 fn tiers() -> Vec<(&'static str, Options)> {
     let with = |o: Options, f: Features| {
-        let bits = o.feature_bits().with(f);
+        let bits = o.features.with(f);
         o.features(bits)
     };
     vec![

@@ -531,7 +531,7 @@ fn columnar_multibyte_and_subsets() {
                     Ok(s) => assert_eq!(s, row_alias),
                     Err(e) => panic!(
                         "alias subset decode failed (row form ok): {e} opts {:?}",
-                        opts.feature_bits()
+                        opts.features
                     ),
                 }
             }
@@ -595,11 +595,7 @@ fn string_blocks_multibyte_round_trip() {
         for opts in tiers() {
             let b = to_vec_with(&v, opts).unwrap();
             let tags: Vec<u8> = (0xF5..=0xFB).filter(|t| b.contains(t)).collect();
-            eprintln!(
-                "n {n} {:?} len {} tags {tags:x?}",
-                opts.feature_bits(),
-                b.len()
-            );
+            eprintln!("n {n} {:?} len {} tags {tags:x?}", opts.features, b.len());
             let back: Vec<SRow> = from_slice(&b).unwrap();
             assert_eq!(back, v);
             let val: Value = from_slice(&b).unwrap();
@@ -644,7 +640,7 @@ fn hostile_mutations_never_yield_bad_utf8() {
                         (a, bv, c)
                     });
                     let (a, bv, c) = r.unwrap_or_else(|_| {
-                        panic!("panic at {pos} rep {rep:#x} {:?}", opts.feature_bits())
+                        panic!("panic at {pos} rep {rep:#x} {:?}", opts.features)
                     });
                     assert_ne!(a, Some(false), "bad utf8 typed at {pos} {rep:#x}");
                     assert_ne!(bv, Some(false), "bad utf8 value at {pos} {rep:#x}");
@@ -654,7 +650,7 @@ fn hostile_mutations_never_yield_bad_utf8() {
                     }
                 }
             }
-            eprintln!("{:?}: {oks} mutations decoded", opts.feature_bits());
+            eprintln!("{:?}: {oks} mutations decoded", opts.features);
         }
     }
 }
@@ -687,7 +683,7 @@ fn sequences_under_every_feature_combination() {
         .collect();
     let mut tested = 0;
     for bits in 0..1024u32 {
-        let opts = Options::speed().features(Features(bits));
+        let opts = Options::speed().features(Features::from_bits(bits).unwrap());
         for h in [(0, None), (40, Some(40)), (3, Some(3))] {
             let (a, b) = (
                 to_vec_with(&Collect(nums.clone(), h), opts),
@@ -724,7 +720,7 @@ fn columnar_rows_under_every_feature_combination() {
     let v = srows(40);
     let r = rows(40, MB);
     for bits in 0..1024u32 {
-        let opts = Options::speed().features(Features(bits));
+        let opts = Options::speed().features(Features::from_bits(bits).unwrap());
         let Ok(b) = to_vec_with(&v, opts) else {
             continue;
         };
@@ -851,10 +847,10 @@ fn exact_hint_lies_huge() {
                         .map(|a| from_slice::<Vec<String>>(&a).unwrap() == s),
                 )
             });
-            let r = r.unwrap_or_else(|_| panic!("panicked: {:?} {lo}", opts.feature_bits()));
+            let r = r.unwrap_or_else(|_| panic!("panicked: {:?} {lo}", opts.features));
             eprintln!(
                 "{:?} {lo}: {:?}",
-                opts.feature_bits(),
+                opts.features,
                 (
                     r.0.as_ref().map_err(|e| e.to_string()),
                     r.1.as_ref().map_err(|e| e.to_string()),
@@ -925,7 +921,7 @@ fn optional_columns_subset_and_strict() {
             assert!(
                 e.is_err(),
                 "deny_unknown_fields accepted columnar {:?}",
-                opts.feature_bits()
+                opts.features
             );
             let opt_rows: Vec<Option<Sparse>> = v
                 .iter()
@@ -990,7 +986,7 @@ fn value_kinds_inside_number_runs() {
                             format!("{back:?}"),
                             format!("{want:?}"),
                             "{x:?} {:?}",
-                            opts.feature_bits()
+                            opts.features
                         );
                     }
                 }

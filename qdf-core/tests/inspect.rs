@@ -220,7 +220,12 @@ fn stream_of<T: Serialize>(values: &[T], opts: Options, checksum: bool) -> Vec<u
 /// Walks a stream and decodes it with a `DecoderSession` (stopping at its first error):
 /// both succeed with the same frame count, or both fail with the same code.
 fn agree_stream(bytes: &[u8], opts: &Options) {
-    let walked = inspect::stream(bytes, opts, qdf_core::DEFAULT_MAX_FRAME_LEN, &mut |_| {});
+    let walked = inspect::stream(
+        bytes,
+        opts,
+        qdf_core::Limits::DEFAULT.max_frame_length,
+        &mut |_| {},
+    );
     let mut dec = DecoderSession::new(*opts);
     let (mut pos, mut frames) = (0, 0u64);
     let decoded = loop {

@@ -7,10 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use qdf_core::{
-    Category, DEFAULT_MAX_OUTPUT, DecoderSession, EncoderSession, ErrorCode, Features, Options,
-    Value,
-};
+use qdf_core::{Category, DecoderSession, EncoderSession, ErrorCode, Features, Options, Value};
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 
@@ -29,9 +26,9 @@ fn all_forms() -> [Options; 5] {
         Options::speed(),
         b,
         c,
-        b.features(b.feature_bits().with(Features::MAP_SHAPE)),
+        b.features(b.features.with(Features::MAP_SHAPE)),
         c.features(
-            c.feature_bits()
+            c.features
                 .with(Features::COLUMN_INDEX)
                 .with(Features::MAP_SHAPE),
         ),
@@ -72,7 +69,7 @@ where
 {
     let bytes = qdf_core::to_vec_with(v, opts).unwrap();
     let back: T = qdf_core::from_slice_with(&bytes, opts)
-        .unwrap_or_else(|e| panic!("{:?}: {e}", opts.feature_bits()));
+        .unwrap_or_else(|e| panic!("{:?}: {e}", opts.features));
     assert_eq!(&back, v);
     bytes
 }
@@ -84,8 +81,8 @@ fn repeated_strings_round_trip_at_default_options() {
     let v = vec!["x".repeat(1100); 1000];
     for opts in TIERS {
         let bytes = round_trip(&v, opts);
-        if opts.has(Features::DENSE) {
-            assert_eq!(bytes.len(), 2110, "{:?}", opts.feature_bits());
+        if opts.features.contains(Features::DENSE) {
+            assert_eq!(bytes.len(), 2110, "{:?}", opts.features);
         }
     }
     assert_eq!(measure(&v, Options::balanced()), 1000 + 1100 * 1000);
@@ -107,13 +104,13 @@ fn struct_rows_with_a_repeated_string_round_trip() {
         .collect();
     for opts in TIERS {
         let bytes = round_trip(&rows, opts);
-        if opts.has(Features::DENSE) {
-            let want = if opts.has(Features::ENTROPY) {
+        if opts.features.contains(Features::DENSE) {
+            let want = if opts.features.contains(Features::ENTROPY) {
                 53
             } else {
                 1129
             };
-            assert_eq!(bytes.len(), want, "{:?}", opts.feature_bits());
+            assert_eq!(bytes.len(), want, "{:?}", opts.features);
         }
         let v: Value = qdf_core::from_slice_with(&bytes, opts).unwrap();
         assert_eq!(v.as_array().map(|a| a.len()), Some(1000));
@@ -175,7 +172,7 @@ fn a_bomb_is_refused_on_both_sides_with_the_limit_and_the_amount() {
     let v = vec!["b".repeat(1000); 70_000];
     let want = 70_000 + 1000 * 70_000;
     let e = qdf_core::to_vec(&v).unwrap_err();
-    assert_eq!(limit_of(&e), (want, DEFAULT_MAX_OUTPUT));
+    assert_eq!(limit_of(&e), (want, (64 << 20)));
     assert_eq!(
         e.to_string(),
         format!(
@@ -192,7 +189,7 @@ fn a_bomb_is_refused_on_both_sides_with_the_limit_and_the_amount() {
         qdf_core::from_slice::<IgnoredAny>(&bytes).unwrap_err(),
     ] {
         let (needed, limit) = limit_of(&e);
-        assert_eq!(limit, DEFAULT_MAX_OUTPUT, "{e}");
+        assert_eq!(limit, (64 << 20), "{e}");
         assert!(needed > limit && needed <= want, "{e}");
         let text = e.to_string();
         assert!(
@@ -215,7 +212,7 @@ fn a_small_limit_binds_encoder_and_decoder_alike() {
     for tier in TIERS {
         let tight = tier.max_output(10_000);
         let e = qdf_core::to_vec_with(&v, tight).unwrap_err();
-        assert_eq!(limit_of(&e), (want, 10_000), "{:?}", tier.feature_bits());
+        assert_eq!(limit_of(&e), (want, 10_000), "{:?}", tier.features);
         let bytes = qdf_core::to_vec_with(&v, tier).unwrap();
         let e = qdf_core::from_slice_with::<Vec<String>>(&bytes, tight).unwrap_err();
         let (needed, limit) = limit_of(&e);

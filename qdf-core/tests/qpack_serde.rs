@@ -330,7 +330,9 @@ proptest! {
 /// a QPack tag; a stream header sets it whenever the encoder may pack; decoders ignore it.
 #[test]
 fn qpack_header_hint() {
-    use qdf_core::wire::header::{FLAG_DENSE, FLAG_QPACK};
+    // Header flags (`docs/SPEC.md` §1): Dense 01, QPack 02.
+    const FLAG_DENSE: u8 = 0x01;
+    const FLAG_QPACK: u8 = 0x02;
     let packed: Vec<u32> = (0..100).collect();
     let short: Vec<u32> = vec![1, 2, 3];
     let nested = (vec!["a"; 3], vec![packed.clone()]);

@@ -93,7 +93,7 @@ fn ever_new_map_key_sets_keep_both_sides_flat_and_counted() {
     ] {
         // Without renewal (`docs/SPEC.md` §18): the caps are what bounds memory here.
         let opts = tier
-            .features(tier.feature_bits().with(Features::MAP_SHAPE))
+            .features(tier.features.with(Features::MAP_SHAPE))
             .session_renewal(false);
         // Allocated before the base: the figures below need no correction for it.
         let mut held = Vec::with_capacity(4);

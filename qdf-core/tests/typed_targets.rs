@@ -481,8 +481,8 @@ fn duplicate_map_keys_default_and_strict() {
     assert_eq!(t, BTreeMap::from([("a", 2)]));
     let v: Value = qdf_core::from_slice(&b).unwrap();
     assert_eq!(v.as_map().unwrap().len(), 2);
-    assert!(!Options::default().denies_duplicate_keys());
-    assert!(strict().denies_duplicate_keys());
+    assert!(!Options::default().deny_duplicate_keys);
+    assert!(strict().deny_duplicate_keys);
 
     assert_dup(
         qdf_core::from_slice_with::<HashMap<String, u8>>(&b, strict()).unwrap_err(),

@@ -1,6 +1,6 @@
 //! [`Builder`]: every [`QdfCodec`] setting, in the style of `LengthDelimitedCodec::builder()`.
 
-use qdf_core::{DEFAULT_MAX_FRAME_LEN, DecoderSession, EncoderSession, Options};
+use qdf_core::{DecoderSession, EncoderSession, Limits, Options};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
@@ -18,11 +18,15 @@ use crate::QdfCodec;
 ///     .max_intern_entries(10_000)
 ///     .new_codec();
 /// assert_eq!(codec.max_frame_length(), 1 << 20);
+/// assert_eq!(codec.limits().max_intern_entries, 10_000);
 /// ```
+///
+/// Limits are set by their [`Limits`] names (`max_frame_length(n)`, `max_intern_entries(n)`,
+/// …, or all at once with [`limits`](Self::limits)) and read back from the built codec
+/// ([`QdfCodec::limits`], [`QdfCodec::max_frame_length`]), as tokio-util's builders do.
 #[derive(Copy, Clone, Debug)]
 pub struct Builder {
     opts: Options,
-    max_frame_length: usize,
     checksum: bool,
     backpressure_boundary: Option<usize>,
     renew: RenewPolicy,
@@ -44,29 +48,36 @@ impl Default for Builder {
 }
 
 impl Builder {
-    /// Balanced options, 8 MiB frames, tokio-util's default backpressure boundary (8 KiB).
+    /// Balanced options with [`Limits::DEFAULT`] (8 MiB frames), tokio-util's default
+    /// backpressure boundary (8 KiB).
     pub fn new() -> Self {
         Builder {
             opts: Options::balanced(),
-            max_frame_length: DEFAULT_MAX_FRAME_LEN,
             checksum: false,
             backpressure_boundary: None,
             renew: RenewPolicy::default(),
         }
     }
 
-    /// The tier and decode limits (default [`Options::balanced`]). The ColumnIndex and
-    /// entropy features are always off in streams.
+    /// The tier and every limit (default [`Options::balanced`]), replacing limits set
+    /// before: call it first. The ColumnIndex and entropy features are always off in streams.
     pub fn options(&mut self, opts: Options) -> &mut Self {
         self.opts = opts;
         self
     }
 
-    /// The largest frame body, in bytes, written or accepted (default 8 MiB). A larger
+    /// Every limit at once (default [`Limits::DEFAULT`]), keeping the tier.
+    pub fn limits(&mut self, limits: Limits) -> &mut Self {
+        self.opts = self.opts.limits(limits);
+        self
+    }
+
+    /// The largest frame body, in bytes, written or accepted (default 8 MiB,
+    /// [`Limits::max_frame_length`](Limits#structfield.max_frame_length)). A larger
     /// outgoing value fails with `FrameTooLarge` before any byte is written; a larger incoming
     /// length prefix fails as soon as it arrives.
     pub fn max_frame_length(&mut self, len: usize) -> &mut Self {
-        self.max_frame_length = len;
+        self.opts = self.opts.max_frame_length(len);
         self
     }
 
@@ -141,10 +152,8 @@ impl Builder {
     /// inferred (`let c: QdfCodec<Reply, Request> = builder.new_codec();`).
     pub fn new_codec<D, E: ?Sized>(&self) -> QdfCodec<D, E> {
         QdfCodec::from_sessions(
-            EncoderSession::new(self.opts)
-                .with_max_frame_len(self.max_frame_length)
-                .with_checksum(self.checksum),
-            DecoderSession::new(self.opts).with_max_frame_len(self.max_frame_length),
+            EncoderSession::new(self.opts).with_checksum(self.checksum),
+            DecoderSession::new(self.opts),
             self.renew,
         )
     }

@@ -44,8 +44,8 @@ const MIN_RESERVE: usize = 8 * 1024;
 ///
 /// Encode errors (a value that cannot be serialized, a body above the maximum frame length)
 /// write nothing to the buffer and leave the session as it was: the connection stays usable.
-/// Decode errors follow [`qdf_core::session`]'s failure rules: framing errors and body errors
-/// in a Dense stream break the decoder (every later `decode` fails with
+/// Decode errors follow [`qdf_core::DecoderSession`]'s failure rules: framing errors and body
+/// errors in a Dense stream break the decoder (every later `decode` fails with
 /// [`qdf_core::ErrorCode::Broken`]); a body error in a stateless (`fast()`) stream skips that
 /// frame, but a frame failing its checksum ([`Builder::checksum`]) breaks the decoder in any
 /// stream. The decoder never returns a value after an error that could have corrupted it.
@@ -179,6 +179,14 @@ impl<D, E: ?Sized> QdfCodec<D, E> {
     /// The largest frame body this codec writes or accepts, in bytes.
     pub fn max_frame_length(&self) -> usize {
         self.dec.max_frame_len()
+    }
+
+    /// The limits this codec decodes under (set by the [`Builder`](crate::Builder)).
+    pub fn limits(&self) -> qdf_core::Limits {
+        self.dec
+            .options()
+            .limits
+            .max_frame_length(self.dec.max_frame_len())
     }
 
     /// The encoding session (its options and limits).

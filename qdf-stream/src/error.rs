@@ -70,7 +70,8 @@ mod tests {
     #[test]
     fn categories_and_conversions() {
         let big: QdfCodecError =
-            qdf_core::Error::new(ErrorCode::FrameTooLarge { len: 9, max: 4 }).into();
+            qdf_core::Error::__unstable_new(ErrorCode::FrameTooLarge { len: 9, max: 4 }, None)
+                .into();
         assert!(matches!(
             big,
             QdfCodecError::FrameTooLarge { len: 9, max: 4 }
@@ -78,7 +79,8 @@ mod tests {
         assert_eq!(big.category(), Category::Limit);
         assert_eq!(big.to_string(), "frame of 9 bytes exceeds the maximum of 4");
         let eof: QdfCodecError =
-            qdf_core::Error::new(ErrorCode::UnexpectedEof { expected: "x" }).into();
+            qdf_core::Error::__unstable_new(ErrorCode::UnexpectedEof { expected: "x" }, None)
+                .into();
         assert_eq!(eof.category(), Category::Eof);
         assert_eq!(io::Error::from(eof).kind(), io::ErrorKind::UnexpectedEof);
         let io: QdfCodecError = io::Error::from(io::ErrorKind::BrokenPipe).into();

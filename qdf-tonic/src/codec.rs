@@ -110,11 +110,11 @@ pub struct QdfEncoder<T, L = DefaultLimits> {
 }
 
 impl<T, L: Limits> QdfEncoder<T, L> {
-    /// A fresh session with [`L::options`](Limits::options) and
-    /// [`L::MAX_MESSAGE_LEN`](Limits::MAX_MESSAGE_LEN).
+    /// A fresh session with [`L::options`](Limits::options) (its frame length limit is
+    /// the message length limit).
     pub fn new() -> Self {
         QdfEncoder {
-            session: EncoderSession::new(L::options()).with_max_frame_len(L::MAX_MESSAGE_LEN),
+            session: EncoderSession::new(L::options()),
             scratch: Vec::new(),
             sent: 0,
             _marker: PhantomData,
@@ -191,11 +191,11 @@ pub struct QdfDecoder<U, L = DefaultLimits> {
 }
 
 impl<U, L: Limits> QdfDecoder<U, L> {
-    /// A fresh session with [`L::options`](Limits::options) and
-    /// [`L::MAX_MESSAGE_LEN`](Limits::MAX_MESSAGE_LEN).
+    /// A fresh session with [`L::options`](Limits::options) (its frame length limit is
+    /// the message length limit).
     pub fn new() -> Self {
         QdfDecoder {
-            session: DecoderSession::new(L::options()).with_max_frame_len(L::MAX_MESSAGE_LEN),
+            session: DecoderSession::new(L::options()),
             received: 0,
             _marker: PhantomData,
         }

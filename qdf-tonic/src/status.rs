@@ -57,7 +57,7 @@ mod tests {
     use super::*;
 
     fn err(code: ErrorCode) -> Error {
-        Error::new(code)
+        Error::__unstable_new(code, None)
     }
 
     #[test]
@@ -115,12 +115,12 @@ mod tests {
 
     #[test]
     fn message_names_side_index_and_offset() {
-        let e = Error::at(
+        let e = Error::__unstable_new(
             ErrorCode::BadTag {
                 found: 0xff,
                 expected: "a string",
             },
-            7,
+            Some(7),
         );
         let s = to_status(&e, Side::Decode, 3);
         assert_eq!(s.code(), Code::InvalidArgument);

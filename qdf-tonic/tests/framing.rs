@@ -251,7 +251,7 @@ async fn tonic_size_limits_stay_in_force() {
 struct Tiny;
 
 impl Limits for Tiny {
-    const MAX_MESSAGE_LEN: usize = 64;
+    const LIMITS: qdf_core::Limits = qdf_core::Limits::MANY_STREAMS.max_frame_length(64);
 }
 
 #[tokio::test]
@@ -338,14 +338,14 @@ async fn checksummed_messages_from_a_peer_are_checked() {
 struct TinyTables;
 
 impl Limits for TinyTables {
-    const MAX_INTERN_ENTRIES: u32 = 64;
+    const LIMITS: qdf_core::Limits = qdf_core::Limits::MANY_STREAMS.max_intern_entries(64);
 }
 
 /// [`TinyTables`] without renewal.
 struct TinyTablesNoRenewal;
 
 impl Limits for TinyTablesNoRenewal {
-    const MAX_INTERN_ENTRIES: u32 = 64;
+    const LIMITS: qdf_core::Limits = qdf_core::Limits::MANY_STREAMS.max_intern_entries(64);
     const SESSION_RENEWAL: bool = false;
 }
 

@@ -81,11 +81,8 @@ where
         assert_eq!(at, out.len());
         out.len()
     };
-    let map_shape = Options::balanced().features(
-        Options::balanced()
-            .feature_bits()
-            .with(qdf::Features::MAP_SHAPE),
-    );
+    let map_shape =
+        Options::balanced().features(Options::balanced().features.with(qdf::Features::MAP_SHAPE));
     StreamSizes {
         session: session(Options::balanced()),
         session_map_shape: session(map_shape),

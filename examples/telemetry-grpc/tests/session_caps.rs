@@ -30,7 +30,9 @@ async fn peer_over_the_caps_is_resource_exhausted() {
     // renewal (which would keep a peer's table small, docs/SPEC.md §18) the table grows past
     // them.
     let generous = Options::balanced().session_renewal(false);
-    assert!(generous.intern_entry_cap() > DefaultLimits::options().intern_entry_cap());
+    assert!(
+        generous.limits.max_intern_entries > DefaultLimits::options().limits.max_intern_entries
+    );
     let err = raw_export(channel, qdf_messages(&unique_heavy(), generous))
         .await
         .unwrap_err();

@@ -20,7 +20,7 @@ fn size<D: Dataset>(data: &D, opts: Options) -> usize {
 }
 
 fn with_maps(o: Options) -> Options {
-    o.features(o.feature_bits().with(Features::MAP_SHAPE))
+    o.features(o.features.with(Features::MAP_SHAPE))
 }
 
 impl Visitor for Report {

@@ -18,9 +18,13 @@
 //! ```
 
 mod access;
+mod convert;
 mod de;
+mod deserializer;
 mod display;
 mod ser;
+
+pub use deserializer::{from_value, to_value};
 
 /// The kind of an enum variant in a [`Value::Variant`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

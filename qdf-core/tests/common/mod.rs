@@ -184,7 +184,7 @@ pub fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: &T) ->
         assert_eq!(&back, v);
         let val: Value = qdf_core::from_slice_with(&bytes, opts).expect("decode Value");
         let again = qdf_core::to_vec_with(&val, opts).expect("encode Value");
-        if opts.has(qdf_core::Features::SHAPE_INTERN) {
+        if opts.features.contains(qdf_core::Features::SHAPE_INTERN) {
             // A struct shape (EC) reads back as a map and `Value` re-encodes maps as maps.
             let val2: Value = qdf_core::from_slice_with(&again, opts).expect("decode Value");
             assert_eq!(val2, val, "Value re-encoding differs for {val}");
