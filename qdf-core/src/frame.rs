@@ -1,5 +1,5 @@
 //! Sans-IO stream framing: the 5-byte header once per direction, then `uvarint(len) ‖ body`
-//! per frame (Go wire notes §4).
+//! per frame (`docs/SPEC.md` §17.1).
 //!
 //! ```text
 //! stream := header frame*
@@ -25,7 +25,7 @@ use crate::wire::header::{
 use crate::wire::varint::{read_uvarint, uvarint_len};
 
 /// Header flags a stream may not carry: ColumnIndex and the entropy pass are whole-message
-/// features and are always off in streams (Go wire notes §4).
+/// features and are always off in streams (`docs/SPEC.md` §17.1).
 pub(crate) const STREAM_FORBIDDEN_FLAGS: u8 = FLAG_ENTROPY | FLAG_COL_INDEX;
 
 /// Bytes of the CRC-32C that ends each frame of a stream with [`FLAG_CHECKSUM`].

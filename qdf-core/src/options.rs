@@ -2,7 +2,7 @@
 //!
 //! [`Options`] is a small `Copy` value with builder methods, like `rmp_serde::config`.
 //! The three tiers are presets of [`Features`] bits (bit numbers as in the Go library's
-//! options, see `docs/SPEC.md` §Options):
+//! options):
 //!
 //! | tier | preset | features |
 //! |---|---|---|
@@ -60,7 +60,7 @@ impl Features {
     pub const FLOAT_XOR: Features = Features(1 << 5);
     /// Bit 6: entropy-coded blocks (tag `0xFE`, tANS) around QPack values and string column
     /// blocks that shrink by exact cost; one-shot messages only (`docs/SPEC.md`
-    /// §Entropy-coded blocks).
+    /// §21).
     pub const ENTROPY: Features = Features(1 << 6);
     /// Bit 7: column-length index in columnar containers.
     pub const COLUMN_INDEX: Features = Features(1 << 7);

@@ -1,6 +1,6 @@
 //! Sessions: the state kept across the messages of one stream, and sans-IO framing on top.
 //!
-//! A stream is the 5-byte header once, then per frame `uvarint(len) ‖ body` (Go wire notes
+//! A stream is the 5-byte header once, then per frame `uvarint(len) ‖ body` (`docs/SPEC.md`
 //! §4). Transports that frame messages themselves (gRPC) use the `*_message` calls: the
 //! header before the first body, then bodies without a length prefix.
 //!
@@ -110,7 +110,7 @@ pub enum FrameStatus {
 }
 
 /// Stream options: the whole-message features (ColumnIndex, entropy pass) are always off in
-/// streams (Go wire notes §4).
+/// streams (`docs/SPEC.md` §17.1).
 fn stream_options(opts: Options) -> Options {
     let f = opts.feature_bits();
     opts.features(f.without(Features::COLUMN_INDEX).without(Features::ENTROPY))

@@ -1,4 +1,4 @@
-//! Columnar containers (`docs/SPEC.md` §Columnar containers): golden bytes, equality with row
+//! Columnar containers (`docs/SPEC.md` §22): golden bytes, equality with row
 //! mode, string codecs through the columnar path, subset decode, sessions, hostile input.
 
 use std::collections::BTreeMap;
@@ -758,7 +758,7 @@ fn huge_row_count_is_refused_by_the_budget() {
 /// (F5 dictionary, F8 slab, F9 constant) hand out borrowed strings; blocks that rebuild them
 /// (FA front coding, FB alphabet, F6 FSST) cannot, so a `Cow<'a, str>` field comes out owned
 /// there and a bare `&'a str` field is a Data error, as serde_json does for escaped strings
-/// (docs/SPEC.md §Columnar containers, "Row presentation").
+/// (docs/SPEC.md §22, "Row presentation").
 #[test]
 fn string_columns_borrow_where_the_block_keeps_values_in_the_input() {
     use std::borrow::Cow;

@@ -1,5 +1,5 @@
 //! The Dense dialect end to end: golden bytes per tag, shapes, borrowing, sessions, caps,
-//! failure rules and hostile input (`docs/SPEC.md` §Dense dialect, §Shapes).
+//! failure rules and hostile input (`docs/SPEC.md` §14, §15).
 
 use std::collections::BTreeMap;
 

@@ -453,7 +453,7 @@ fn announced_counts_that_lie_are_written_true() {
     assert!(refused.is_empty(), "{refused:#?}");
 }
 
-/// A tuple variant's payload is an array (`docs/SPEC.md` §Data model: `F2 08 name array`),
+/// A tuple variant's payload is an array (`docs/SPEC.md` §8: `F2 08 name array`),
 /// so its fields are never packed (QPack) or written as a columnar container, whatever they
 /// are; typed, through [`Value`], and in sessions.
 #[test]

@@ -1,4 +1,4 @@
-//! The entropy stage (tag `FE`, header flag `04`; docs/SPEC.md §Entropy-coded blocks):
+//! The entropy stage (tag `FE`, header flag `04`; docs/SPEC.md §21):
 //! Compression writes it in one-shot messages only, when it shrinks a block; sessions never
 //! write it; decoding is exact.
 

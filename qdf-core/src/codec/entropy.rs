@@ -1,4 +1,4 @@
-//! Entropy-coded blocks, tag `FE` (`docs/SPEC.md` §Entropy-coded blocks): the bytes of one
+//! Entropy-coded blocks, tag `FE` (`docs/SPEC.md` §21): the bytes of one
 //! QPack value or one string block, tag included, coded with [`tans`](super::tans).
 //!
 //! ```text

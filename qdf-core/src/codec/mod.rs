@@ -1,5 +1,5 @@
 //! QPack: codecs for slices of one numeric or boolean type (wire notes §2, `docs/SPEC.md`
-//! §QPack). Each codec is a pure module with an encoder, a decoder and an exact cost; the
+//! §19). Each codec is a pure module with an encoder, a decoder and an exact cost; the
 //! pickers in [`pick`] choose the smallest. No serde here.
 //!
 //! | tag | codec | module |

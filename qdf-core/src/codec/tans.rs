@@ -1,7 +1,7 @@
 //! tANS: a table-based asymmetric numeral system coder for byte strings (J. Duda,
 //! "Asymmetric numeral systems: entropy coding combining speed of Huffman coding with
 //! compression rate of arithmetic coding", 2013; the table layout and symbol spread of FSE,
-//! RFC 8878 §4.1). Our own code; the layout is `docs/SPEC.md` §Entropy-coded blocks.
+//! RFC 8878 §4.1). Our own code; the layout is `docs/SPEC.md` §21.
 //!
 //! ```text
 //! tans := uvarint(n)                                  decoded bytes; n = 0 ends here

@@ -1,4 +1,4 @@
-//! Columnar containers (`docs/SPEC.md` §Columnar containers): a sequence of at least
+//! Columnar containers (`docs/SPEC.md` §22): a sequence of at least
 //! [`MIN_ROWS`] structs written column by column (tag `EF`), or with the columns that are not
 //! one primitive kind kept row-major after the columns (hybrid, tag `F7`).
 //!

@@ -1,4 +1,4 @@
-//! Reading a columnar container (`docs/SPEC.md` §Columnar containers): the header (row
+//! Reading a columnar container (`docs/SPEC.md` §22): the header (row
 //! count, column shape, optional column index) when the container's tag is read, and the
 //! column bodies when the first row is deserialized — only then does serde say which fields
 //! the target names, so columns it does not name are skipped without being materialised.

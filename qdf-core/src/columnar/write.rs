@@ -1,5 +1,5 @@
 //! Writing a captured [`Batch`]: per column the codec and its exact size, the size gate
-//! against the row form, then the container (`docs/SPEC.md` §Columnar containers), or a
+//! against the row form, then the container (`docs/SPEC.md` §22), or a
 //! replay of the rows through the real serializer when the batch does not qualify.
 //!
 //! Column bodies are what Balanced writes for a `Vec` of the column's values: integers,

@@ -1,5 +1,5 @@
 //! Dense tags in the deserializer: intern definitions and references
-//! (`docs/SPEC.md` §Dense dialect).
+//! (`docs/SPEC.md` §14).
 //!
 //! Every string read goes through [`Deserializer::read_text`], which sends the Dense tags
 //! here and reports plain strings with [`DenseState::note_inline`], so the decoder's state

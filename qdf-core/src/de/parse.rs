@@ -1,5 +1,5 @@
 //! Tag-level parsing: numbers, strings, container lengths, the `F2` extension payloads. Every
-//! check for the smallest form lives here (`docs/SPEC.md` §Strictness).
+//! check for the smallest form lives here (`docs/SPEC.md` §12).
 
 use super::Deserializer;
 use super::read::{Reference, Text};
@@ -391,7 +391,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// The payload of tag `F3` (tag consumed): `zigzag-uvarint(seconds) uvarint(nanoseconds)`
-    /// with nanoseconds at most 999 999 999 (Go notes §1.2).
+    /// with nanoseconds at most 999 999 999 (`docs/SPEC.md` §10).
     pub(crate) fn read_timestamp(&mut self) -> Result<(i64, u32)> {
         let secs = crate::wire::varint::unzigzag(self.read.uvarint()?);
         let at = self.read.offset();

@@ -1,4 +1,4 @@
-//! Reading QPack values (`docs/SPEC.md` §QPack) where the data model expects a sequence: the
+//! Reading QPack values (`docs/SPEC.md` §19) where the data model expects a sequence: the
 //! body is decoded by [`codec::decode_body`](crate::codec::decode_body) and its elements are
 //! handed to the visitor one by one as plain numbers or booleans.
 //!

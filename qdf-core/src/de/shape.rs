@@ -1,4 +1,4 @@
-//! Struct shapes (tag `EC`) in the deserializer (`docs/SPEC.md` §Shapes): a declaration, a
+//! Struct shapes (tag `EC`) in the deserializer (`docs/SPEC.md` §15): a declaration, a
 //! reuse, a reuse with an escape, or an open reuse, all presented to serde as a map of field
 //! name → value (map key-set shapes use the same forms).
 

@@ -449,7 +449,7 @@ fn dense_bytes_entry_as_variant_name() {
     }
 }
 
-/// A shape's names are string entries (SPEC §Shapes): a bytes entry as a declared name is a
+/// A shape's names are string entries (SPEC §15): a bytes entry as a declared name is a
 /// TypeMismatch for every target, while the same entry as a plain map key is a key (SPEC §14).
 #[test]
 fn dense_bytes_entry_as_shape_name_is_refused() {

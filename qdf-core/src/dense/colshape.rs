@@ -1,5 +1,5 @@
 //! The column-shape table of columnar containers (tags `EF`/`F7`, `docs/SPEC.md`
-//! §Columnar containers): the `(name, kind)` lists of declared containers, ids from 1, in an
+//! §22): the `(name, kind)` lists of declared containers, ids from 1, in an
 //! id space of their own (struct shapes have theirs).
 //!
 //! Each entry is stored in a [`ShapeTable`] as one "name" per column: the column name's

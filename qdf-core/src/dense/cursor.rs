@@ -1,5 +1,5 @@
 //! The encoder's walk through one struct, or one string-keyed map under `MAP_SHAPE`, under
-//! shape interning (`docs/SPEC.md` §Shapes).
+//! shape interning (`docs/SPEC.md` §15).
 //!
 //! serde hands fields one at a time, may skip some, and its announced length is not always
 //! the true count, so a shape is speculative:

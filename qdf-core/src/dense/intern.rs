@@ -1,4 +1,4 @@
-//! The intern table: sequential ids from 0, never evicted one by one (Go notes §1.5 "State"); a
+//! The intern table: sequential ids from 0, never evicted one by one (`docs/SPEC.md` §14.1); a
 //! session renewal (`docs/SPEC.md` §18) clears it whole.
 //!
 //! All entries live in one byte arena with an end offset per id, so a session of 65 535

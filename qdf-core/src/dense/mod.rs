@@ -1,5 +1,5 @@
 //! The Dense session state: intern table, predictors and shape table, driven identically by
-//! the encoder and the decoder so the two mirror by construction (Go notes §1.5).
+//! the encoder and the decoder so the two mirror by construction (`docs/SPEC.md` §14).
 //!
 //! The encoder asks [`DenseState::encode_str`] how to write each string or byte string
 //! (value, map key, field name, variant name) and gets an [`Emission`]; the decoder reports
@@ -15,7 +15,7 @@
 //! | `E1`/`E9`/`EA` | ring push; pair(lastID → id); `lastID` ← id |
 //!
 //! The encoder picks, for a value already in the table, the first rule that applies
-//! (Go notes §1.5): `E8` if it is `lastID`; `E1` if the id is below 128; `EA 00` if the pair
+//! (`docs/SPEC.md` §14): `E8` if it is `lastID`; `E1` if the id is below 128; `EA 00` if the pair
 //! table predicts it (feature `PAIR_PRED`); `E9 rank` if the ring holds it and the rank's
 //! varint is shorter than the id's (feature `MTF`); else `E1 id`. If the chosen reference
 //! would be longer than the inline form, it writes the value inline instead (possible only
@@ -64,7 +64,7 @@ use crate::options::{Features, Options};
 use crate::wire::tags;
 use crate::wire::varint::{read_uvarint, uvarint_len, write_uvarint};
 
-/// The wire maximum of intern entries per session: ids stay below 0xFFFF (Go notes §6).
+/// The wire maximum of intern entries per session: ids stay below 0xFFFF (`docs/SPEC.md` §16.1).
 pub(crate) const MAX_WIRE_ENTRIES: u32 = 0xFFFF;
 
 /// The encoder never interns a value longer than `intern_byte_cap / MAX_ENTRY_SHARE`, so one
@@ -72,7 +72,7 @@ pub(crate) const MAX_WIRE_ENTRIES: u32 = 0xFFFF;
 const MAX_ENTRY_SHARE: u64 = 64;
 
 /// Bytes of shape names the encoder keeps in reserve before it opens a declaration, because
-/// a declaration's names are only known at its end (`docs/SPEC.md` §Session caps).
+/// a declaration's names are only known at its end (`docs/SPEC.md` §16.1).
 const SHAPE_DECL_RESERVE: u64 = 64 << 10;
 
 /// How the encoder writes one string or byte string.

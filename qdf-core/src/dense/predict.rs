@@ -1,9 +1,9 @@
-//! State-ref predictors (Go notes §1.5): `lastID` (Markov-0 repeat, `E8`), the 128-slot ring
+//! State-ref predictors (`docs/SPEC.md` §14): `lastID` (Markov-0 repeat, `E8`), the 128-slot ring
 //! of pushes (MTF, `E9`) and the Markov-1 pair table (`EA`).
 //!
 //! The ring keeps duplicates: rank `r` names the id pushed `r` pushes ago, not a
 //! deduplicated LRU position. The Go library falls back to an LRU walk for ranks ≥ 128;
-//! qdf-rs never emits such ranks and rejects them (`docs/SPEC.md` §Differences). The pair
+//! qdf-rs never emits such ranks and rejects them (`docs/SPEC.md`, Appendix B). The pair
 //! table maps `prev → succ + 1` (0 = empty) and is written on every definition and reference
 //! that has a valid `lastID`, on both sides.
 //!

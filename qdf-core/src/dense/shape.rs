@@ -1,7 +1,7 @@
-//! The shape table: field-name lists of structs (tag `EC`), ids from 1 (Go notes §1.3).
+//! The shape table: field-name lists of structs (tag `EC`), ids from 1 (`docs/SPEC.md` §15).
 //!
 //! One id space holds struct shapes and map key-set shapes (feature `MAP_SHAPE`). A declaration
-//! interleaves names and values (`EC 00 N`, then N × (name, value), `docs/SPEC.md` §Shapes),
+//! interleaves names and values (`EC 00 N`, then N × (name, value), `docs/SPEC.md` §15),
 //! so names arrive one at a time and declarations nest (a field's value may declare another
 //! shape). Open declarations live on a LIFO stack; a shape gets its id when its declaration
 //! completes, on both sides, so an inner shape gets the smaller id.

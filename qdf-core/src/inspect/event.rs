@@ -120,7 +120,7 @@ pub enum EventKind<'a> {
     Some,
     /// `F2 06`–`F2 09` opens a variant: its name (a [`EventKind::Text`]), then its payload.
     Variant(VariantKind),
-    /// A QPack value (§QPack), a leaf covering its whole body.
+    /// A QPack value (§19), a leaf covering its whole body.
     Packed {
         /// The codec (tag byte).
         codec: Codec,
@@ -248,7 +248,7 @@ pub enum VariantKind {
     Struct,
 }
 
-/// A QPack codec, by tag (§QPack).
+/// A QPack codec, by tag (§19).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Codec {
     /// `E3` bit-packed bools.
@@ -271,7 +271,7 @@ pub enum Codec {
     Chimp128,
     /// `F4` ALP decimal floats.
     Alp,
-    /// `FE` a QPack value coded with tANS (§Entropy-coded blocks).
+    /// `FE` a QPack value coded with tANS (§21).
     Entropy,
 }
 
@@ -332,7 +332,7 @@ pub fn kind_name(kind: u8) -> &'static str {
     }
 }
 
-/// A string column block (§String column blocks), by tag.
+/// A string column block (§20), by tag.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum StringBlock {
     /// `F5` flat dictionary.
@@ -349,7 +349,7 @@ pub enum StringBlock {
     Alpha,
     /// `FC` dictionary with a QPack-coded index.
     DictQ,
-    /// `FE` a string block coded with tANS (§Entropy-coded blocks).
+    /// `FE` a string block coded with tANS (§21).
     Entropy,
 }
 
@@ -368,7 +368,7 @@ impl fmt::Display for StringBlock {
     }
 }
 
-/// How a column's values are written (§Columnar containers).
+/// How a column's values are written (§22).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ColumnValues {
     /// A QPack value: its codec and kind byte.

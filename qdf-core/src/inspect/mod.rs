@@ -5,8 +5,8 @@
 //! to a callback as an [`Event`] with its byte offsets: scalars, strings with their intern
 //! form (inline, a definition with the id it gets, or a reference with the id and the
 //! resolved bytes, §14), containers, struct and map shapes (§15) with the field names the
-//! shape table supplies, QPack bodies with their codec (§QPack), columnar containers with
-//! each column's codec and byte cost (§Columnar containers), and stream frames.
+//! shape table supplies, QPack bodies with their codec (§19), columnar containers with
+//! each column's codec and byte cost (§22), and stream frames.
 //!
 //! ```
 //! use qdf_core::inspect::{self, EventKind};

@@ -271,7 +271,7 @@ impl<'a> Compound<'a> {
 }
 
 impl Compound<'_> {
-    /// A map key under `MAP_SHAPE` (`docs/SPEC.md` §Shapes): a string first key may start a
+    /// A map key under `MAP_SHAPE` (`docs/SPEC.md` §15): a string first key may start a
     /// shape; in a shaped map a string key is a shape name and any other key is escaped.
     fn shaped_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         match self.shaped_key_unchecked(key) {
@@ -309,7 +309,7 @@ impl Compound<'_> {
 
 impl Compound<'_> {
     /// The payload of a `Value` variant carrier of extension `subtype`: a tuple variant's
-    /// must be an array and a struct variant's a map (`docs/SPEC.md` §Data model), which a
+    /// must be an array and a struct variant's a map (`docs/SPEC.md` §8), which a
     /// hand-built [`Value::Variant`](crate::Value::Variant) may not hold; refused then,
     /// since the decoder refuses it.
     #[inline(never)]

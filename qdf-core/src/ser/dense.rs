@@ -1,5 +1,5 @@
 //! Dense emission in the serializer: strings and byte strings through the intern table
-//! (`docs/SPEC.md` §Dense dialect), and structs through the shape table (§Shapes).
+//! (`docs/SPEC.md` §14), and structs through the shape table (§15).
 //!
 //! The decisions live in [`crate::dense`]; this module only writes what they return, so
 //! the encoder and the decoder drive one state type.

@@ -1,4 +1,4 @@
-//! The serde [`Serializer`]: writes the Speed-tier row form (`docs/SPEC.md` §Tags) into a
+//! The serde [`Serializer`]: writes the Speed-tier row form (`docs/SPEC.md` §2) into a
 //! `Vec<u8>`.
 //!
 //! Layout decisions live here and in [`compound`]; the byte-level forms (integer widths, length

@@ -1,6 +1,6 @@
 //! Packing of sequences of one primitive type (Balanced, [`Features::QPACK`]): a sequence,
 //! tuple or array whose elements are all integers, all `f32`, all `f64` or all `bool` is
-//! written as one QPack value (`docs/SPEC.md` §QPack) instead of an array, when it has at
+//! written as one QPack value (`docs/SPEC.md` §19) instead of an array, when it has at
 //! least [`MIN_PACK`] elements and the packed form is strictly smaller.
 //!
 //! The sequence collector offers each element to the primitive probe ([`super::prim`]).
@@ -167,7 +167,7 @@ impl PackBuf {
         ser.out.truncate(start);
         ser.out.extend_from_slice(&packed);
         ser.note_codec_tag();
-        // The decoder charges a packed element its width, 8 units (§QPack).
+        // The decoder charges a packed element its width, 8 units (§19).
         ser.count_output((n as u64).saturating_mul(crate::codec::cursor::ELEMENT_CHARGE));
         Ok(true)
     }
@@ -203,7 +203,7 @@ impl PackBuf {
             .map_or(wide, |&(k, _, _)| k)
     }
 
-    /// Bytes of the elements in their Speed forms (`docs/SPEC.md` §Integers).
+    /// Bytes of the elements in their Speed forms (`docs/SPEC.md` §3).
     fn plain_len(&self) -> usize {
         match self.class {
             Some(Class::Bool) => self.vals.len(),

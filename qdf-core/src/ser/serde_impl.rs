@@ -1,5 +1,5 @@
 //! `impl serde::Serializer for &mut Serializer`: maps each serde kind to its wire form
-//! (`docs/SPEC.md` §Data model).
+//! (`docs/SPEC.md` §8).
 
 use serde::Serialize;
 

@@ -1,5 +1,5 @@
 //! Map keys under `MAP_SHAPE`: finds out whether a key is a string without writing anything
-//! for any other kind (`docs/SPEC.md` §Shapes, maps).
+//! for any other kind (`docs/SPEC.md` §15, maps).
 //!
 //! serde gives a map key as `&T: Serialize`, so the only way to learn its kind is to let it
 //! call a serializer. [`StrKey`] hands a string (also one inside a newtype struct) to its

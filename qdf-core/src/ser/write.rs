@@ -1,5 +1,5 @@
 //! Byte-level forms: the smallest integer width, length headers, strings and byte strings
-//! (`docs/SPEC.md` §Integers, §Strings, §Arrays and maps). Each function picks the one form
+//! (`docs/SPEC.md` §3, §6, §7). Each function picks the one form
 //! the strict decoder accepts.
 
 use super::Serializer;

@@ -4,7 +4,7 @@
 //! `T`, `T → bytes → Value → bytes → T` gives back `T`. With the Speed tier the two byte
 //! strings are also equal; with the Dense tiers (Balanced, the default, and Compression) they
 //! may differ, since a `Value` holds a struct as a map (no struct shape) and a columnar
-//! `Vec` of structs as an array of maps (`docs/SPEC.md` §Columnar containers).
+//! `Vec` of structs as an array of maps (`docs/SPEC.md` §22).
 //! Floats compare by bits (so `NaN == NaN` when the payloads agree, and `0.0 != -0.0`), maps
 //! keep entry order, integers keep their full 64/128-bit range.
 //!
@@ -56,7 +56,7 @@ pub struct Variant {
 /// `T`, `T → bytes → Value → bytes → T` gives back `T` (and, in the Speed tier, the two byte
 /// strings are equal; the Dense tiers re-encode structs and columnar batches as maps).
 /// Floats compare by bits, maps keep entry order, integers keep their full range.
-/// `Display` gives a readable Rust-like text (`docs/SPEC.md` §Value text).
+/// `Display` gives a readable Rust-like text (`docs/SPEC.md` §11).
 ///
 /// Dropping a deeply nested `Value` does not recurse (see the `Drop` impl), so values built by
 /// hand or decoded with a high depth limit cannot overflow the stack when freed.

@@ -1,5 +1,5 @@
 //! The serde extension tag [`EXT`](super::tags::EXT) (0xF2) and its subtype bytes
-//! (`docs/SPEC.md` §Extension).
+//! (`docs/SPEC.md` §9).
 //!
 //! serde has kinds the Go wire lacks. Each is written as `F2 <subtype> <payload>`:
 //!
@@ -15,7 +15,7 @@
 //! | `07` | newtype variant | name, value | 1 |
 //! | `08` | tuple variant | name, array | 1 |
 //! | `09` | struct variant | name, map (field name → value) | 1 |
-//! | `0A` | shape escape | only inside a struct shape (`EC`), see `docs/SPEC.md` §Shapes | 0 |
+//! | `0A` | shape escape | only inside a struct shape (`EC`), see `docs/SPEC.md` §15 | 0 |
 //!
 //! Every other subtype byte is a `Syntax` error. Integers that fit 64 bits always use the
 //! plain integer tags, so `03`/`04` holding such a value is
@@ -43,7 +43,7 @@ pub const TUPLE_VARIANT: u8 = 0x08;
 /// Enum struct variant: name, map of field name → value.
 pub const STRUCT_VARIANT: u8 = 0x09;
 /// Inside a struct shape (tag `EC`) only: the record leaves its shape here; (name, value)
-/// pairs follow until `C0` (`docs/SPEC.md` §Shapes). Never starts a value.
+/// pairs follow until `C0` (`docs/SPEC.md` §15). Never starts a value.
 pub const SHAPE_ESCAPE: u8 = 0x0A;
 
 /// True if `Some(x)` must be wrapped because `x`'s encoding starts with `first`.

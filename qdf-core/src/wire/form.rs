@@ -1,4 +1,4 @@
-//! Byte-level forms of the row form (`docs/SPEC.md` §Integers, §Strings, §Arrays and maps):
+//! Byte-level forms of the row form (`docs/SPEC.md` §3, §6, §7):
 //! the smallest integer width and length header, each the one form the strict decoder
 //! accepts, and their sizes. Pure functions of a value, shared by the serializer, QPack and
 //! the columnar writer, and by the codecs' cost estimates.
@@ -62,7 +62,7 @@ pub(crate) fn header_bytes(kind: Header, len: usize) -> Result<HeaderBytes> {
     Ok(HeaderBytes { buf, len: n })
 }
 
-/// The Speed form of a number (`docs/SPEC.md` §Integers, §Floats): a tag and the
+/// The Speed form of a number (`docs/SPEC.md` §3, §4): a tag and the
 /// little-endian body, or one fixint byte. `buf[..len]` counts; the rest is padding, so that
 /// every form is appended with one constant-size copy (`Serializer::write_prefix`).
 #[derive(Copy, Clone, Debug)]

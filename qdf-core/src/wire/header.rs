@@ -1,4 +1,4 @@
-//! The 5-byte header: `'Q' 'D' 'F'`, version `0x01`, flags (`docs/SPEC.md` §Header).
+//! The 5-byte header: `'Q' 'D' 'F'`, version `0x01`, flags (`docs/SPEC.md` §1).
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::{Features, Options};

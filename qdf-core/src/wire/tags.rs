@@ -1,4 +1,4 @@
-//! Tag bytes (`docs/SPEC.md` §Tags). msgpack-like; numbering follows the Go library's wire
+//! Tag bytes (`docs/SPEC.md` §2). msgpack-like; numbering follows the Go library's wire
 //! notes §1.2, §1.4, §2, with the serde extension tag [`EXT`] (0xF2) added by qdf-rs.
 
 /// Positive fixint 0..=127: the tag is the value.
@@ -110,7 +110,7 @@ pub const COLUMNAR: u8 = 0xEF;
 pub const QP_BLOCK: u8 = 0xF0;
 /// Zone-map chunk (Go meaning kept; reserved).
 pub const ZONE_CHUNK: u8 = 0xF1;
-/// serde extension: a subtype byte follows (`docs/SPEC.md` §Extension).
+/// serde extension: a subtype byte follows (`docs/SPEC.md` §9).
 pub const EXT: u8 = 0xF2;
 /// Timestamp: `zigzag-uvarint(sec) uvarint(nsec)` (Go meaning kept).
 pub const TIMESTAMP: u8 = 0xF3;
@@ -138,5 +138,5 @@ pub const LOSSY_VEC: u8 = 0xFD;
 /// (`docs/SPEC.md` §18); anywhere else it is an unassigned tag.
 pub const RENEW: u8 = 0xFF;
 /// Entropy-coded block: a tANS block whose bytes are one QPack value or one string block
-/// (`docs/SPEC.md` §Entropy-coded blocks; Compression tier, single messages).
+/// (`docs/SPEC.md` §21; Compression tier, single messages).
 pub const ENTROPY: u8 = 0xFE;

@@ -1,4 +1,4 @@
-//! String column blocks (Go wire notes §2.2): how one string column of a columnar container
+//! String column blocks (`docs/SPEC.md` §20): how one string column of a columnar container
 //! is written when a whole-column form beats per-value strings.
 //!
 //! | tag | block | best for |
@@ -16,7 +16,7 @@
 //! block into a [`StrColumn`], checking every count against the remaining bytes before it
 //! allocates and charging the decoded bytes to the caller's output budget.
 //!
-//! Limits (Go notes §6): dictionaries hold 2–256 values, alphabets 2–64 bytes, FSST tables
+//! Limits (`docs/SPEC.md` §20): dictionaries hold 2–256 values, alphabets 2–64 bytes, FSST tables
 //! at most 255 symbols of 1–8 bytes, and FSST output at most 8× its code bytes.
 
 mod alpha;

@@ -1,4 +1,4 @@
-//! The string column picker (Go wire notes §2.2): which block, if any, writes a column.
+//! The string column picker (`docs/SPEC.md` §20): which block, if any, writes a column.
 //!
 //! Order and gates:
 //! 1. **F9 constant** when every value is equal. (Go tries it only without Dense; no other
