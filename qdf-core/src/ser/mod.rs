@@ -47,8 +47,8 @@ pub(crate) struct EncState {
 /// earlier ones: decode them in order with one state, or use one serializer per message
 /// ([`EncoderSession`](crate::EncoderSession) does this bookkeeping for streams).
 ///
-/// Errors: nesting deeper than [`Options::depth_limit`] (`Limit`), a string, byte string,
-/// sequence or map longer than `u32::MAX` (`Data`). A `Serialize` impl that reports a length
+/// Errors: nesting deeper than [`Limits::max_depth`](crate::Limits::max_depth) (`Limit`), a
+/// string, byte string, sequence or map longer than `u32::MAX` (`Data`). A `Serialize` impl that reports a length
 /// and then writes a different number of elements is tolerated (the header is rewritten).
 ///
 /// An error inside a compound poisons the serializer: a `Serialize` impl that ignores the
