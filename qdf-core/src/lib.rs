@@ -79,7 +79,7 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// Serializes `value` with `opts`. The header's QPack flag (`02`, a hint) is set exactly when
 /// the body holds a QPack tag. Whatever it returns decodes with [`from_slice_with`] under the
 /// same `opts`: it refuses a value nested deeper than `opts` allows, or whose decoded output
-/// is above `opts.output_budget(body length)` ([`ErrorCode::OutputLimit`]).
+/// is above `opts.limits.output_budget(body length)` ([`ErrorCode::OutputLimit`]).
 pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, opts: Options) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(128);
     out.extend_from_slice(&header::header(header_flags(&opts) & !header::FLAG_QPACK));

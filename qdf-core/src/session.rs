@@ -231,7 +231,7 @@ impl EncoderSession {
     ///
     /// Errors: the value's own serde errors and encode limits (depth, and
     /// [`ErrorCode::OutputLimit`] for a frame whose decoded output is above
-    /// `opts.output_budget(body length)`, which the peer's decoder would refuse); and
+    /// `opts.limits.output_budget(body length)`, which the peer's decoder would refuse); and
     /// [`ErrorCode::FrameTooLarge`] (category `Limit`) for a body above
     /// [`max_frame_len`](Self::max_frame_len).
     pub fn encode_frame<T: ?Sized + Serialize>(
