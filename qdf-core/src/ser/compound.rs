@@ -202,8 +202,9 @@ impl<'a> Compound<'a> {
 
     /// Writes every item of `iter` (a sequence's `collect_seq`). When the sequence is
     /// neither packed nor collected into columns (the Speed tier), leading primitives go
-    /// through [`Sink::write_prims`](crate::sink::Sink::write_prims); from the first item that is not one, the rest go
-    /// element by element, as they all do otherwise. The bytes are the same either way.
+    /// through [`Sink::write_prims`](crate::sink::Sink::write_prims); from the first item
+    /// that is not one, the rest go element by element, as they all do otherwise. The bytes
+    /// are the same either way.
     #[inline]
     pub(crate) fn elements<I>(&mut self, iter: I) -> Result<()>
     where

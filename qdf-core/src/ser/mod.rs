@@ -37,8 +37,9 @@ use crate::sink::{ColIndex, Sink};
 /// ([`EncoderSession`](crate::EncoderSession) does this bookkeeping for streams).
 ///
 /// Errors: nesting deeper than [`Limits::max_depth`](crate::Limits::max_depth) (`Limit`), a
-/// string, byte string, sequence or map longer than `u32::MAX` (`Data`). A `Serialize` impl that reports a length
-/// and then writes a different number of elements is tolerated (the header is rewritten).
+/// string, byte string, sequence or map longer than `u32::MAX` (`Data`). A `Serialize` impl
+/// that reports a length and then writes a different number of elements is tolerated (the
+/// header is rewritten).
 ///
 /// An error inside a compound poisons the serializer: a `Serialize` impl that ignores the
 /// error of an element, field, key or value and goes on has left a partial item in the
