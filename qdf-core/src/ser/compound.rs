@@ -12,6 +12,7 @@ use serde::ser::{
 };
 
 use super::Serializer;
+use super::dupkeys::KeySet;
 use crate::columnar::plan::{Batch, Offer};
 use crate::columnar::tape::Depth;
 use crate::dense::encode as dense;
@@ -57,6 +58,8 @@ pub struct Compound<'a> {
     cols: Option<Box<Batch>>,
     /// The sequence may still become columnar (arrays only, until an element says no).
     cols_ok: bool,
+    /// The keys written so far, under `Options::deny_duplicate_keys` (maps and structs).
+    keys: Option<Box<KeySet>>,
 }
 
 impl<'a> Compound<'a> {
@@ -81,6 +84,7 @@ impl<'a> Compound<'a> {
         let packed_or_cols = kind == Kind::Array && !plain;
         let pack = (packed_or_cols && packs(ser.sink.opts())).then(Default::default);
         let cols_ok = packed_or_cols && crate::columnar::enabled(ser.sink.opts());
+        let keys = KeySet::for_map(kind == Kind::Map, ser.sink.opts());
         let (claimed, header_len) = match len {
             Some(n) => {
                 ser.sink.write_header(header, n)?;
@@ -101,6 +105,7 @@ impl<'a> Compound<'a> {
             key_open: false,
             cols: None,
             cols_ok,
+            keys,
         })
     }
 
@@ -112,6 +117,7 @@ impl<'a> Compound<'a> {
         levels: u32,
     ) -> Self {
         let header_len = ser.sink.len() - start;
+        let keys = KeySet::for_map(true, ser.sink.opts());
         Compound {
             ser,
             kind: Kind::Map,
@@ -125,6 +131,7 @@ impl<'a> Compound<'a> {
             key_open: false,
             cols: None,
             cols_ok: false,
+            keys,
         }
     }
 
@@ -145,6 +152,7 @@ impl<'a> Compound<'a> {
             key_open: false,
             cols: None,
             cols_ok: false,
+            keys: None,
         }
     }
 
@@ -234,9 +242,10 @@ impl<'a> Compound<'a> {
             limit: self.ser.sink.opts().depth_limit(),
         };
         let claimed = self.claimed;
+        let check_keys = self.ser.sink.opts().denies_duplicate_keys();
         let batch = self
             .cols
-            .get_or_insert_with(|| Box::new(Batch::new(claimed)));
+            .get_or_insert_with(|| Box::new(Batch::new(claimed, check_keys)));
         let offer = batch.offer(value, depth);
         if offer == Offer::Taken {
             return Ok(true);
@@ -430,6 +439,12 @@ impl SerializeMap for Compound<'_> {
             return Err(self.ser.sink.poison(e));
         }
         self.key_open = true;
+        if let Some(keys) = self.keys.as_mut() {
+            let at = self.ser.sink.len() as u64;
+            if let Err(e) = keys.insert(key, self.ser.sink.opts(), at) {
+                return Err(self.ser.sink.poison(e));
+            }
+        }
         if self.shape.is_some()
             || (self.count == 0 && self.kind == Kind::Map && self.ser.sink.map_shapes())
         {
@@ -476,6 +491,12 @@ impl SerializeStruct for Compound<'_> {
         value: &T,
     ) -> Result<()> {
         self.count += 1;
+        if let Some(keys) = self.keys.as_mut() {
+            let at = self.ser.sink.len() as u64;
+            if let Err(e) = keys.insert(key, self.ser.sink.opts(), at) {
+                return Err(self.ser.sink.poison(e));
+            }
+        }
         // One `value.serialize` call site for both forms, so that it inlines in either.
         let named = match self.shape.as_mut() {
             Some(cursor) => dense::shape_name(&mut self.ser.sink, cursor, self.start, key),

@@ -10,6 +10,7 @@
 //! exactly those two methods.
 
 mod compound;
+mod dupkeys;
 mod serde_impl;
 mod shape_key;
 
