@@ -212,7 +212,7 @@ pub fn inspect(data: &[u8]) {
         _ => panic!("inspect {walked:?}, Value decode {decoded:?}"),
     }
     let walked = inspect::stream(data, &opts, 1 << 16, &mut |_| {});
-    let mut dec = DecoderSession::new(opts).with_max_frame_len(1 << 16);
+    let mut dec = DecoderSession::new(opts).with_max_frame_length(1 << 16);
     let (mut rest, mut frames) = (data, 0u64);
     let decoded = loop {
         match dec.decode_frame::<Value>(rest) {

@@ -41,8 +41,8 @@ pub fn to_json(args: &QdfInput, pretty: bool) -> Result<(), Failure> {
             writeln!(out).map_err(input::write_failed)?;
         }
         Mode::Stream => {
-            let mut dec =
-                DecoderSession::new(input::read_options()).with_max_frame_len(args.max_frame_len);
+            let mut dec = DecoderSession::new(input::read_options())
+                .with_max_frame_length(args.max_frame_len);
             let mut progress = Progress::new(bytes.len() as u64);
             let (mut pos, mut frame) = (0usize, 0u64);
             loop {

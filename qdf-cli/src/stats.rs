@@ -55,7 +55,8 @@ fn stream(args: &QdfInput, bytes: &[u8]) -> Result<String, Failure> {
     let file = args.file.as_str();
     let locate =
         |e: qdf_core::Error| input::locate(file, bytes, Mode::Stream, args.max_frame_len, e);
-    let mut dec = DecoderSession::new(input::read_options()).with_max_frame_len(args.max_frame_len);
+    let mut dec =
+        DecoderSession::new(input::read_options()).with_max_frame_length(args.max_frame_len);
     let mut sizes: Vec<u64> = Vec::new();
     // The session's tables after frames 1, 2, 5, 10, 20, 50, … and after the last.
     let mut growth: Vec<(u64, SessionStats)> = Vec::new();

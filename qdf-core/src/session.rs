@@ -55,7 +55,7 @@
 //! # Failure rules
 //!
 //! *Encode.* An error (from the value's `Serialize`, a limit, or a body above
-//! [`EncoderSession::max_frame_len`]) leaves `out` and the session exactly as they were
+//! [`EncoderSession::max_frame_length`]) leaves `out` and the session exactly as they were
 //! before the call, so the caller may skip that value and go on.
 //!
 //! *Decode.* Framing errors (bad header, forbidden flags, a non-minimal or oversize length,
@@ -127,7 +127,7 @@ fn too_large(len: usize, max: usize) -> Error {
 #[derive(Debug)]
 pub struct EncoderSession {
     opts: Options,
-    max_frame_len: usize,
+    max_frame_length: usize,
     started: bool,
     /// Each frame ends with a CRC-32C (header flag `FLAG_CHECKSUM`); fixed once started.
     checksum: bool,
@@ -145,7 +145,7 @@ impl EncoderSession {
         let opts = stream_options(opts);
         EncoderSession {
             opts,
-            max_frame_len: opts.limits.max_frame_length,
+            max_frame_length: opts.limits.max_frame_length,
             started: false,
             checksum: false,
             last_len: 0,
@@ -172,21 +172,21 @@ impl EncoderSession {
     /// Sets the largest body this session writes (default: its options'
     /// [`max_frame_length`](crate::Limits#structfield.max_frame_length)); a
     /// larger one fails with [`ErrorCode::FrameTooLarge`] and writes nothing.
-    pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.max_frame_len = max;
+    pub fn with_max_frame_length(mut self, max: usize) -> Self {
+        self.max_frame_length = max;
         self
     }
 
     /// The largest body this session writes, in bytes.
-    pub fn max_frame_len(&self) -> usize {
-        self.max_frame_len
+    pub fn max_frame_length(&self) -> usize {
+        self.max_frame_length
     }
 
     /// Ends every frame with a CRC-32C of its bytes (`on = true`; default off), announced by
     /// the stream header's flag `10` (`docs/SPEC.md` §17): each frame grows by 4 bytes and
     /// the receiving decoder refuses a damaged frame with [`ErrorCode::ChecksumMismatch`]
     /// instead of decoding it. Messages ([`encode_message`](Self::encode_message)) end with
-    /// the same checksum. The body limit ([`max_frame_len`](Self::max_frame_len)) does not
+    /// the same checksum. The body limit ([`max_frame_length`](Self::max_frame_length)) does not
     /// count the 4 bytes.
     ///
     /// The header announces the choice once for the whole stream, so it is fixed by the
@@ -233,7 +233,7 @@ impl EncoderSession {
     /// [`ErrorCode::OutputLimit`] for a frame whose decoded output is above
     /// `opts.limits.output_budget(body length)`, which the peer's decoder would refuse); and
     /// [`ErrorCode::FrameTooLarge`] (category `Limit`) for a body above
-    /// [`max_frame_len`](Self::max_frame_len).
+    /// [`max_frame_length`](Self::max_frame_length).
     pub fn encode_frame<T: ?Sized + Serialize>(
         &mut self,
         value: &T,
@@ -324,9 +324,9 @@ impl EncoderSession {
         let r = crate::ser::encode_body_with_state(value, &self.opts, out, &mut self.dense)
             .and_then(|()| {
                 let len = out.len() - start;
-                if len > self.max_frame_len {
+                if len > self.max_frame_length {
                     out.truncate(start);
-                    return Err(too_large(len, self.max_frame_len));
+                    return Err(too_large(len, self.max_frame_length));
                 }
                 Ok(())
             });
@@ -352,7 +352,7 @@ impl EncoderSession {
 #[derive(Debug)]
 pub struct DecoderSession {
     opts: Options,
-    max_frame_len: usize,
+    max_frame_length: usize,
     /// The stream header's flags once read.
     flags: Option<u8>,
     /// Frames (or messages) consumed, and the stream bytes they occupied: where the next
@@ -370,7 +370,7 @@ impl DecoderSession {
     pub fn new(opts: Options) -> Self {
         DecoderSession {
             opts,
-            max_frame_len: opts.limits.max_frame_length,
+            max_frame_length: opts.limits.max_frame_length,
             flags: None,
             frames: 0,
             consumed: 0,
@@ -381,14 +381,14 @@ impl DecoderSession {
 
     /// Sets the largest frame body accepted (default: its options'
     /// [`max_frame_length`](crate::Limits#structfield.max_frame_length)).
-    pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.max_frame_len = max;
+    pub fn with_max_frame_length(mut self, max: usize) -> Self {
+        self.max_frame_length = max;
         self
     }
 
     /// The largest frame body accepted, in bytes.
-    pub fn max_frame_len(&self) -> usize {
-        self.max_frame_len
+    pub fn max_frame_length(&self) -> usize {
+        self.max_frame_length
     }
 
     /// The options.
@@ -504,8 +504,8 @@ impl DecoderSession {
             };
             body = &body[..body_len];
         }
-        if body.len() > self.max_frame_len {
-            return Err(self.fail(too_large(body.len(), self.max_frame_len)));
+        if body.len() > self.max_frame_length {
+            return Err(self.fail(too_large(body.len(), self.max_frame_length)));
         }
         if checksum {
             let crc_at = msg.len() - CHECKSUM_LEN;
@@ -536,7 +536,7 @@ impl DecoderSession {
 
     fn next(&mut self, buf: &[u8]) -> Result<Next> {
         self.check_usable()?;
-        frame::next_frame(buf, self.flags, self.max_frame_len)
+        frame::next_frame(buf, self.flags, self.max_frame_length)
             .map_err(|e| self.fail(e.in_frame(self.frames, self.consumed)))
     }
 

@@ -293,7 +293,7 @@ fn the_frame_limit_bounds_the_body_on_both_sides() {
     let body = "x".repeat(124); // 2-byte string head + 124 = 126 bytes of body
     let mut enc = EncoderSession::new(Options::speed())
         .with_checksum(true)
-        .with_max_frame_len(126);
+        .with_max_frame_length(126);
     let mut wire = Vec::new();
     enc.encode_frame(&body, &mut wire).unwrap();
     assert_eq!(wire.len(), 5 + 2 + 126 + 4, "a 2-byte prefix for len 130");
@@ -305,9 +305,9 @@ fn the_frame_limit_bounds_the_body_on_both_sides() {
         ErrorCode::FrameTooLarge { len: 127, max: 126 }
     ));
 
-    let mut dec = DecoderSession::new(Options::speed()).with_max_frame_len(126);
+    let mut dec = DecoderSession::new(Options::speed()).with_max_frame_length(126);
     assert_eq!(dec.decode_frame::<String>(&wire).unwrap().unwrap().0, body);
-    let mut dec = DecoderSession::new(Options::speed()).with_max_frame_len(125);
+    let mut dec = DecoderSession::new(Options::speed()).with_max_frame_length(125);
     let e = dec.decode_frame::<String>(&wire).unwrap_err();
     assert_eq!(e.code(), &ErrorCode::FrameTooLarge { len: 126, max: 125 });
 }

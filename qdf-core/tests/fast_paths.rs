@@ -742,8 +742,8 @@ fn columnar_rows_under_every_feature_combination() {
 #[test]
 fn frame_too_large_rolls_back_interns() {
     for opts in [Options::balanced(), Options::compression()] {
-        let mut enc = EncoderSession::new(opts).with_max_frame_len(2000);
-        let mut fresh = EncoderSession::new(opts).with_max_frame_len(2000);
+        let mut enc = EncoderSession::new(opts).with_max_frame_length(2000);
+        let mut fresh = EncoderSession::new(opts).with_max_frame_length(2000);
         let (mut out, mut out2) = (Vec::new(), Vec::new());
         let small: Vec<String> = (0..20).map(|i| format!("k{i}-é")).collect();
         enc.encode_frame(&small, &mut out).unwrap();

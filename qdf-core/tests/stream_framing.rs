@@ -207,7 +207,7 @@ fn sans_io_status_at_every_split_point() {
 #[test]
 fn oversize_frames_are_refused_on_both_sides() {
     let big = "x".repeat(1000);
-    let mut enc = EncoderSession::new(Options::speed()).with_max_frame_len(100);
+    let mut enc = EncoderSession::new(Options::speed()).with_max_frame_length(100);
     let mut out = Vec::new();
     let e = enc.encode_frame(&big, &mut out).unwrap_err();
     assert!(matches!(
@@ -223,7 +223,7 @@ fn oversize_frames_are_refused_on_both_sides() {
     let mut wire = Vec::new();
     wide.encode_frame(&big, &mut wire).unwrap();
     let prefix_end = 5 + 2;
-    let dec = DecoderSession::new(Options::speed()).with_max_frame_len(100);
+    let dec = DecoderSession::new(Options::speed()).with_max_frame_length(100);
     let mut sd = StreamDecoder::with_session(&wire[..prefix_end], dec);
     let e = sd.next::<String>().unwrap_err();
     assert_eq!(e.classify(), Category::Limit);
@@ -241,10 +241,10 @@ fn oversize_frames_are_refused_on_both_sides() {
 fn a_frame_at_exactly_the_limit_passes() {
     let (wire, ends) = encode_all(Options::speed(), &readings(1));
     let body_len = ends[0] - 5 - 1;
-    let dec = DecoderSession::new(Options::speed()).with_max_frame_len(body_len);
+    let dec = DecoderSession::new(Options::speed()).with_max_frame_length(body_len);
     let mut sd = StreamDecoder::with_session(&wire[..], dec);
     assert_eq!(sd.next::<Reading>().unwrap().unwrap(), readings(1)[0]);
-    let dec = DecoderSession::new(Options::speed()).with_max_frame_len(body_len - 1);
+    let dec = DecoderSession::new(Options::speed()).with_max_frame_length(body_len - 1);
     let mut sd = StreamDecoder::with_session(&wire[..], dec);
     assert_eq!(
         sd.next::<Reading>().unwrap_err().classify(),

@@ -1323,8 +1323,8 @@ fn too_large_message_past_the_ring_restores_it() {
             probe.encode_frame(&later, &mut o).unwrap();
             (o.len() - n).max(n) + 16
         };
-        let mut a = EncoderSession::new(opts).with_max_frame_len(limit);
-        let mut fresh = EncoderSession::new(opts).with_max_frame_len(limit);
+        let mut a = EncoderSession::new(opts).with_max_frame_length(limit);
+        let mut fresh = EncoderSession::new(opts).with_max_frame_length(limit);
         let (mut out, mut out_fresh) = (Vec::new(), Vec::new());
         a.encode_frame(&m1, &mut out).unwrap();
         fresh.encode_frame(&m1, &mut out_fresh).unwrap();

@@ -178,7 +178,7 @@ impl<D, E: ?Sized> QdfCodec<D, E> {
 
     /// The largest frame body this codec writes or accepts, in bytes.
     pub fn max_frame_length(&self) -> usize {
-        self.dec.max_frame_len()
+        self.dec.max_frame_length()
     }
 
     /// The limits this codec decodes under (set by the [`Builder`](crate::Builder)).
@@ -186,7 +186,7 @@ impl<D, E: ?Sized> QdfCodec<D, E> {
         self.dec
             .options()
             .limits
-            .max_frame_length(self.dec.max_frame_len())
+            .max_frame_length(self.dec.max_frame_length())
     }
 
     /// The encoding session (its options and limits).

@@ -82,7 +82,7 @@ fn string_with_body_len(opts: Options, body: usize) -> String {
     let body_of = |n: usize| {
         let mut out = Vec::new();
         EncoderSession::new(opts)
-            .with_max_frame_len(usize::MAX)
+            .with_max_frame_length(usize::MAX)
             .encode_message(&"x".repeat(n), &mut out)
             .unwrap();
         out.len() - 5

@@ -12,12 +12,14 @@ use serde::ser::{
 };
 
 use super::Serializer;
-use super::dupkeys::KeySet;
-use super::write::{Header, header_bytes};
 use crate::columnar::plan::{Batch, Offer};
 use crate::columnar::tape::Depth;
-use crate::dense::ShapeCursor;
+use crate::dense::encode as dense;
+use crate::dense::{ShapeCursor, StructStart};
 use crate::error::{Error, Result};
+use crate::qpack::encode::{PackBuf, packs};
+use crate::sink::Header;
+use crate::wire::form::header_bytes;
 
 /// What a [`Compound`] writes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -45,18 +47,19 @@ pub struct Compound<'a> {
     count: usize,
     /// Depth levels to leave at the end (2 for tuple and struct variants).
     levels: u32,
-    /// A struct written as a Dense shape (`EC`), see [`Serializer::open_struct`].
+    /// A struct written as a Dense shape (`EC`), see [`Compound::open_struct`].
     shape: Option<ShapeCursor>,
     /// Elements buffered while the sequence may still be packed (QPack, arrays only).
-    pack: Option<super::qpack::PackBuf>,
+    pack: Option<PackBuf>,
     /// A map key was written and its value not yet (`SerializeMap` used out of order).
     key_open: bool,
     /// Rows captured while the sequence may still become a columnar container.
     cols: Option<Box<Batch>>,
     /// The sequence may still become columnar (arrays only, until an element says no).
     cols_ok: bool,
-    /// The keys written so far, under `Options::deny_duplicate_keys` (maps and structs).
-    keys: Option<Box<KeySet>>,
+    /// Under `Options::deny_duplicate_keys` (maps and structs): the index of this compound's
+    /// key set in the serializer's stack.
+    keys: Option<u32>,
 }
 
 impl<'a> Compound<'a> {
@@ -71,21 +74,21 @@ impl<'a> Compound<'a> {
         // A tuple variant's payload is an array on the wire, never a packed or columnar form.
         // Taken first, so that a failure below does not leave it for another array.
         let plain = std::mem::take(&mut ser.plain_array);
-        ser.enter()?;
+        ser.sink.enter()?;
         let kind = if header == Header::Map {
             Kind::Map
         } else {
             Kind::Array
         };
-        let start = ser.out.len();
+        let start = ser.sink.len();
         let packed_or_cols = kind == Kind::Array && !plain;
-        let pack = (packed_or_cols && super::qpack::packs(ser)).then(Default::default);
-        let cols_ok = packed_or_cols && crate::columnar::enabled(&ser.opts);
-        let keys = KeySet::for_map(kind == Kind::Map, &ser.opts);
+        let pack = (packed_or_cols && packs(ser.sink.opts())).then(Default::default);
+        let cols_ok = packed_or_cols && crate::columnar::enabled(ser.sink.opts());
+        let keys = ser.open_key_set(kind == Kind::Map);
         let (claimed, header_len) = match len {
             Some(n) => {
-                ser.write_header(header, n)?;
-                (n, ser.out.len() - start)
+                ser.sink.write_header(header, n)?;
+                (n, ser.sink.len() - start)
             }
             None => (usize::MAX, 0),
         };
@@ -113,8 +116,8 @@ impl<'a> Compound<'a> {
         start: usize,
         levels: u32,
     ) -> Self {
-        let header_len = ser.out.len() - start;
-        let keys = KeySet::for_map(true, &ser.opts);
+        let header_len = ser.sink.len() - start;
+        let keys = ser.open_key_set(true);
         Compound {
             ser,
             kind: Kind::Map,
@@ -137,20 +140,19 @@ impl<'a> Compound<'a> {
     #[cold]
     #[inline(never)]
     fn check_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
-        let at = self.ser.out.len() as u64;
-        let Some(keys) = self.keys.as_mut() else {
+        let Some(i) = self.keys else {
             return Ok(());
         };
-        match keys.insert(key, &self.ser.opts, at) {
+        match self.ser.insert_key(i, key) {
             Ok(()) => Ok(()),
-            Err(e) => Err(self.ser.poison(e)),
+            Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
 
     /// Opens the carrier of a `Value` enum variant of extension `subtype` (already written,
     /// one level entered by the caller).
     pub(crate) fn carrier(ser: &'a mut Serializer, subtype: u8) -> Self {
-        let start = ser.out.len();
+        let start = ser.sink.len();
         Compound {
             ser,
             kind: Kind::Carrier(subtype),
@@ -168,13 +170,36 @@ impl<'a> Compound<'a> {
         }
     }
 
+    /// Opens struct `name` with `len` fields: a shape declaration or reuse under
+    /// `SHAPE_INTERN`, else the plain map. `levels` as in [`Compound::open`].
+    pub(crate) fn open_struct(
+        ser: &'a mut Serializer,
+        name: &'static str,
+        len: usize,
+        levels: u32,
+    ) -> Result<Self> {
+        let Some(d) = ser.sink.dense_mut() else {
+            return Compound::open(ser, Header::Map, Some(len), levels);
+        };
+        let (cur, start) = d.struct_begin(name, len);
+        match start {
+            StructStart::Plain => Compound::open(ser, Header::Map, Some(len), levels),
+            how => {
+                ser.sink.enter()?;
+                let at = ser.sink.len();
+                dense::open_shaped(&mut ser.sink, how, len)?;
+                Ok(Compound::shaped(ser, cur, at, levels))
+            }
+        }
+    }
+
     /// One element (or map key): [`element_unchecked`](Self::element_unchecked), and a
     /// failure poisons the serializer (the element may be partial).
     #[inline(always)]
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         match self.element_unchecked(value) {
             Ok(()) => Ok(()),
-            Err(e) => Err(self.ser.poison(e)),
+            Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
 
@@ -188,7 +213,7 @@ impl<'a> Compound<'a> {
             }
             // Not packable: the buffer goes out plain and the sequence continues plain.
             if let Some(p) = self.pack.take() {
-                p.write_plain(self.ser);
+                p.write_plain(&mut self.ser.sink);
             }
         }
         if self.cols_ok && self.collect(value)? {
@@ -199,8 +224,9 @@ impl<'a> Compound<'a> {
 
     /// Writes every item of `iter` (a sequence's `collect_seq`). When the sequence is
     /// neither packed nor collected into columns (the Speed tier), leading primitives go
-    /// through [`Serializer::write_prims`]; from the first item that is not one, the rest go
-    /// element by element, as they all do otherwise. The bytes are the same either way.
+    /// through [`Sink::write_prims`](crate::sink::Sink::write_prims); from the first item
+    /// that is not one, the rest go element by element, as they all do otherwise. The bytes
+    /// are the same either way.
     #[inline]
     pub(crate) fn elements<I>(&mut self, iter: I) -> Result<()>
     where
@@ -209,7 +235,7 @@ impl<'a> Compound<'a> {
     {
         let mut iter = iter;
         if self.pack.is_none() && !self.cols_ok {
-            let (n, first, rest) = self.ser.write_prims(iter);
+            let (n, first, rest) = self.ser.sink.write_prims(iter);
             self.count += n;
             iter = rest;
             match first {
@@ -226,11 +252,11 @@ impl<'a> Compound<'a> {
     #[inline(never)]
     fn collect<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<bool> {
         let depth = Depth {
-            depth: self.ser.depth,
-            limit: self.ser.opts.depth_limit(),
+            depth: self.ser.sink.depth(),
+            limit: self.ser.sink.opts().depth_limit(),
         };
         let claimed = self.claimed;
-        let check_keys = self.ser.opts.denies_duplicate_keys();
+        let check_keys = self.ser.sink.opts().denies_duplicate_keys();
         let batch = self
             .cols
             .get_or_insert_with(|| Box::new(Batch::new(claimed, check_keys)));
@@ -240,7 +266,7 @@ impl<'a> Compound<'a> {
         }
         self.cols_ok = false;
         if let Some(b) = self.cols.take() {
-            self.ser.replay_rows(&b)?;
+            crate::columnar::write::replay_rows(&mut *self.ser, &b)?;
         }
         Ok(offer == Offer::Conflict)
     }
@@ -250,25 +276,28 @@ impl<'a> Compound<'a> {
     /// shaped) and per element of a plain array; the packed and columnar forms count
     /// themselves.
     fn finish(mut self) -> Result<()> {
+        if let Some(i) = self.keys {
+            self.ser.close_key_set(i);
+        }
         // An item failed and the `Serialize` impl went on: this compound (or one inside it)
         // holds a partial item, so it must not end `Ok`.
-        self.ser.check_poison()?;
+        self.ser.sink.check_poison()?;
         if let Some(cursor) = self.shape.take() {
-            self.ser.shape_end(cursor, self.start)?;
-            self.ser.count_output(self.count as u64);
-            self.ser.leave(self.levels);
+            dense::shape_end(&mut self.ser.sink, cursor, self.start)?;
+            self.ser.sink.count_output(self.count as u64);
+            self.ser.sink.leave(self.levels);
             return Ok(());
         }
         if let Some(p) = self.pack.take()
-            && p.finish(self.ser, self.start)?
+            && p.finish(&mut self.ser.sink, self.start)?
         {
-            self.ser.leave(self.levels);
+            self.ser.sink.leave(self.levels);
             return Ok(());
         }
         if let Some(b) = self.cols.take()
-            && self.ser.finish_batch(&b, self.start)?
+            && crate::columnar::write::finish_batch(&mut *self.ser, &b, self.start)?
         {
-            self.ser.leave(self.levels);
+            self.ser.sink.leave(self.levels);
             return Ok(());
         }
         if self.count != self.claimed {
@@ -284,12 +313,12 @@ impl<'a> Compound<'a> {
             };
             let h = header_bytes(header, self.count)?;
             let range = self.start..self.start + self.header_len;
-            self.ser.out.splice(range, h.as_slice().iter().copied());
+            self.ser.sink.splice(range, h.as_slice());
         }
         if !matches!(self.kind, Kind::Carrier(_)) {
-            self.ser.count_output(self.count as u64);
+            self.ser.sink.count_output(self.count as u64);
         }
-        self.ser.leave(self.levels);
+        self.ser.sink.leave(self.levels);
         Ok(())
     }
 }
@@ -300,7 +329,7 @@ impl Compound<'_> {
     fn shaped_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         match self.shaped_key_unchecked(key) {
             Ok(()) => Ok(()),
-            Err(e) => Err(self.ser.poison(e)),
+            Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
 
@@ -309,23 +338,25 @@ impl Compound<'_> {
         let start = self.start;
         let len = (self.claimed != usize::MAX).then_some(self.claimed);
         let mut miss = false;
-        let ser = &mut *self.ser;
+        let sink = &mut self.ser.sink;
         let shape = &mut self.shape;
         let probe = super::shape_key::StrKey {
             miss: &mut miss,
             f: |k: &str| match shape {
-                Some(cur) => ser.shape_name(cur, start, k),
+                Some(cur) => dense::shape_name(sink, cur, start, k),
                 None => {
-                    *shape = ser.map_first_key(start, len, k)?;
+                    *shape = dense::map_first_key(sink, start, len, k)?;
                     Ok(())
                 }
             },
         };
         match key.serialize(probe) {
-            Err(_) if miss => match self.shape.as_mut() {
-                Some(cur) => self.ser.shape_other_key(cur, start, key),
-                None => key.serialize(&mut *self.ser),
-            },
+            Err(_) if miss => {
+                if let Some(cur) = self.shape.as_mut() {
+                    dense::other_key_escapes(&mut self.ser.sink, cur, start)?;
+                }
+                key.serialize(&mut *self.ser)
+            }
             r => r,
         }
     }
@@ -339,12 +370,12 @@ impl Compound<'_> {
     #[inline(never)]
     fn carried<T: ?Sized + Serialize>(&mut self, subtype: u8, value: &T) -> Result<()> {
         use crate::wire::{ext, tags};
-        let at = self.ser.out.len();
+        let at = self.ser.sink.len();
         self.ser.plain_array = subtype == ext::TUPLE_VARIANT;
         let r = value.serialize(&mut *self.ser);
         self.ser.plain_array = false;
         r?;
-        let tag = self.ser.out.get(at).copied().unwrap_or(tags::NIL);
+        let tag = self.ser.sink.byte_at(at).unwrap_or(tags::NIL);
         let (ok, expected) = match subtype {
             ext::TUPLE_VARIANT => (
                 matches!(
@@ -422,14 +453,14 @@ impl SerializeMap for Compound<'_> {
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         if self.key_open {
             let e = Error::mismatch("a map value after its key", "another key");
-            return Err(self.ser.poison(e));
+            return Err(self.ser.sink.poison(e));
         }
         self.key_open = true;
         if self.keys.is_some() {
             self.check_key(key)?;
         }
         if self.shape.is_some()
-            || (self.count == 0 && self.kind == Kind::Map && self.ser.map_shapes())
+            || (self.count == 0 && self.kind == Kind::Map && self.ser.sink.map_shapes())
         {
             return self.shaped_key(key);
         }
@@ -439,7 +470,7 @@ impl SerializeMap for Compound<'_> {
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         if !self.key_open {
             let e = Error::mismatch("a map key before its value", "a value");
-            return Err(self.ser.poison(e));
+            return Err(self.ser.sink.poison(e));
         }
         self.key_open = false;
         let r = match self.kind {
@@ -448,7 +479,7 @@ impl SerializeMap for Compound<'_> {
         };
         match r {
             Ok(()) => Ok(()),
-            Err(e) => Err(self.ser.poison(e)),
+            Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
     fn end(self) -> Result<()> {
@@ -479,12 +510,12 @@ impl SerializeStruct for Compound<'_> {
         }
         // One `value.serialize` call site for both forms, so that it inlines in either.
         let named = match self.shape.as_mut() {
-            Some(cursor) => self.ser.shape_name(cursor, self.start, key),
-            None => self.ser.write_str(key),
+            Some(cursor) => dense::shape_name(&mut self.ser.sink, cursor, self.start, key),
+            None => self.ser.sink.write_str(key),
         };
         match named.and_then(|()| value.serialize(&mut *self.ser)) {
             Ok(()) => Ok(()),
-            Err(e) => Err(self.ser.poison(e)),
+            Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
     fn end(self) -> Result<()> {

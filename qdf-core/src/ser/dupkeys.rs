@@ -21,13 +21,32 @@ pub(crate) struct KeySet {
     scratch: Vec<u8>,
 }
 
-impl KeySet {
-    /// A set for a map or struct being opened (`map`), when `opts` deny duplicate keys.
+impl super::Serializer {
+    /// A key set for a map or struct being opened (`map`), when the options deny duplicate
+    /// keys: its index in `key_sets`.
     #[inline]
-    pub(crate) fn for_map(map: bool, opts: &Options) -> Option<Box<KeySet>> {
-        (map && opts.denies_duplicate_keys()).then(Box::default)
+    pub(super) fn open_key_set(&mut self, map: bool) -> Option<u32> {
+        if !(map && self.sink.opts().denies_duplicate_keys()) {
+            return None;
+        }
+        self.key_sets.push(KeySet::default());
+        Some((self.key_sets.len() - 1) as u32)
     }
 
+    /// Records `key` in key set `i`; see [`KeySet::insert`].
+    pub(super) fn insert_key<T: ?Sized + Serialize>(&mut self, i: u32, key: &T) -> Result<()> {
+        let at = self.sink.len() as u64;
+        let opts = *self.sink.opts();
+        self.key_sets[i as usize].insert(key, &opts, at)
+    }
+
+    /// Drops key set `i` and any a failed compound inside it left.
+    pub(super) fn close_key_set(&mut self, i: u32) {
+        self.key_sets.truncate(i as usize);
+    }
+}
+
+impl KeySet {
     /// Records `key`; a key equal to an earlier one is a `TypeMismatch` error at output offset
     /// `at` (where the key would have been written).
     pub(crate) fn insert<T: ?Sized + Serialize>(

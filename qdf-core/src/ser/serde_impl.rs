@@ -5,9 +5,10 @@ use serde::Serialize;
 
 use super::Serializer;
 use super::compound::Compound;
-use super::write::{Form, Header};
 use crate::error::{Error, Result};
+use crate::sink::Header;
 use crate::wire::ext::{self, magic};
+use crate::wire::form::Form;
 use crate::wire::tags::*;
 
 impl<'a> serde::Serializer for &'a mut Serializer {
@@ -27,114 +28,110 @@ impl<'a> serde::Serializer for &'a mut Serializer {
 
     #[inline]
     fn serialize_bool(self, v: bool) -> Result<()> {
-        self.out.push(if v { TRUE } else { FALSE });
+        self.sink.push(if v { TRUE } else { FALSE });
         Ok(())
     }
     #[inline]
     fn serialize_i8(self, v: i8) -> Result<()> {
-        self.write_i64(v as i64);
+        self.sink.write_i64(v as i64);
         Ok(())
     }
     #[inline]
     fn serialize_i16(self, v: i16) -> Result<()> {
-        self.write_i64(v as i64);
+        self.sink.write_i64(v as i64);
         Ok(())
     }
     #[inline]
     fn serialize_i32(self, v: i32) -> Result<()> {
-        self.write_i64(v as i64);
+        self.sink.write_i64(v as i64);
         Ok(())
     }
     #[inline]
     fn serialize_i64(self, v: i64) -> Result<()> {
-        self.write_i64(v);
+        self.sink.write_i64(v);
         Ok(())
     }
     fn serialize_i128(self, v: i128) -> Result<()> {
-        self.write_i128(v);
+        self.sink.write_i128(v);
         Ok(())
     }
     #[inline]
     fn serialize_u8(self, v: u8) -> Result<()> {
-        self.write_u64(v as u64);
+        self.sink.write_u64(v as u64);
         Ok(())
     }
     #[inline]
     fn serialize_u16(self, v: u16) -> Result<()> {
-        self.write_u64(v as u64);
+        self.sink.write_u64(v as u64);
         Ok(())
     }
     #[inline]
     fn serialize_u32(self, v: u32) -> Result<()> {
-        self.write_u64(v as u64);
+        self.sink.write_u64(v as u64);
         Ok(())
     }
     #[inline]
     fn serialize_u64(self, v: u64) -> Result<()> {
-        self.write_u64(v);
+        self.sink.write_u64(v);
         Ok(())
     }
     fn serialize_u128(self, v: u128) -> Result<()> {
-        self.write_u128(v);
+        self.sink.write_u128(v);
         Ok(())
     }
     /// Never narrowed: raw IEEE-754 bits, so −0.0, NaN payloads and subnormals survive.
     #[inline]
     fn serialize_f32(self, v: f32) -> Result<()> {
-        self.write_form(Form::f32(v));
+        self.sink.write_form(Form::f32(v));
         Ok(())
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<()> {
-        self.write_form(Form::f64(v));
+        self.sink.write_form(Form::f64(v));
         Ok(())
     }
     fn serialize_char(self, v: char) -> Result<()> {
-        self.write_char(v);
+        self.sink.write_char(v);
         Ok(())
     }
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
         if let Some(kind) = self.pending_variant.take() {
             if kind == TIMESTAMP {
-                return self.write_timestamp_text(v);
+                return self.sink.write_timestamp_text(v);
             }
             // A `Value` unit variant: the carried string is the name.
             debug_assert_eq!(kind, ext::UNIT_VARIANT);
-            self.write_ext(kind);
+            self.sink.write_ext(kind);
         }
-        self.write_str(v)
+        self.sink.write_str(v)
     }
     #[inline]
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
-        self.write_bytes(v)
+        self.sink.write_bytes(v)
     }
     fn serialize_none(self) -> Result<()> {
-        self.out.push(NIL);
+        self.sink.push(NIL);
         Ok(())
     }
     /// `Some(x)` is `x`, unless `x`'s encoding starts with `C0` or `F2`: then `F2 05` is
     /// inserted before it. One depth level either way (the decoder counts `Some` the same way).
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
-        self.enter()?;
-        let pos = self.out.len();
+        self.sink.enter()?;
+        let pos = self.sink.len();
         value.serialize(&mut *self)?;
-        self.leave(1);
-        if self
-            .out
-            .get(pos)
-            .is_some_and(|&b| ext::some_needs_wrapper(b))
-        {
-            self.out.splice(pos..pos, [EXT, ext::SOME]);
+        self.sink.leave(1);
+        if self.sink.byte_at(pos).is_some_and(ext::some_needs_wrapper) {
+            self.sink.splice(pos..pos, &[EXT, ext::SOME]);
         }
         Ok(())
     }
     fn serialize_unit(self) -> Result<()> {
-        self.write_ext(ext::UNIT);
+        self.sink.write_ext(ext::UNIT);
         Ok(())
     }
     fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
-        self.write_ext(ext::UNIT_STRUCT);
+        self.sink.write_ext(ext::UNIT_STRUCT);
         Ok(())
     }
     fn serialize_unit_variant(
@@ -143,8 +140,8 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         _index: u32,
         variant: &'static str,
     ) -> Result<()> {
-        self.write_ext(ext::UNIT_VARIANT);
-        self.write_str(variant)
+        self.sink.write_ext(ext::UNIT_VARIANT);
+        self.sink.write_str(variant)
     }
     /// Transparent: `struct Meters(u32)` is written as its `u32`.
     #[inline]
@@ -168,11 +165,11 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         variant: &'static str,
         value: &T,
     ) -> Result<()> {
-        self.enter()?;
-        self.write_ext(ext::NEWTYPE_VARIANT);
-        self.write_str(variant)?;
+        self.sink.enter()?;
+        self.sink.write_ext(ext::NEWTYPE_VARIANT);
+        self.sink.write_str(variant)?;
         value.serialize(&mut *self)?;
-        self.leave(1);
+        self.sink.leave(1);
         Ok(())
     }
     /// An array of the elements.
@@ -214,16 +211,16 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         variant: &'static str,
         len: usize,
     ) -> Result<Compound<'a>> {
-        self.enter()?;
-        self.write_ext(ext::TUPLE_VARIANT);
-        self.write_str(variant)?;
+        self.sink.enter()?;
+        self.sink.write_ext(ext::TUPLE_VARIANT);
+        self.sink.write_str(variant)?;
         self.plain_array = true;
         Compound::open(self, Header::Array, Some(len), 2)
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a>> {
         if let Some(kind) = self.pending_variant.take() {
-            self.enter()?;
-            self.write_ext(kind);
+            self.sink.enter()?;
+            self.sink.write_ext(kind);
             return Ok(Compound::carrier(self, kind));
         }
         Compound::open(self, Header::Map, len, 1)
@@ -233,7 +230,7 @@ impl<'a> serde::Serializer for &'a mut Serializer {
     /// Hook: the Dense dialect writes struct shapes (tag EC) here.
     #[inline]
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'a>> {
-        self.open_struct(name, len, 1)
+        Compound::open_struct(self, name, len, 1)
     }
     fn serialize_struct_variant(
         self,
@@ -242,9 +239,9 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         variant: &'static str,
         len: usize,
     ) -> Result<Compound<'a>> {
-        self.enter()?;
-        self.write_ext(ext::STRUCT_VARIANT);
-        self.write_str(variant)?;
-        self.open_struct(variant, len, 2)
+        self.sink.enter()?;
+        self.sink.write_ext(ext::STRUCT_VARIANT);
+        self.sink.write_str(variant)?;
+        Compound::open_struct(self, variant, len, 2)
     }
 }

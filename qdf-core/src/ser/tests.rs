@@ -202,7 +202,7 @@ fn short_strings_are_written_exactly() {
     }
 }
 
-/// Sequences of primitives take [`Serializer::write_prims`](super::Serializer) (one
+/// Sequences of primitives take `Sink::write_prims` (one
 /// constant-size copy per element into the spare capacity, `unsafe` `set_len` per refill):
 /// the bytes must equal the element-by-element path's (`serialize_seq`, `serialize_element`)
 /// at every width boundary, across many refills from an empty buffer, and when an item that
@@ -294,4 +294,100 @@ fn primitive_sequences_match_element_by_element() {
     same(&[Some(1u8), None]);
     same(&[vec![1u16, 2], vec![], vec![300]]);
     same::<u8>(&[]);
+}
+
+/// The columnar writer's direct writing of captured maps, through the serializer.
+mod residual {
+    use std::collections::BTreeMap;
+
+    use serde::Serialize;
+    use serde::ser::SerializeMap;
+
+    use crate::columnar::tape::{Cell, CellRef, CellSer, Depth, Tape};
+    use crate::columnar::write::write_residual;
+    use crate::options::{Features, Options};
+    use crate::ser::Serializer;
+
+    /// A map that announces `announce` entries and writes `entries`.
+    struct Announced {
+        announce: Option<usize>,
+        entries: Vec<(&'static str, &'static str)>,
+    }
+
+    impl Serialize for Announced {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(self.announce)?;
+            for (k, v) in &self.entries {
+                m.serialize_entry(k, v)?;
+            }
+            m.end()
+        }
+    }
+
+    /// The direct writing of a captured map is byte for byte its replay through serde, and
+    /// leaves the Dense state where the replay leaves it (the later values' references
+    /// agree): string and other items, nested values, unannounced and misannounced lengths,
+    /// and values that are no map.
+    #[test]
+    fn residual_maps_write_the_bytes_of_their_replay() {
+        let labels: BTreeMap<String, String> = [("region", "eu-west-1"), ("env", "prod")]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        let ints: BTreeMap<&str, i64> = [("a", 1), ("bbbb", -300)].into();
+        let nested: BTreeMap<&str, Vec<u8>> = [("list", vec![1, 2, 3])].into();
+        let int_keys: BTreeMap<u32, &str> = [(7, "prod"), (9, "x")].into();
+        let mut tape = Tape::default();
+        let depth = Depth {
+            depth: 1,
+            limit: 128,
+        };
+        let mut cell = |v: &dyn erased::Ser| v.cell(&mut tape, depth);
+        let cells = [
+            cell(&labels),
+            cell(&labels),
+            cell(&ints),
+            cell(&nested),
+            cell(&int_keys),
+            cell(&Announced {
+                announce: None,
+                entries: vec![("k1", "v"), ("region", "vvvv")],
+            }),
+            cell(&Announced {
+                announce: Some(5),
+                entries: vec![("k1", "v")],
+            }),
+            cell(&BTreeMap::<String, String>::new()),
+            cell(&Some(labels.clone())),
+            cell(&labels),
+        ];
+        let balanced = Options::balanced();
+        let map_shapes = balanced.features(balanced.feature_bits().with(Features::MAP_SHAPE));
+        for opts in [balanced, map_shapes] {
+            let mut direct = Serializer::new(opts);
+            let mut replay = Serializer::new(opts);
+            for c in &cells {
+                write_residual(&mut direct, c, &tape).unwrap();
+                CellRef {
+                    cell: c,
+                    tape: &tape,
+                }
+                .serialize(&mut replay)
+                .unwrap();
+            }
+            assert_eq!(direct.into_inner(), replay.into_inner());
+        }
+    }
+
+    mod erased {
+        use super::*;
+        pub(super) trait Ser {
+            fn cell(&self, tape: &mut Tape, d: Depth) -> Cell;
+        }
+        impl<T: Serialize> Ser for T {
+            fn cell(&self, tape: &mut Tape, depth: Depth) -> Cell {
+                self.serialize(CellSer { tape, depth }).unwrap()
+            }
+        }
+    }
 }

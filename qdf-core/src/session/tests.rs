@@ -13,7 +13,7 @@ impl Serialize for Unserializable {
 
 #[test]
 fn encode_errors_leave_buffer_and_session_unchanged() {
-    let mut enc = EncoderSession::new(Options::speed()).with_max_frame_len(16);
+    let mut enc = EncoderSession::new(Options::speed()).with_max_frame_length(16);
     let mut out = vec![0xAA];
     assert_eq!(
         enc.encode_frame(&Unserializable, &mut out)
@@ -90,7 +90,7 @@ fn body_error_in_a_dense_stream_breaks_the_session() {
 
 #[test]
 fn framing_errors_break_even_stateless_sessions() {
-    let mut dec = DecoderSession::new(Options::speed()).with_max_frame_len(4);
+    let mut dec = DecoderSession::new(Options::speed()).with_max_frame_length(4);
     let mut wire = b"QDF\x01\x00".to_vec();
     wire.push(5);
     assert_eq!(
@@ -126,7 +126,7 @@ fn oversize_messages_break_the_decoder() {
     let mut enc = EncoderSession::new(Options::speed());
     let mut m = Vec::new();
     enc.encode_message(&"0123456789", &mut m).unwrap();
-    let mut dec = DecoderSession::new(Options::speed()).with_max_frame_len(3);
+    let mut dec = DecoderSession::new(Options::speed()).with_max_frame_length(3);
     let e = dec.decode_message::<String>(&m).unwrap_err();
     assert!(matches!(e.code(), ErrorCode::FrameTooLarge { max: 3, .. }));
     assert_eq!(dec.broken(), Some(Category::Limit));

@@ -64,7 +64,7 @@ pub(crate) fn header_bytes(kind: Header, len: usize) -> Result<HeaderBytes> {
 
 /// The Speed form of a number (`docs/SPEC.md` §3, §4): a tag and the
 /// little-endian body, or one fixint byte. `buf[..len]` counts; the rest is padding, so that
-/// every form is appended with one constant-size copy (`Serializer::write_prefix`).
+/// every form is appended with one constant-size copy (`Sink::write_prefix`).
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Form {
     pub(crate) buf: [u8; 9],

@@ -40,8 +40,7 @@ mod testutil;
 
 pub(crate) use census::Census;
 pub(crate) use column::{CheckedStrs, StrColumn};
-#[allow(unused_imports)] // used by the columnar container once it lands
-pub(crate) use pick::{Pick, StrBlock, pick, pick_borrowable, pick_with};
+pub(crate) use pick::{Pick, StrBlock, pick_borrowable, pick_with};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags;
@@ -65,7 +64,6 @@ pub(crate) const MAX_FSST_SYMBOL_LEN: usize = 8;
 pub(crate) const MAX_FSST_EXPANSION: u64 = 8;
 
 /// True for the tags of string column blocks.
-#[allow(dead_code)] // used by the columnar container once it lands
 pub(crate) fn is_block_tag(tag: u8) -> bool {
     matches!(
         tag,

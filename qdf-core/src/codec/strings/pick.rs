@@ -29,6 +29,7 @@ use super::slab::{const_cost, encode_const, encode_slab, slab_cost};
 use super::table::Dict;
 use super::{bits, dict, dictq};
 use crate::options::Features;
+#[cfg(test)]
 use crate::wire::tags;
 use crate::wire::varint::uvarint_len;
 
@@ -55,9 +56,10 @@ pub(crate) enum StrBlock<'v> {
     },
 }
 
+/// The codec tests check a block's tag against its bytes; the writer never asks for it.
+#[cfg(test)]
 impl StrBlock<'_> {
     /// The block's tag byte.
-    #[cfg_attr(not(test), allow(dead_code))] // the codec tests check it against the bytes
     pub(crate) fn tag(&self) -> u8 {
         match self {
             StrBlock::Dict(_) => tags::COL_STR_DICT,
@@ -69,7 +71,9 @@ impl StrBlock<'_> {
             StrBlock::Const { .. } => tags::COL_STR_CONST,
         }
     }
+}
 
+impl StrBlock<'_> {
     /// Exact encoded size in bytes, tag included.
     pub(crate) fn cost(&self) -> usize {
         match self {
@@ -132,7 +136,8 @@ pub(crate) enum Pick<'v> {
 /// Chooses how to write the string column `values` (see the module doc for the order).
 /// `per_value` is the caller's size estimate of the per-value form; it is ignored without
 /// [`Features::DENSE`], where some block is always returned.
-#[cfg_attr(not(test), allow(dead_code))] // the columnar writer has its census already
+/// (Tests only: the columnar writer has its census already and calls [`pick_with`].)
+#[cfg(test)]
 pub(crate) fn pick<'v>(values: &'v [&'v [u8]], features: Features, per_value: usize) -> Pick<'v> {
     pick_with(&mut Census::new(values, 0), features, |_, cost| {
         cost < per_value

@@ -3,7 +3,7 @@
 //! written as one QPack value (`docs/SPEC.md` §19) instead of an array, when it has at
 //! least [`MIN_PACK`] elements and the packed form is strictly smaller.
 //!
-//! The sequence collector offers each element to the primitive probe ([`super::prim`]).
+//! The sequence collector offers each element to the primitive probe ([`crate::sink::prim`]).
 //! Elements are buffered (nothing is written after the array header) while they fit one
 //! class; when one does not, the buffer is written as plain elements after the header and the
 //! sequence continues plain, so nothing already written changes. At the end the header is
@@ -15,12 +15,12 @@
 
 use serde::Serialize;
 
-use super::Serializer;
-use super::prim::{Prim, probe};
-use super::write::{Form, Header, header_bytes, int_len};
 use crate::codec::{self, Kind, pick};
 use crate::error::Result;
 use crate::options::{Features, Options};
+use crate::sink::prim::{Prim, probe};
+use crate::sink::{Header, Sink};
+use crate::wire::form::{Form, header_bytes, int_len};
 pub(crate) use Class as PackClass;
 
 /// Sequences shorter than this stay plain arrays.
@@ -68,7 +68,7 @@ impl PackBuf {
             .feature_bits()
             .without(Features::DENSE)
             .without(Features::ENTROPY);
-        let mut s = Serializer::new(opts.features(feats));
+        let mut s = Sink::new(Vec::new(), opts.features(feats));
         s.write_header(Header::Array, self.vals.len())?;
         self.finish(&mut s, 0)?;
         Ok(s.into_inner())
@@ -102,9 +102,9 @@ impl PackBuf {
     }
 
     /// Writes the buffered elements as plain values, in their Speed forms.
-    pub(crate) fn write_plain(self, ser: &mut Serializer) {
+    pub(crate) fn write_plain(self, sink: &mut Sink) {
         for &v in &self.vals {
-            ser.write_form(match self.class {
+            sink.write_form(match self.class {
                 Some(Class::Bool) => Form::bool(v == 1),
                 Some(Class::Int) if self.neg => Form::i64(v as i64),
                 Some(Class::Int) => Form::u64(v),
@@ -117,14 +117,14 @@ impl PackBuf {
     /// Ends the sequence whose header starts at `start`: replaces the header by the packed
     /// value and returns `true` when that is strictly smaller than the plain array, else
     /// writes the elements plain and returns `false`.
-    pub(crate) fn finish(self, ser: &mut Serializer, start: usize) -> Result<bool> {
+    pub(crate) fn finish(self, sink: &mut Sink, start: usize) -> Result<bool> {
         let n = self.vals.len();
         let (Some(class), true) = (self.class, n >= MIN_PACK) else {
-            self.write_plain(ser);
+            self.write_plain(sink);
             return Ok(false);
         };
         let plain = header_bytes(Header::Array, n)?.as_slice().len() + self.plain_len();
-        let feats = ser.opts.feature_bits();
+        let feats = sink.opts().feature_bits();
         let mut packed = Vec::new();
         match class {
             Class::Bool => {
@@ -160,15 +160,15 @@ impl PackBuf {
             }
         }
         if packed.is_empty() {
-            self.write_plain(ser);
+            self.write_plain(sink);
             return Ok(false);
         }
-        let packed = ser.entropy_wrap(packed);
-        ser.out.truncate(start);
-        ser.out.extend_from_slice(&packed);
-        ser.note_codec_tag();
+        let packed = sink.entropy_wrap(packed);
+        sink.truncate(start);
+        sink.extend(&packed);
+        sink.note_codec_tag();
         // The decoder charges a packed element its width, 8 units (§19).
-        ser.count_output((n as u64).saturating_mul(crate::codec::cursor::ELEMENT_CHARGE));
+        sink.count_output((n as u64).saturating_mul(crate::codec::cursor::ELEMENT_CHARGE));
         Ok(true)
     }
 
@@ -218,7 +218,8 @@ impl PackBuf {
     }
 }
 
-/// True if `ser` packs sequences.
-pub(crate) fn packs(ser: &Serializer) -> bool {
-    ser.opts.has(Features::QPACK)
+/// True if an encoder with `opts` packs sequences.
+#[inline]
+pub(crate) fn packs(opts: &Options) -> bool {
+    opts.has(Features::QPACK)
 }

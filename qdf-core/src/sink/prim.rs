@@ -1,13 +1,13 @@
 //! Primitive elements of sequences: a probe serializer that accepts one number or bool and
-//! refuses everything else, used by QPack's packing ([`super::qpack`]) and by the plain
-//! (Speed) sequence path, [`Serializer::write_prims`].
+//! refuses everything else, used by QPack's packing ([`crate::qpack::encode`]) and by the
+//! plain (Speed) sequence path, [`Sink::write_prims`].
 
 use std::fmt;
 
 use serde::Serialize;
 use serde::ser::{self, Impossible};
 
-use super::Serializer;
+use super::Sink;
 use super::write::Form;
 use crate::refuse::refuse;
 use crate::short::as_uninit;
@@ -35,12 +35,12 @@ impl Prim {
     }
 }
 
-impl Serializer {
+impl Sink {
     /// Writes items of `iter` while each is a primitive, in the forms the element-by-element
     /// path writes; returns how many it wrote, the first item that is not a primitive
     /// (`None`: the iterator ended; that item is not written) and the iterator.
     ///
-    /// The plain path of sequences ([`Compound::elements`](super::Compound)): per element one
+    /// The plain path of sequences (`Compound::elements` in the serializer): per element one
     /// probe, one capacity comparison and one constant-size copy into the spare capacity,
     /// with the write position (and the iterator) kept in locals, so the `Vec`'s length is
     /// stored once per refill instead of loaded and stored for every element.
@@ -89,7 +89,7 @@ impl Serializer {
     }
 }
 
-/// The most [`Serializer::write_prims`] reserves ahead on the word of `size_hint` (the
+/// The most [`Sink::write_prims`] reserves ahead on the word of `size_hint` (the
 /// `Vec` still grows by doubling past it).
 const RESERVE_CAP: usize = 1 << 16;
 

@@ -2,15 +2,15 @@
 //! (`docs/SPEC.md` §3, §6, §7). Each function picks the one form
 //! the strict decoder accepts.
 
-use super::Serializer;
+use super::Sink;
 use crate::error::{Error, Result};
 use crate::short::{SHORT, as_uninit, copy_short};
 use crate::wire::tags::*;
 use crate::wire::{ext, varint};
 
-pub(crate) use crate::wire::form::{Form, Header, HeaderBytes, header_bytes, int_len};
+pub(crate) use crate::wire::form::{Form, Header, HeaderBytes, header_bytes};
 
-impl Serializer {
+impl Sink {
     /// Writes an unsigned integer in its smallest form ([`Form::u64`]).
     #[inline]
     pub(crate) fn write_u64(&mut self, v: u64) {
@@ -23,7 +23,7 @@ impl Serializer {
         self.write_form(Form::i64(v));
     }
 
-    /// Appends `f` through [`Serializer::write_prefix`].
+    /// Appends `f` through [`Sink::write_prefix`].
     #[inline(always)]
     pub(crate) fn write_form(&mut self, f: Form) {
         self.write_prefix(&f.buf, f.len);
@@ -45,7 +45,7 @@ impl Serializer {
         }
     }
 
-    /// Writes a u128 (see [`Serializer::write_i128`]).
+    /// Writes a u128 (see [`Sink::write_i128`]).
     pub(crate) fn write_u128(&mut self, v: u128) {
         if let Ok(u) = u64::try_from(v) {
             self.write_u64(u);
@@ -139,13 +139,13 @@ impl Serializer {
         let b = s.as_bytes();
         // Inline, defined or referenced: the decoder hands out (and charges) every byte.
         self.count_output(b.len() as u64);
-        if self.state.dense.is_some() {
+        if self.dense.is_some() {
             return self.write_str_dense(b);
         }
         self.write_plain_str(b)
     }
 
-    /// [`Serializer::write_str`] with a Dense state: intern, else the plain form. Out of line
+    /// [`Sink::write_str`] with a Dense state: intern, else the plain form. Out of line
     /// so that the Speed path inlines without the intern table's register pressure.
     #[inline(never)]
     fn write_str_dense(&mut self, b: &[u8]) -> Result<()> {
@@ -192,6 +192,17 @@ impl Serializer {
         // SAFETY: the `n` bytes after the old length were written just above (the header,
         // then `b`), and `n <= SHORT` lies inside the capacity `reserve` guaranteed.
         unsafe { self.out.set_len(self.out.len() + n) };
+    }
+
+    /// Writes `b` as an intern definition or reference if the Dense tier decides so and
+    /// returns `true`; `false` means the caller writes the plain form (and `lastID` has been
+    /// reset, as for every inline value).
+    #[inline]
+    fn write_dense(&mut self, b: &[u8], kind: crate::dense::Kind) -> bool {
+        match self.dense.as_deref_mut() {
+            Some(d) => d.encode_str(b, kind).write(&mut self.out, b, kind),
+            None => false,
+        }
     }
 
     /// Writes a byte string: bin8/16/32.
