@@ -38,6 +38,7 @@
 mod admit;
 mod colshape;
 mod cursor;
+pub(crate) mod decode;
 mod intern;
 mod predict;
 mod shape;
