@@ -1,7 +1,7 @@
-//! QPack's decode half (`docs/SPEC.md` §19): a body is decoded by
-//! [`codec::decode_body`](crate::codec::decode_body) ([`read_packed`], also for columnar
-//! columns), and where the data model expects a sequence its elements are handed to the
-//! visitor one by one as plain numbers or booleans ([`visit_packed`]).
+//! QPack's decode half (`docs/SPEC.md` §19): a body is decoded by [`codec::decode_body`]
+//! ([`read_packed`], also for columnar columns), and where the data model expects a sequence
+//! its elements are handed to the visitor one by one as plain numbers or booleans
+//! ([`visit_packed`]).
 //!
 //! Integers are visited as `u64` (unsigned kinds) or `i64` (signed kinds); serde's primitive
 //! visitors range-check narrower targets, so a value that does not fit is a `Data` error.
