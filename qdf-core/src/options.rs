@@ -40,8 +40,40 @@
 /// assert_eq!(Features::from_bits(0x21F), Some(f));
 /// assert_eq!(Features::from_bits(0x400), None);
 /// ```
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Features(pub(crate) u32);
+
+/// The bits by name, in bit order (`Debug`).
+const FEATURE_NAMES: [(&str, Features); 10] = [
+    ("DENSE", Features::DENSE),
+    ("QPACK", Features::QPACK),
+    ("SHAPE_INTERN", Features::SHAPE_INTERN),
+    ("PAIR_PRED", Features::PAIR_PRED),
+    ("MTF", Features::MTF),
+    ("FLOAT_XOR", Features::FLOAT_XOR),
+    ("ENTROPY", Features::ENTROPY),
+    ("COLUMN_INDEX", Features::COLUMN_INDEX),
+    ("FSST", Features::FSST),
+    ("MAP_SHAPE", Features::MAP_SHAPE),
+];
+
+impl std::fmt::Debug for Features {
+    /// The set bits by name: `Features(DENSE | QPACK)`, `Features(NONE)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Features(")?;
+        let mut sep = "";
+        for (name, bit) in FEATURE_NAMES {
+            if self.contains(bit) {
+                write!(f, "{sep}{name}")?;
+                sep = " | ";
+            }
+        }
+        if sep.is_empty() {
+            f.write_str("NONE")?;
+        }
+        f.write_str(")")
+    }
+}
 
 impl Features {
     /// No features: the Speed tier.
@@ -378,7 +410,8 @@ pub struct Options {
     pub limits: Limits,
     /// Minimum length in bytes of a string the encoder interns (default 4, Go `minIntern`).
     pub min_intern: u32,
-    /// Decoding refuses repeated map keys; see [`deny_duplicate_keys`](Self::deny_duplicate_keys).
+    /// Repeated map keys are refused (decoding and encoding); see
+    /// [`deny_duplicate_keys`](Self::deny_duplicate_keys).
     pub deny_duplicate_keys: bool,
     /// The encoder keeps every string borrowable; see
     /// [`borrowable_strings`](Self::borrowable_strings).
@@ -541,6 +574,13 @@ impl Options {
     /// values (a string and a byte string with the same bytes are one key, floats by bits);
     /// struct targets refuse duplicate fields either way (serde derive). Costs a set of the
     /// keys seen per map (`docs/SPEC.md` §7).
+    ///
+    /// Encoding: a map whose key equals an earlier key of the same map, or a struct whose
+    /// `Serialize` names a field twice, is refused with the same `TypeMismatch` error (at the
+    /// output offset of the repeat), so that whatever the encoder accepts a decoder with the
+    /// same options accepts. Keys compare as the decoder compares them; each key is encoded
+    /// and decoded once more to get its canonical form, so the option costs about that much
+    /// per key. Off, encoding writes every entry as given.
     pub const fn deny_duplicate_keys(mut self, deny: bool) -> Options {
         self.deny_duplicate_keys = deny;
         self

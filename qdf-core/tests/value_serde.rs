@@ -301,3 +301,116 @@ fn from_reader_reads_at_most_the_input_limit_plus_one() {
     assert_eq!(reader.len(), long.len() - 17);
     assert_eq!(Options::default().limits.max_input, 64 << 20);
 }
+
+/// A `Value` nested `depth` arrays deep, built without recursion.
+fn nested_arrays(depth: usize) -> Value {
+    let mut v = Value::U64(1);
+    for _ in 0..depth {
+        v = Value::Array(vec![v]);
+    }
+    v
+}
+
+#[test]
+fn from_value_stops_at_the_default_depth_limit() {
+    // At the limit: read back exactly, owned and borrowed.
+    let ok = nested_arrays(128);
+    assert_eq!(from_value::<Value>(ok.clone()).unwrap(), ok);
+    assert_eq!(Value::deserialize(&ok).unwrap(), ok);
+    // One past it, and far past it (a hand-built value would overflow the stack without
+    // the limit): `DepthLimit`, category `Limit`.
+    for depth in [129, 100_000] {
+        let deep = nested_arrays(depth);
+        let e = Value::deserialize(&deep).unwrap_err();
+        assert_eq!(e.code(), &ErrorCode::DepthLimit(128), "{depth}: {e}");
+        assert_eq!(e.classify(), Category::Limit);
+        let e = from_value::<Value>(deep).unwrap_err();
+        assert_eq!(e.code(), &ErrorCode::DepthLimit(128), "{depth}: {e}");
+    }
+    // Maps, options and variants count as levels too.
+    let mut v = Value::Nil;
+    for i in 0..200u32 {
+        v = match i % 3 {
+            0 => Value::Map(vec![(Value::from("k"), v)]),
+            1 => Value::Some(Box::new(v)),
+            _ => Value::Variant(Box::new(Variant {
+                kind: VariantKind::Newtype,
+                name: "V".into(),
+                value: v,
+            })),
+        };
+    }
+    let e = from_value::<Value>(v).unwrap_err();
+    assert_eq!(e.code(), &ErrorCode::DepthLimit(128), "{e}");
+}
+
+#[test]
+fn borrowed_value_hands_out_borrowed_strings_and_checks_lengths() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct B<'a> {
+        name: &'a str,
+        #[serde(borrow)]
+        raw: &'a [u8],
+        list: Vec<&'a str>,
+    }
+    let v = Value::Map(vec![
+        (Value::from("name"), Value::from("n")),
+        (Value::from("raw"), Value::Bytes(vec![1, 2])),
+        (
+            Value::from("list"),
+            Value::Array(vec![Value::from("x"), Value::from("y")]),
+        ),
+    ]);
+    let b = B::deserialize(&v).unwrap();
+    assert_eq!(
+        b,
+        B {
+            name: "n",
+            raw: &[1, 2],
+            list: vec!["x", "y"],
+        }
+    );
+    // A tuple shorter than the array: serde's `invalid_length` words.
+    let three = Value::Array(vec![Value::U64(1), Value::U64(2), Value::U64(3)]);
+    let e = <(u8, u8)>::deserialize(&three).unwrap_err();
+    assert!(e.to_string().contains("invalid length 3"), "{e}");
+    let e = from_value::<(u8, u8)>(three).unwrap_err();
+    assert!(e.to_string().contains("2 elements in sequence"), "{e}");
+}
+
+#[test]
+fn index_takes_a_string_reference() {
+    let v = Value::Map(vec![(Value::from("host"), Value::from("a"))]);
+    let key = String::from("host");
+    assert_eq!(v[&key], Value::from("a"));
+    assert_eq!(v[&String::from("none")], Value::Nil);
+}
+
+#[test]
+fn integers_compare_by_value_whatever_their_variant() {
+    assert_eq!(Value::U128(5), Value::U64(5));
+    assert_eq!(Value::I128(-1), Value::I64(-1));
+    assert_eq!(Value::I128(7), Value::U64(7));
+    assert_ne!(Value::U128(u128::MAX), Value::U128(u128::MAX - 1));
+    assert_ne!(Value::U128(u128::MAX), Value::I128(-1));
+    assert_ne!(Value::I64(-1), Value::U64(u64::MAX));
+    assert_ne!(Value::U64(1), Value::F64(1.0));
+    // A hand-built `U128(5)` reads back as the canonical `U64(5)`, which equals it.
+    let back = from_value::<Value>(Value::U128(5)).unwrap();
+    assert!(matches!(back, Value::U64(5)), "{back:?}");
+    assert_eq!(back, Value::U128(5));
+}
+
+#[test]
+fn features_debug_names_the_bits() {
+    use qdf_core::Features;
+    assert_eq!(
+        format!("{:?}", Features::BALANCED),
+        "Features(DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF)"
+    );
+    assert_eq!(format!("{:?}", Features::NONE), "Features(NONE)");
+    assert_eq!(
+        format!("{:?}", Features::FSST | Features::MAP_SHAPE),
+        "Features(FSST | MAP_SHAPE)"
+    );
+}

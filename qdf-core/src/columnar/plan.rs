@@ -74,11 +74,12 @@ pub(crate) enum Offer {
 
 impl Batch {
     /// An empty batch of a sequence that announced `len` elements (`usize::MAX`: none).
-    pub(crate) fn new(len: usize) -> Batch {
+    pub(crate) fn new(len: usize, check_keys: bool) -> Batch {
         let mut b = Batch {
             hint: len.min(MAX_RESERVE / std::mem::size_of::<Row>()),
             ..Batch::default()
         };
+        b.tape.check_keys = check_keys;
         b.rows.reserve(b.hint);
         b
     }

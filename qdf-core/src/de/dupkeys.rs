@@ -93,6 +93,27 @@ impl<'de, A: de::MapAccess<'de, Error = Error> + KeyAt> de::MapAccess<'de> for D
     }
 }
 
+/// The record of one key given as an encoded Speed-tier body, for the encoder's side of
+/// `Options::deny_duplicate_keys` (`ser/dupkeys.rs`): the key is decoded as a map target's
+/// key would be, so the encoder refuses exactly the repeats a decoder refuses. `None`: a key
+/// the decoder does not compare (containers two levels deep, see [`Rec::opaque`]).
+pub(crate) fn key_record(body: &[u8]) -> Result<Option<Vec<u8>>> {
+    let mut de = super::Deserializer::new(body, 0, &crate::Options::speed());
+    let mut rec = Rec::default();
+    RecSeed {
+        seed: std::marker::PhantomData::<crate::Value>,
+        rec: &mut rec,
+    }
+    .deserialize(&mut de)?;
+    Ok((!rec.opaque).then_some(rec.buf))
+}
+
+/// The error for a key the encoder finds repeated (`rec`: its record), at output offset `at`.
+#[cold]
+pub(crate) fn repeated_key(rec: &[u8], at: u64) -> Error {
+    repeated(describe(rec), at)
+}
+
 // Record tags.
 const UINT: u8 = b'u';
 const NEG: u8 = b'i';

@@ -50,6 +50,14 @@ impl<'de> Deserializer<'de> {
         })
     }
 
+    /// A deserializer over a headerless body whose first byte is at offset `base`.
+    pub(crate) fn new(body: &'de [u8], base: u64, opts: &Options) -> Self {
+        Deserializer {
+            src: Source::new(body, base, opts),
+            value_mode: false,
+        }
+    }
+
     /// Fails with `TrailingBytes` unless all input was consumed.
     pub fn end(&self) -> Result<()> {
         self.src.end()
@@ -109,12 +117,8 @@ pub(crate) fn decode_body_with_state<'de, T: serde::Deserialize<'de>>(
     opts: &Options,
     dense: &mut Option<Box<crate::dense::DenseState>>,
 ) -> Result<T> {
-    let mut src = Source::new(body, 0, opts);
-    src.carry_dense(opts, dense.take());
-    let mut de = Deserializer {
-        src,
-        value_mode: false,
-    };
+    let mut de = Deserializer::new(body, 0, opts);
+    de.src.carry_dense(opts, dense.take());
     let r = T::deserialize(&mut de)
         .map_err(|e| de.locate(e))
         .and_then(|v| de.end().map(|()| v));

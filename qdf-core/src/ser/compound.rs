@@ -12,6 +12,7 @@ use serde::ser::{
 };
 
 use super::Serializer;
+use super::dupkeys::KeySet;
 use super::write::{Header, header_bytes};
 use crate::columnar::plan::{Batch, Offer};
 use crate::columnar::tape::Depth;
@@ -54,6 +55,8 @@ pub struct Compound<'a> {
     cols: Option<Box<Batch>>,
     /// The sequence may still become columnar (arrays only, until an element says no).
     cols_ok: bool,
+    /// The keys written so far, under `Options::deny_duplicate_keys` (maps and structs).
+    keys: Option<Box<KeySet>>,
 }
 
 impl<'a> Compound<'a> {
@@ -78,6 +81,7 @@ impl<'a> Compound<'a> {
         let packed_or_cols = kind == Kind::Array && !plain;
         let pack = (packed_or_cols && super::qpack::packs(ser)).then(Default::default);
         let cols_ok = packed_or_cols && crate::columnar::enabled(&ser.opts);
+        let keys = KeySet::for_map(kind == Kind::Map, &ser.opts);
         let (claimed, header_len) = match len {
             Some(n) => {
                 ser.write_header(header, n)?;
@@ -98,6 +102,7 @@ impl<'a> Compound<'a> {
             key_open: false,
             cols: None,
             cols_ok,
+            keys,
         })
     }
 
@@ -109,6 +114,7 @@ impl<'a> Compound<'a> {
         levels: u32,
     ) -> Self {
         let header_len = ser.out.len() - start;
+        let keys = KeySet::for_map(true, &ser.opts);
         Compound {
             ser,
             kind: Kind::Map,
@@ -122,6 +128,7 @@ impl<'a> Compound<'a> {
             key_open: false,
             cols: None,
             cols_ok: false,
+            keys,
         }
     }
 
@@ -142,6 +149,7 @@ impl<'a> Compound<'a> {
             key_open: false,
             cols: None,
             cols_ok: false,
+            keys: None,
         }
     }
 
@@ -207,9 +215,10 @@ impl<'a> Compound<'a> {
             limit: self.ser.opts.depth_limit(),
         };
         let claimed = self.claimed;
+        let check_keys = self.ser.opts.denies_duplicate_keys();
         let batch = self
             .cols
-            .get_or_insert_with(|| Box::new(Batch::new(claimed)));
+            .get_or_insert_with(|| Box::new(Batch::new(claimed, check_keys)));
         let offer = batch.offer(value, depth);
         if offer == Offer::Taken {
             return Ok(true);
@@ -401,6 +410,12 @@ impl SerializeMap for Compound<'_> {
             return Err(self.ser.poison(e));
         }
         self.key_open = true;
+        if let Some(keys) = self.keys.as_mut() {
+            let at = self.ser.out.len() as u64;
+            if let Err(e) = keys.insert(key, &self.ser.opts, at) {
+                return Err(self.ser.poison(e));
+            }
+        }
         if self.shape.is_some()
             || (self.count == 0 && self.kind == Kind::Map && self.ser.map_shapes())
         {
@@ -447,6 +462,12 @@ impl SerializeStruct for Compound<'_> {
         value: &T,
     ) -> Result<()> {
         self.count += 1;
+        if let Some(keys) = self.keys.as_mut() {
+            let at = self.ser.out.len() as u64;
+            if let Err(e) = keys.insert(key, &self.ser.opts, at) {
+                return Err(self.ser.poison(e));
+            }
+        }
         // One `value.serialize` call site for both forms, so that it inlines in either.
         let named = match self.shape.as_mut() {
             Some(cursor) => self.ser.shape_name(cursor, self.start, key),

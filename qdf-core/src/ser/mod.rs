@@ -8,6 +8,7 @@
 
 mod compound;
 mod dense;
+mod dupkeys;
 mod prim;
 pub(crate) mod qpack;
 mod serde_impl;

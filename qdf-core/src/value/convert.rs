@@ -142,6 +142,14 @@ impl Index<&str> for Value {
     }
 }
 
+impl Index<&String> for Value {
+    type Output = Value;
+    /// As `v[key.as_str()]`.
+    fn index(&self, key: &String) -> &Value {
+        &self[key.as_str()]
+    }
+}
+
 impl Index<usize> for Value {
     type Output = Value;
     /// Element `i` of an array; [`Value::Nil`] if out of range or this is not an array.

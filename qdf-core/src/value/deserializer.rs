@@ -6,15 +6,17 @@
 //! `Value` target reads every variant back exactly, timestamps and variant kinds included.
 //! Errors carry no byte offset: there is no input.
 
-use serde::de::value::{MapDeserializer, SeqDeserializer};
+use std::borrow::Cow;
+use std::fmt;
+
 use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, EnumAccess, IntoDeserializer, Unexpected,
-    VariantAccess, Visitor,
+    self, DeserializeOwned, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
+    Unexpected, VariantAccess, Visitor,
 };
 use serde::{Deserializer, Serialize, forward_to_deserialize_any};
 
 use super::{Value, VariantKind};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::wire::ext::{self, magic};
 use crate::wire::tags::TIMESTAMP;
 
@@ -71,62 +73,404 @@ impl Value {
     }
 }
 
-/// Generates the `Deserializer` impl for `Value` and `&'de Value`: `$take` turns `&mut Value`
-/// into the `$elem` handed to children, `$str`/`$bytes` visit a string/byte string.
-macro_rules! value_deserializer {
-    ($ty:ty, $this:ident, $elem:ty, $take:ident, $str:ident, $bytes:ident) => {
+/// The nesting levels a `Value` deserializer descends before it stops with `DepthLimit`:
+/// the default [`Limits::max_depth`](crate::Limits::max_depth), as the byte decoder. A
+/// `Value` built by hand can be deeper than any decoded one; this keeps its deserialization
+/// off the end of the stack.
+const MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth;
+
+/// A value being deserialized, owned (`Value`: strings and children move out) or borrowed
+/// (`&'de Value`): the two differ only in how a level is taken apart.
+trait Walk<'de>: Sized {
+    /// A string as handed to the visitor.
+    type Str;
+    /// A byte string as handed to the visitor.
+    type Bytes;
+    /// The elements of an array.
+    type Seq: ExactSizeIterator<Item = Self>;
+    /// The entries of a map.
+    type Map: ExactSizeIterator<Item = (Self, Self)>;
+
+    /// The value, to look at without taking it apart.
+    fn value(&self) -> &Value;
+    /// Takes one level apart.
+    fn take(self) -> Node<'de, Self>;
+    fn visit_str<V: Visitor<'de>>(s: Self::Str, visitor: V) -> Result<V::Value>;
+    fn visit_bytes<V: Visitor<'de>>(b: Self::Bytes, visitor: V) -> Result<V::Value>;
+}
+
+/// One level of a value, its children as `W`.
+enum Node<'de, W: Walk<'de>> {
+    Nil,
+    Unit,
+    Bool(bool),
+    U64(u64),
+    I64(i64),
+    U128(u128),
+    I128(i128),
+    F32(f32),
+    F64(f64),
+    Char(char),
+    Str(W::Str),
+    Bytes(W::Bytes),
+    Array(W::Seq),
+    Map(W::Map),
+    Some(W),
+    Variant(VariantKind, Cow<'de, str>, W),
+    Timestamp(i64, u32),
+}
+
+impl<'de> Walk<'de> for Value {
+    type Str = String;
+    type Bytes = Vec<u8>;
+    type Seq = std::vec::IntoIter<Value>;
+    type Map = std::vec::IntoIter<(Value, Value)>;
+
+    fn value(&self) -> &Value {
+        self
+    }
+
+    // `Drop` forbids moving fields out by pattern, so they are taken.
+    fn take(mut self) -> Node<'de, Value> {
+        match &mut self {
+            Value::Nil => Node::Nil,
+            Value::Unit | Value::UnitStruct => Node::Unit,
+            Value::Bool(b) => Node::Bool(*b),
+            Value::U64(x) => Node::U64(*x),
+            Value::I64(x) => Node::I64(*x),
+            Value::U128(x) => Node::U128(*x),
+            Value::I128(x) => Node::I128(*x),
+            Value::F32(x) => Node::F32(*x),
+            Value::F64(x) => Node::F64(*x),
+            Value::Char(c) => Node::Char(*c),
+            Value::Str(s) => Node::Str(std::mem::take(s)),
+            Value::Bytes(b) => Node::Bytes(std::mem::take(b)),
+            Value::Array(a) => Node::Array(std::mem::take(a).into_iter()),
+            Value::Map(m) => Node::Map(std::mem::take(m).into_iter()),
+            Value::Some(x) => Node::Some(std::mem::take(&mut **x)),
+            Value::Variant(v) => Node::Variant(
+                v.kind,
+                Cow::Owned(std::mem::take(&mut v.name)),
+                std::mem::take(&mut v.value),
+            ),
+            Value::Timestamp { secs, nanos } => Node::Timestamp(*secs, *nanos),
+        }
+    }
+
+    fn visit_str<V: Visitor<'de>>(s: String, visitor: V) -> Result<V::Value> {
+        visitor.visit_string(s)
+    }
+
+    fn visit_bytes<V: Visitor<'de>>(b: Vec<u8>, visitor: V) -> Result<V::Value> {
+        visitor.visit_byte_buf(b)
+    }
+}
+
+/// A borrowed map entry, and the entries of a borrowed map.
+type RefEntry<'de> = (&'de Value, &'de Value);
+type RefEntries<'de> =
+    std::iter::Map<std::slice::Iter<'de, (Value, Value)>, fn(&'de (Value, Value)) -> RefEntry<'de>>;
+
+fn ref_entry<'de>((k, v): &'de (Value, Value)) -> RefEntry<'de> {
+    (k, v)
+}
+
+impl<'de> Walk<'de> for &'de Value {
+    type Str = &'de str;
+    type Bytes = &'de [u8];
+    type Seq = std::slice::Iter<'de, Value>;
+    type Map = RefEntries<'de>;
+
+    fn value(&self) -> &Value {
+        self
+    }
+
+    fn take(self) -> Node<'de, &'de Value> {
+        match self {
+            Value::Nil => Node::Nil,
+            Value::Unit | Value::UnitStruct => Node::Unit,
+            Value::Bool(b) => Node::Bool(*b),
+            Value::U64(x) => Node::U64(*x),
+            Value::I64(x) => Node::I64(*x),
+            Value::U128(x) => Node::U128(*x),
+            Value::I128(x) => Node::I128(*x),
+            Value::F32(x) => Node::F32(*x),
+            Value::F64(x) => Node::F64(*x),
+            Value::Char(c) => Node::Char(*c),
+            Value::Str(s) => Node::Str(s.as_str()),
+            Value::Bytes(b) => Node::Bytes(b.as_slice()),
+            Value::Array(a) => Node::Array(a.iter()),
+            Value::Map(m) => Node::Map(m.iter().map(ref_entry as fn(_) -> _)),
+            Value::Some(x) => Node::Some(x),
+            Value::Variant(v) => Node::Variant(v.kind, Cow::Borrowed(&v.name), &v.value),
+            Value::Timestamp { secs, nanos } => Node::Timestamp(*secs, *nanos),
+        }
+    }
+
+    fn visit_str<V: Visitor<'de>>(s: &'de str, visitor: V) -> Result<V::Value> {
+        visitor.visit_borrowed_str(s)
+    }
+
+    fn visit_bytes<V: Visitor<'de>>(b: &'de [u8], visitor: V) -> Result<V::Value> {
+        visitor.visit_borrowed_bytes(b)
+    }
+}
+
+/// A value with the nesting levels still allowed below it.
+struct De<W> {
+    w: W,
+    left: u32,
+}
+
+impl<W> De<W> {
+    /// A value at the top: [`MAX_DEPTH`] levels below it.
+    fn root(w: W) -> Self {
+        De { w, left: MAX_DEPTH }
+    }
+
+    /// The levels left to a child, or `DepthLimit` when there are none.
+    fn child_levels(&self) -> Result<u32> {
+        self.left
+            .checked_sub(1)
+            .ok_or_else(|| Error::new(ErrorCode::DepthLimit(MAX_DEPTH)))
+    }
+}
+
+impl<'de, W: Walk<'de>> Deserializer<'de> for De<W> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let left = match self.w.value() {
+            Value::Array(_) | Value::Map(_) | Value::Some(_) | Value::Variant(_) => {
+                self.child_levels()?
+            }
+            _ => self.left,
+        };
+        match self.w.take() {
+            Node::Nil => visitor.visit_none(),
+            Node::Unit => visitor.visit_unit(),
+            Node::Bool(b) => visitor.visit_bool(b),
+            Node::U64(v) => visitor.visit_u64(v),
+            Node::I64(v) => visitor.visit_i64(v),
+            Node::U128(v) => visitor.visit_u128(v),
+            Node::I128(v) => visitor.visit_i128(v),
+            Node::F32(v) => visitor.visit_f32(v),
+            Node::F64(v) => visitor.visit_f64(v),
+            Node::Char(c) => visitor.visit_char(c),
+            Node::Str(s) => W::visit_str(s, visitor),
+            Node::Bytes(b) => W::visit_bytes(b, visitor),
+            Node::Array(items) => visit_items(items, left, visitor),
+            Node::Map(entries) => {
+                let mut map = MapDe {
+                    entries,
+                    value: None,
+                    left,
+                    taken: 0,
+                };
+                let v = visitor.visit_map(&mut map)?;
+                map.end()?;
+                Ok(v)
+            }
+            Node::Some(w) => visitor.visit_some(De { w, left }),
+            Node::Variant(kind, name, payload) => visitor.visit_enum(VariantDe {
+                kind,
+                name,
+                payload: De { w: payload, left },
+            }),
+            Node::Timestamp(secs, nanos) => visit_items(
+                [Value::from(secs), Value::from(nanos)].into_iter(),
+                0,
+                visitor,
+            ),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.w.value() {
+            Value::Nil => visitor.visit_none(),
+            Value::Some(_) => self.deserialize_any(visitor),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.w.value() {
+            Value::Variant(_) => self.deserialize_any(visitor),
+            Value::Str(s) => visitor.visit_enum(s.as_str().into_deserializer()),
+            other => Err(de::Error::invalid_type(other.unexpected(), &"an enum")),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        // A `Value` target: kinds that `deserialize_any` cannot tell apart go through the
+        // identifiers the qdf deserializer gives (see `value/de.rs`).
+        if name == magic::VALUE {
+            match self.w.value() {
+                Value::UnitStruct => {
+                    return visitor.visit_enum(SpecialDe {
+                        sub: ext::UNIT_STRUCT,
+                        payload: None,
+                    });
+                }
+                Value::Timestamp { secs, nanos } => {
+                    return visitor.visit_enum(SpecialDe {
+                        sub: TIMESTAMP,
+                        payload: Some(Value::Array(vec![Value::from(*secs), Value::from(*nanos)])),
+                    });
+                }
+                _ => {}
+            }
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+        identifier ignored_any
+    }
+}
+
+/// Visits `items` as a sequence whose elements have `left` levels below them.
+fn visit_items<'de, W, I, V>(items: I, left: u32, visitor: V) -> Result<V::Value>
+where
+    W: Walk<'de>,
+    I: ExactSizeIterator<Item = W>,
+    V: Visitor<'de>,
+{
+    let mut seq = SeqDe {
+        items,
+        left,
+        taken: 0,
+    };
+    let v = visitor.visit_seq(&mut seq)?;
+    match seq.items.len() {
+        0 => Ok(v),
+        // Elements the visitor left unread (as serde's own `SeqDeserializer`).
+        rest => Err(de::Error::invalid_length(
+            seq.taken + rest,
+            &ExpectedIn(seq.taken, "sequence"),
+        )),
+    }
+}
+
+/// The elements of an array being visited.
+struct SeqDe<I> {
+    items: I,
+    left: u32,
+    taken: usize,
+}
+
+impl<'de, W: Walk<'de>, I: ExactSizeIterator<Item = W>> SeqAccess<'de> for SeqDe<I> {
+    type Error = Error;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
+        match self.items.next() {
+            Some(w) => {
+                self.taken += 1;
+                seed.deserialize(De { w, left: self.left }).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.items.len())
+    }
+}
+
+/// The entries of a map being visited (`value`: the value of the key just handed out).
+struct MapDe<I, W> {
+    entries: I,
+    value: Option<W>,
+    left: u32,
+    taken: usize,
+}
+
+impl<'de, W: Walk<'de>, I: ExactSizeIterator<Item = (W, W)>> MapAccess<'de> for MapDe<I, W> {
+    type Error = Error;
+
+    fn next_key_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
+        match self.entries.next() {
+            Some((k, v)) => {
+                self.taken += 1;
+                self.value = Some(v);
+                let left = self.left;
+                seed.deserialize(De { w: k, left }).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
+        match self.value.take() {
+            Some(w) => seed.deserialize(De { w, left: self.left }),
+            None => Err(de::Error::custom("a map value asked for before its key")),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.entries.len())
+    }
+}
+
+impl<I: ExactSizeIterator, W> MapDe<I, W> {
+    /// Entries the visitor left unread are an `invalid_length` error (as serde's own
+    /// `MapDeserializer`).
+    fn end(&self) -> Result<()> {
+        match self.entries.len() {
+            0 => Ok(()),
+            rest => Err(de::Error::invalid_length(
+                self.taken + rest,
+                &ExpectedIn(self.taken, "map"),
+            )),
+        }
+    }
+}
+
+/// "`n` elements in sequence" / "`n` elements in map", serde's words for a length error.
+struct ExpectedIn(usize, &'static str);
+
+impl de::Expected for ExpectedIn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            1 => write!(f, "1 element in {}", self.1),
+            n => write!(f, "{n} elements in {}", self.1),
+        }
+    }
+}
+
+/// `Deserializer` and `IntoDeserializer` for a public value type: every method goes to the
+/// walker at the top level.
+macro_rules! root_deserializer {
+    ($ty:ty) => {
         impl<'de> Deserializer<'de> for $ty {
             type Error = Error;
 
             fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-                #[allow(unused_mut)]
-                let mut $this = self;
-                match $take(&mut $this) {
-                    Node::Nil => visitor.visit_none(),
-                    Node::Unit => visitor.visit_unit(),
-                    Node::Bool(b) => visitor.visit_bool(b),
-                    Node::U64(v) => visitor.visit_u64(v),
-                    Node::I64(v) => visitor.visit_i64(v),
-                    Node::U128(v) => visitor.visit_u128(v),
-                    Node::I128(v) => visitor.visit_i128(v),
-                    Node::F32(v) => visitor.visit_f32(v),
-                    Node::F64(v) => visitor.visit_f64(v),
-                    Node::Char(c) => visitor.visit_char(c),
-                    Node::Str(s) => visitor.$str(s),
-                    Node::Bytes(b) => visitor.$bytes(b),
-                    Node::Array(a) => visit_seq(a, visitor),
-                    Node::Map(m) => visit_map(m, visitor),
-                    Node::Some(x) => visitor.visit_some(x),
-                    Node::Variant(kind, name, payload) => visitor.visit_enum(VariantDe {
-                        kind,
-                        name,
-                        payload,
-                    }),
-                    Node::Timestamp(secs, nanos) => {
-                        visit_seq(vec![Value::from(secs), Value::from(nanos)], visitor)
-                    }
-                }
+                De::root(self).deserialize_any(visitor)
             }
 
             fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-                match &self {
-                    Value::Nil => visitor.visit_none(),
-                    Value::Some(_) => self.deserialize_any(visitor),
-                    _ => visitor.visit_some(self),
-                }
+                De::root(self).deserialize_option(visitor)
             }
 
             fn deserialize_enum<V: Visitor<'de>>(
                 self,
-                _name: &'static str,
-                _variants: &'static [&'static str],
+                name: &'static str,
+                variants: &'static [&'static str],
                 visitor: V,
             ) -> Result<V::Value> {
-                match &self {
-                    Value::Variant(_) => self.deserialize_any(visitor),
-                    Value::Str(s) => visitor.visit_enum(s.as_str().into_deserializer()),
-                    other => Err(de::Error::invalid_type(other.unexpected(), &"an enum")),
-                }
+                De::root(self).deserialize_enum(name, variants, visitor)
             }
 
             fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -134,29 +478,7 @@ macro_rules! value_deserializer {
                 name: &'static str,
                 visitor: V,
             ) -> Result<V::Value> {
-                // A `Value` target: kinds that `deserialize_any` cannot tell apart go through
-                // the identifiers the qdf deserializer gives (see `value/de.rs`).
-                if name == magic::VALUE {
-                    match &self {
-                        Value::UnitStruct => {
-                            return visitor.visit_enum(SpecialDe {
-                                sub: ext::UNIT_STRUCT,
-                                payload: None,
-                            });
-                        }
-                        Value::Timestamp { secs, nanos } => {
-                            return visitor.visit_enum(SpecialDe {
-                                sub: TIMESTAMP,
-                                payload: Some(Value::Array(vec![
-                                    Value::from(*secs),
-                                    Value::from(*nanos),
-                                ])),
-                            });
-                        }
-                        _ => {}
-                    }
-                }
-                visitor.visit_newtype_struct(self)
+                De::root(self).deserialize_newtype_struct(name, visitor)
             }
 
             forward_to_deserialize_any! {
@@ -172,165 +494,78 @@ macro_rules! value_deserializer {
                 self
             }
         }
-
-        impl<'de> EnumAccess<'de> for VariantDe<$elem> {
-            type Error = Error;
-            type Variant = Self;
-
-            fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self)> {
-                let id = seed.deserialize(VariantId {
-                    sub: subtype(self.kind),
-                    name: self.name.as_str(),
-                })?;
-                Ok((id, self))
-            }
-        }
-
-        impl<'de> VariantAccess<'de> for VariantDe<$elem> {
-            type Error = Error;
-
-            fn unit_variant(self) -> Result<()> {
-                match self.kind {
-                    VariantKind::Unit => Ok(()),
-                    _ => Err(de::Error::invalid_type(
-                        Unexpected::NewtypeVariant,
-                        &"a unit variant",
-                    )),
-                }
-            }
-
-            fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value> {
-                match self.kind {
-                    VariantKind::Newtype => seed.deserialize(self.payload),
-                    _ => Err(de::Error::invalid_type(
-                        Unexpected::UnitVariant,
-                        &"a newtype variant",
-                    )),
-                }
-            }
-
-            fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
-                match self.kind {
-                    VariantKind::Tuple => self.payload.deserialize_any(visitor),
-                    _ => Err(de::Error::invalid_type(
-                        Unexpected::UnitVariant,
-                        &"a tuple variant",
-                    )),
-                }
-            }
-
-            fn struct_variant<V: Visitor<'de>>(
-                self,
-                _fields: &'static [&'static str],
-                visitor: V,
-            ) -> Result<V::Value> {
-                match self.kind {
-                    VariantKind::Struct => self.payload.deserialize_any(visitor),
-                    _ => Err(de::Error::invalid_type(
-                        Unexpected::UnitVariant,
-                        &"a struct variant",
-                    )),
-                }
-            }
-        }
     };
 }
 
-/// One level of a value, its children as `E` (`Value` moved out, or `&Value`).
-enum Node<S, B, E> {
-    Nil,
-    Unit,
-    Bool(bool),
-    U64(u64),
-    I64(i64),
-    U128(u128),
-    I128(i128),
-    F32(f32),
-    F64(f64),
-    Char(char),
-    Str(S),
-    Bytes(B),
-    Array(Vec<E>),
-    Map(Vec<(E, E)>),
-    Some(E),
-    Variant(VariantKind, String, E),
-    Timestamp(i64, u32),
-}
+root_deserializer!(Value);
+root_deserializer!(&'de Value);
 
-/// `Value` itself (`Drop` forbids moving fields out by pattern, so they are taken).
-fn take_owned(v: &mut Value) -> Node<String, Vec<u8>, Value> {
-    match v {
-        Value::Nil => Node::Nil,
-        Value::Unit | Value::UnitStruct => Node::Unit,
-        Value::Bool(b) => Node::Bool(*b),
-        Value::U64(x) => Node::U64(*x),
-        Value::I64(x) => Node::I64(*x),
-        Value::U128(x) => Node::U128(*x),
-        Value::I128(x) => Node::I128(*x),
-        Value::F32(x) => Node::F32(*x),
-        Value::F64(x) => Node::F64(*x),
-        Value::Char(c) => Node::Char(*c),
-        Value::Str(s) => Node::Str(std::mem::take(s)),
-        Value::Bytes(b) => Node::Bytes(std::mem::take(b)),
-        Value::Array(a) => Node::Array(std::mem::take(a)),
-        Value::Map(m) => Node::Map(std::mem::take(m)),
-        Value::Some(x) => Node::Some(x.take()),
-        Value::Variant(v) => Node::Variant(v.kind, std::mem::take(&mut v.name), v.value.take()),
-        Value::Timestamp { secs, nanos } => Node::Timestamp(*secs, *nanos),
-    }
-}
-
-/// `&'de Value`: children borrowed.
-fn take_ref<'de>(v: &mut &'de Value) -> Node<&'de str, &'de [u8], &'de Value> {
-    let v: &'de Value = v;
-    match v {
-        Value::Nil => Node::Nil,
-        Value::Unit | Value::UnitStruct => Node::Unit,
-        Value::Bool(b) => Node::Bool(*b),
-        Value::U64(x) => Node::U64(*x),
-        Value::I64(x) => Node::I64(*x),
-        Value::U128(x) => Node::U128(*x),
-        Value::I128(x) => Node::I128(*x),
-        Value::F32(x) => Node::F32(*x),
-        Value::F64(x) => Node::F64(*x),
-        Value::Char(c) => Node::Char(*c),
-        Value::Str(s) => Node::Str(s),
-        Value::Bytes(b) => Node::Bytes(b),
-        Value::Array(a) => Node::Array(a.iter().collect()),
-        Value::Map(m) => Node::Map(m.iter().map(|(k, v)| (k, v)).collect()),
-        Value::Some(x) => Node::Some(x),
-        Value::Variant(v) => Node::Variant(v.kind, v.name.clone(), &v.value),
-        Value::Timestamp { secs, nanos } => Node::Timestamp(*secs, *nanos),
-    }
-}
-
-fn visit_seq<'de, E, V>(items: Vec<E>, visitor: V) -> Result<V::Value>
-where
-    E: IntoDeserializer<'de, Error>,
-    V: Visitor<'de>,
-{
-    let mut seq = SeqDeserializer::new(items.into_iter());
-    let v = visitor.visit_seq(&mut seq)?;
-    seq.end()?;
-    Ok(v)
-}
-
-fn visit_map<'de, E, V>(entries: Vec<(E, E)>, visitor: V) -> Result<V::Value>
-where
-    E: IntoDeserializer<'de, Error>,
-    V: Visitor<'de>,
-{
-    let mut map = MapDeserializer::new(entries.into_iter());
-    let v = visitor.visit_map(&mut map)?;
-    map.end()?;
-    Ok(v)
-}
-
-/// An enum variant being deserialized: its `wire::ext` subtype, name and payload `E`.
-struct VariantDe<E> {
+/// An enum variant being deserialized: its kind, name and payload.
+struct VariantDe<'de, W> {
     kind: VariantKind,
-    name: String,
-    payload: E,
+    name: Cow<'de, str>,
+    payload: De<W>,
+}
+
+impl<'de, W: Walk<'de>> EnumAccess<'de> for VariantDe<'de, W> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self)> {
+        let id = seed.deserialize(VariantId {
+            sub: subtype(self.kind),
+            name: &self.name,
+        })?;
+        Ok((id, self))
+    }
+}
+
+impl<'de, W: Walk<'de>> VariantAccess<'de> for VariantDe<'de, W> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<()> {
+        match self.kind {
+            VariantKind::Unit => Ok(()),
+            _ => Err(de::Error::invalid_type(
+                Unexpected::NewtypeVariant,
+                &"a unit variant",
+            )),
+        }
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value> {
+        match self.kind {
+            VariantKind::Newtype => seed.deserialize(self.payload),
+            _ => Err(de::Error::invalid_type(
+                Unexpected::UnitVariant,
+                &"a newtype variant",
+            )),
+        }
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
+        match self.kind {
+            VariantKind::Tuple => self.payload.deserialize_any(visitor),
+            _ => Err(de::Error::invalid_type(
+                Unexpected::UnitVariant,
+                &"a tuple variant",
+            )),
+        }
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.kind {
+            VariantKind::Struct => self.payload.deserialize_any(visitor),
+            _ => Err(de::Error::invalid_type(
+                Unexpected::UnitVariant,
+                &"a struct variant",
+            )),
+        }
+    }
 }
 
 /// The wire subtype of a variant kind.
@@ -366,7 +601,11 @@ impl<'de> Deserializer<'de> for VariantId<'_> {
         if name != magic::KIND {
             return visitor.visit_str(self.name);
         }
-        visit_seq(vec![Value::from(self.sub), Value::from(self.name)], visitor)
+        visit_items(
+            [Value::from(self.sub), Value::from(self.name)].into_iter(),
+            0,
+            visitor,
+        )
     }
 
     forward_to_deserialize_any! {
@@ -425,13 +664,3 @@ impl<'de> VariantAccess<'de> for SpecialDe {
         ))
     }
 }
-
-value_deserializer!(Value, this, Value, take_owned, visit_string, visit_byte_buf);
-value_deserializer!(
-    &'de Value,
-    this,
-    &'de Value,
-    take_ref,
-    visit_borrowed_str,
-    visit_borrowed_bytes
-);

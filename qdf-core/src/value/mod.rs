@@ -190,16 +190,16 @@ impl Drop for Value {
 }
 
 impl PartialEq for Value {
-    /// Structural equality; floats compare by bits.
+    /// Structural equality; floats compare by bits, integers by value whatever their
+    /// variant (a hand-built `U128(5)` equals the canonical `U64(5)` that decoding gives).
     fn eq(&self, other: &Self) -> bool {
         use Value::*;
         match (self, other) {
             (Nil, Nil) | (Unit, Unit) | (UnitStruct, UnitStruct) => true,
             (Bool(a), Bool(b)) => a == b,
-            (U64(a), U64(b)) => a == b,
-            (I64(a), I64(b)) => a == b,
-            (U128(a), U128(b)) => a == b,
-            (I128(a), I128(b)) => a == b,
+            (U64(_) | I64(_) | U128(_) | I128(_), U64(_) | I64(_) | U128(_) | I128(_)) => {
+                self.as_int() == other.as_int()
+            }
             (F32(a), F32(b)) => a.to_bits() == b.to_bits(),
             (F64(a), F64(b)) => a.to_bits() == b.to_bits(),
             (Char(a), Char(b)) => a == b,
@@ -216,6 +216,21 @@ impl PartialEq for Value {
 }
 
 impl Eq for Value {}
+
+impl Value {
+    /// An integer variant's value: its sign and its two's-complement bits, one form for
+    /// every variant that can hold it.
+    fn as_int(&self) -> Option<(bool, u128)> {
+        let v = match *self {
+            Value::U64(v) => i128::from(v),
+            Value::I64(v) => i128::from(v),
+            Value::I128(v) => v,
+            Value::U128(v) => return Some((false, v)),
+            _ => return None,
+        };
+        Some((v < 0, v as u128))
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,7 @@
 //! The capturing serializers: [`TapeSer`] records any value, [`CellSer`] one struct field.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 use serde::ser;
 
@@ -27,7 +29,18 @@ pub(crate) struct TapeCompound<'a, O> {
     /// partial (an `Open` without its `End`, a `Field` without its value), so `end`
     /// refuses the whole capture and the caller serializes the value directly.
     failed: bool,
+    /// The records of the keys so far ([`Tape::key_record`]), under [`Tape::check_keys`]
+    /// (maps and structs).
+    keys: Option<HashSet<Vec<u8>>>,
     _out: std::marker::PhantomData<O>,
+}
+
+/// The refusal of a map or struct whose key may repeat an earlier one, under
+/// `Options::deny_duplicate_keys`: the row goes the direct path, which checks exactly.
+fn maybe_repeated() -> Error {
+    Error::new(ErrorCode::Unsupported(
+        "a key that may repeat an earlier key of its map (captured)",
+    ))
 }
 
 /// The refusal of a map whose keys and values do not alternate (the real serializer
@@ -41,6 +54,11 @@ pub(super) fn misordered() -> Error {
 impl<'a, O: FromTape> TapeCompound<'a, O> {
     fn new(tape: &'a mut Tape, open: Open, at: Depth, levels: u32) -> Result<Self> {
         let inner = at.enter(levels)?;
+        let keyed = matches!(
+            open,
+            Open::Map(_) | Open::Struct(..) | Open::StructVariant(..)
+        );
+        let keys = (keyed && tape.check_keys).then(HashSet::new);
         let open = tape.push(Ev::Open(open, 0));
         Ok(TapeCompound {
             tape,
@@ -49,8 +67,21 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
             key_open: false,
             values: 0,
             failed: false,
+            keys,
             _out: std::marker::PhantomData,
         })
+    }
+
+    /// Records a key under [`Tape::check_keys`]: `rec` its record, `None` for one that
+    /// cannot be compared here.
+    fn check_key(&mut self, rec: Option<Vec<u8>>) -> Result<()> {
+        if let Some(keys) = self.keys.as_mut()
+            && !rec.is_some_and(|r| keys.insert(r))
+        {
+            self.failed = true;
+            return Err(maybe_repeated());
+        }
+        Ok(())
     }
 
     fn capture<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
@@ -479,7 +510,13 @@ impl<O: FromTape> ser::SerializeMap for TapeCompound<'_, O> {
             self.failed = true;
             return Err(misordered());
         }
-        self.capture(k)
+        let at = self.tape.evs.len();
+        self.capture(k)?;
+        if self.keys.is_some() {
+            let rec = self.tape.key_record(at);
+            self.check_key(rec)?;
+        }
+        Ok(())
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, v: &T) -> Result<()> {
         if !std::mem::replace(&mut self.key_open, false) {
@@ -503,6 +540,9 @@ macro_rules! field_like {
                 key: &'static str,
                 v: &T,
             ) -> Result<()> {
+                if self.keys.is_some() {
+                    self.check_key(Some([b"s", key.as_bytes()].concat()))?;
+                }
                 let n = self.tape.name(key);
                 self.tape.push(Ev::Field(n));
                 self.capture(v)

@@ -94,6 +94,10 @@ pub(crate) struct Tape {
     names: Vec<&'static str>,
     /// `(enum name, variant index, variant name)`.
     variants: Vec<(&'static str, u32, &'static str)>,
+    /// `Options::deny_duplicate_keys`: a captured map or struct refuses a key that may equal
+    /// an earlier one ([`Tape::key_record`]), and the row goes the direct path, whose
+    /// serializer checks keys exactly.
+    pub(crate) check_keys: bool,
 }
 
 /// An announced length back as serde's.
@@ -197,6 +201,72 @@ impl Tape {
                 Ev::Some | Ev::NewtypeStruct(_) | Ev::NewtypeVariant(_) => at += 1,
                 _ => return at + 1,
             }
+        }
+    }
+
+    /// A loose record of the key captured at event `at`, for [`Tape::check_keys`]: keys that
+    /// a decoder finds equal (`de/dupkeys.rs`) have equal records — strings, chars, byte
+    /// strings and unit variants by their bytes, integers by value whatever their width,
+    /// floats by bits, unit-like values alike, `Some` and newtypes seen through. Looser than
+    /// the decoder, never stricter: a false repeat only sends the row to the direct path.
+    /// `None` for a key holding a container or a variant with a payload (left to the direct
+    /// path too).
+    pub(crate) fn key_record(&self, mut at: usize) -> Option<Vec<u8>> {
+        let mut rec = Vec::with_capacity(24);
+        let int = |rec: &mut Vec<u8>, v: i128| {
+            rec.extend_from_slice(&[b'i', (v < 0) as u8]);
+            rec.extend_from_slice(&v.to_le_bytes());
+        };
+        let wide = |a: u32| {
+            let mut b = [0u8; 16];
+            b.copy_from_slice(&self.arena[a as usize..a as usize + 16]);
+            b
+        };
+        loop {
+            match self.evs[at] {
+                Ev::Some | Ev::NewtypeStruct(_) => {
+                    at += 1;
+                    continue;
+                }
+                Ev::Str(a, b) | Ev::Bytes(a, b) => {
+                    rec.push(b's');
+                    rec.extend_from_slice(&self.arena[a as usize..b as usize]);
+                }
+                Ev::Char(c) => {
+                    rec.push(b's');
+                    rec.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                }
+                Ev::UnitVariant(v) => {
+                    rec.push(b's');
+                    rec.extend_from_slice(self.variants[v as usize].2.as_bytes());
+                }
+                Ev::Bool(v) => rec.extend_from_slice(&[b'b', v as u8]),
+                Ev::I64(v) => int(&mut rec, i128::from(v)),
+                Ev::U64(v) => int(&mut rec, i128::from(v)),
+                Ev::I128(a) => int(&mut rec, i128::from_le_bytes(wide(a))),
+                Ev::U128(a) => {
+                    // Above `i128::MAX` only a `u128` holds it: its own tag.
+                    let v = u128::from_le_bytes(wide(a));
+                    match i128::try_from(v) {
+                        Ok(v) => int(&mut rec, v),
+                        Err(_) => {
+                            rec.push(b'U');
+                            rec.extend_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                }
+                Ev::F32(v) => {
+                    rec.push(b'f');
+                    rec.extend_from_slice(&v.to_le_bytes());
+                }
+                Ev::F64(v) => {
+                    rec.push(b'd');
+                    rec.extend_from_slice(&v.to_le_bytes());
+                }
+                Ev::None | Ev::Unit | Ev::UnitStruct(_) => rec.push(b'u'),
+                _ => return None,
+            }
+            return Some(rec);
         }
     }
 
