@@ -98,10 +98,10 @@ impl<'de, A: de::MapAccess<'de, Error = Error> + KeyAt> de::MapAccess<'de> for D
 /// key would be, so the encoder refuses exactly the repeats a decoder refuses. `None`: a key
 /// the decoder does not compare (containers two levels deep, see [`Rec::opaque`]).
 pub(crate) fn key_record(body: &[u8]) -> Result<Option<Vec<u8>>> {
-    let mut de = super::Deserializer::new(body, 0, &crate::Options::speed());
+    let mut de = super::Deserializer::new(body, 0, &crate::options::Options::speed());
     let mut rec = Rec::default();
     RecSeed {
-        seed: std::marker::PhantomData::<crate::Value>,
+        seed: std::marker::PhantomData::<crate::value::Value>,
         rec: &mut rec,
     }
     .deserialize(&mut de)?;
