@@ -18,6 +18,7 @@ mod ser;
 mod session;
 mod short;
 mod sink;
+mod source;
 mod sync_stream;
 mod utf8;
 mod value;

@@ -18,9 +18,11 @@ use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::{self, CheckedStrs};
 use crate::codec::{self, Kind, Packed};
-use crate::de::Deserializer;
-use crate::de::read::{Reference, Text};
 use crate::error::{Error, ErrorCode, Result};
+use crate::qpack::decode::read_packed;
+use crate::source::keys::repeated_column;
+use crate::source::{Num, Source};
+use crate::wire::read::{Reference, Text};
 use crate::wire::tags::{self, FALSE, FIXARR, FIXARR_MAX, TRUE};
 
 /// One per-value string.
@@ -124,56 +126,54 @@ impl<'de> Container<'de> {
     /// unknown class or reserved bits, a nullable residual column, residual columns in an
     /// `EF` (or none, or only residual ones, in an `F7`), a declaration over this side's caps
     /// (`SessionCap`), counts beyond the input, the output budget.
-    pub(crate) fn read_header(de: &mut Deserializer<'de>, tag: u8) -> Result<Self> {
-        let at = de.read.offset().saturating_sub(1);
-        let m = de.read.uvarint()?;
+    pub(crate) fn read_header(src: &mut Source<'de>, tag: u8) -> Result<Self> {
+        let at = src.offset().saturating_sub(1);
+        let m = src.uvarint()?;
         if m < MIN_ROWS as u64 {
             return Err(bad(at, "columnar container with fewer than 16 rows"));
         }
-        de.charge(m.saturating_mul(ELEMENT_CHARGE))?;
+        src.charge(m.saturating_mul(ELEMENT_CHARGE))?;
         let m = usize::try_from(m).map_err(|_| bad(at, "row count does not fit in memory"))?;
-        let id_at = de.read.offset();
-        let id = de.read.uvarint()?;
+        let id_at = src.offset();
+        let id = src.uvarint()?;
         let mut cols = Vec::new();
         // Column names seen, under `Options::deny_duplicate_keys` (a name declared twice is
         // a repeated key in every row).
         let mut seen = std::collections::HashSet::new();
         if id == 0 {
-            let k = de.read.uvarint()?;
+            let k = src.uvarint()?;
             // The encoder never writes a container without a column (such a batch stays in
             // row mode); accepting one would let 4 bytes stand for M empty rows.
             if k == 0 {
                 return Err(bad(at, "a columnar container with no column"));
             }
             // Each column declares a name (≥ 1 byte) and a kind byte.
-            de.read.check_count(k, 2)?;
+            src.check_count(k, 2)?;
             cols.reserve(k as usize);
             for _ in 0..k {
-                let name_at = de.read.offset();
-                let tag = de.next_tag()?;
-                let name = match de.read_text(tag)? {
+                let name_at = src.offset();
+                let tag = src.next_tag()?;
+                let name = match src.read_text(tag)? {
                     Some(Text::Str(Reference::Borrowed(s))) => Cow::Borrowed(s),
                     Some(Text::Str(Reference::Copied(s))) => Cow::Owned(s.to_owned()),
-                    _ => return Err(de.unexpected(tag, "a column name")),
+                    _ => return Err(src.unexpected(tag, "a column name")),
                 };
-                if de.dup_keys && !seen.insert(name.to_string()) {
-                    return Err(crate::de::dupkeys::repeated_column(&name, name_at));
+                if src.dup_keys() && !seen.insert(name.to_string()) {
+                    return Err(repeated_column(&name, name_at));
                 }
-                let kind_at = de.read.offset();
-                let kind = de.read.next("a column kind byte")?;
+                let kind_at = src.offset();
+                let kind = src.next("a column kind byte")?;
                 cols.push(Column::new(name, kind, kind_at)?);
             }
             let list: Vec<(&[u8], u8)> =
                 cols.iter().map(|c| (c.name.as_bytes(), c.kind())).collect();
-            de.state
-                .dense()
+            src.dense()
                 .define_col_shape(&list, false)
                 .map_err(|e| e.with_offset(id_at))?;
         } else {
             let unknown = || Error::at(ErrorCode::UnknownStateId(id), id_at);
             let id = u32::try_from(id).map_err(|_| unknown())?;
-            let shapes = de
-                .state
+            let shapes = src
                 .dense_ref()
                 .map(|d| d.col_shapes())
                 .ok_or_else(unknown)?;
@@ -181,8 +181,8 @@ impl<'de> Container<'de> {
             for i in 0..k {
                 let (name, kind) = shapes.column(id, i).ok_or_else(unknown)?;
                 let name = std::str::from_utf8(name).map_err(|_| unknown())?;
-                if de.dup_keys && !seen.insert(name.to_string()) {
-                    return Err(crate::de::dupkeys::repeated_column(name, id_at));
+                if src.dup_keys() && !seen.insert(name.to_string()) {
+                    return Err(repeated_column(name, id_at));
                 }
                 cols.push(Column::new(Cow::Owned(name.to_owned()), kind, id_at)?);
             }
@@ -195,10 +195,10 @@ impl<'de> Container<'de> {
         if !hybrid && residual > 0 {
             return Err(bad(at, "EF with a residual column"));
         }
-        let index = if de.col_index && !hybrid {
+        let index = if src.col_index() && !hybrid {
             let k = cols.len() as u64;
-            de.read.check_count(k, 4)?;
-            let b = de.read.take(4 * cols.len(), "the column index")?;
+            src.check_count(k, 4)?;
+            let b = src.take(4 * cols.len(), "the column index")?;
             Some(
                 b.chunks_exact(4)
                     .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -221,52 +221,51 @@ impl<'de> Container<'de> {
     /// the others skipped.
     pub(crate) fn load(
         &mut self,
-        de: &mut Deserializer<'de>,
+        src: &mut Source<'de>,
         fields: Option<&'static [&'static str]>,
     ) -> Result<()> {
         self.loaded = true;
         self.fields = fields;
         for j in 0..self.cols.len() {
-            let start = de.read.offset();
+            let start = src.offset();
             let wanted = fields.is_none_or(|f| f.contains(&&*self.cols[j].name));
             let m = self.m;
             let col = &mut self.cols[j];
             col.at = start;
-            let v = col.read_masks(de, m)?;
+            let v = col.read_masks(src, m)?;
             let indexed = self.index.as_ref().map(|ix| ix[j] as u64);
             if indexed.is_some() && col.class == Class::Str {
-                match de.read.peek() {
+                match src.peek() {
                     Some(t) if strings::is_block_tag(t) => {}
                     Some(_) => {
-                        return Err(de.read.error(ErrorCode::BadCodec(
+                        return Err(src.error(ErrorCode::BadCodec(
                             "an indexed string column must be a string block",
                         )));
                     }
-                    None => return Err(de.read.eof("a string column block")),
+                    None => return Err(src.eof("a string column block")),
                 }
             }
             col.data = match (col.class, wanted, indexed) {
                 (Class::Residual, ..) => Data::Residual,
                 (_, false, Some(len)) => {
-                    let used = de.read.offset() - start;
+                    let used = src.offset() - start;
                     let rest = len.checked_sub(used).ok_or_else(|| {
                         bad(start, "column index length shorter than the column's masks")
                     })?;
-                    de.read
-                        .take(rest as usize, "a column (by the column index)")?;
+                    src.take(rest as usize, "a column (by the column index)")?;
                     Data::Skipped
                 }
                 (Class::Str, wanted, _) => {
-                    let s = read_strs(de, v, &mut self.arena)?;
+                    let s = read_strs(src, v, &mut self.arena)?;
                     if wanted { s } else { Data::Skipped }
                 }
                 (class, wanted, _) => {
-                    let n = read_nums(de, class, v)?;
+                    let n = read_nums(src, class, v)?;
                     if wanted { Data::nums(n) } else { Data::Skipped }
                 }
             };
             if let Some(len) = indexed
-                && de.read.offset() - start != len
+                && src.offset() - start != len
             {
                 return Err(bad(start, "column length differs from the column index"));
             }
@@ -330,9 +329,9 @@ impl<'de> Column<'de> {
     }
 
     /// Reads the presence and non-null masks; returns the number of values `V`.
-    fn read_masks(&mut self, de: &mut Deserializer<'de>, m: usize) -> Result<usize> {
+    fn read_masks(&mut self, src: &mut Source<'de>, m: usize) -> Result<usize> {
         let p = if self.optional {
-            self.present = read_mask(de, m)?;
+            self.present = read_mask(src, m)?;
             popcount(self.present)
         } else {
             m
@@ -340,7 +339,7 @@ impl<'de> Column<'de> {
         if !self.nullable {
             return Ok(p);
         }
-        self.non_null = read_mask(de, p)?;
+        self.non_null = read_mask(src, p)?;
         Ok(popcount(self.non_null))
     }
 }
@@ -350,10 +349,10 @@ fn popcount(mask: &[u8]) -> usize {
 }
 
 /// A mask over `n` rows; padding bits must be zero.
-fn read_mask<'de>(de: &mut Deserializer<'de>, n: usize) -> Result<&'de [u8]> {
+fn read_mask<'de>(src: &mut Source<'de>, n: usize) -> Result<&'de [u8]> {
     let len = mask_len(n);
-    let at = de.read.offset();
-    let mask = de.read.take(len, "a column mask")?;
+    let at = src.offset();
+    let mask = src.take(len, "a column mask")?;
     if !n.is_multiple_of(8) && mask[len - 1] >> (n % 8) != 0 {
         return Err(bad(at + len as u64 - 1, "mask padding bits must be zero"));
     }
@@ -361,24 +360,20 @@ fn read_mask<'de>(de: &mut Deserializer<'de>, n: usize) -> Result<&'de [u8]> {
 }
 
 /// Reads `v` numbers or bools of `class`: a QPack value or a plain array.
-fn read_nums<'de>(de: &mut Deserializer<'de>, class: Class, v: usize) -> Result<Packed> {
-    let at = de.read.offset();
-    let tag = de.next_tag()?;
+fn read_nums<'de>(src: &mut Source<'de>, class: Class, v: usize) -> Result<Packed> {
+    let at = src.offset();
+    let tag = src.next_tag()?;
     let packed = if codec::is_qpack_tag(tag) {
-        let base = de.read.offset();
-        let (p, used) = codec::decode_body(tag, de.read.rest(), base, &mut de.budget_left)
-            .map_err(|e| de.rebase_limit(e))?;
-        de.read.take(used, "a QPack body")?;
-        p
+        read_packed(src, tag)?
     } else if matches!(tag, FIXARR..=FIXARR_MAX | tags::ARR16 | tags::ARR32) {
-        let n = de.array_len(tag)?.unwrap_or(0);
+        let n = src.array_len(tag)?.unwrap_or(0);
         if n != v {
             return Err(bad(at, "column value count differs from its masks"));
         }
-        de.charge((n as u64).saturating_mul(ELEMENT_CHARGE))?;
-        read_plain(de, class, n)?
+        src.charge((n as u64).saturating_mul(ELEMENT_CHARGE))?;
+        read_plain(src, class, n)?
     } else {
-        return Err(de.unexpected(tag, "column values (a QPack value or an array)"));
+        return Err(src.unexpected(tag, "column values (a QPack value or an array)"));
     };
     if packed.len() != v {
         return Err(bad(at, "column value count differs from its masks"));
@@ -398,17 +393,16 @@ fn read_nums<'de>(de: &mut Deserializer<'de>, class: Class, v: usize) -> Result<
 }
 
 /// `n` plain elements of `class` (array header read).
-fn read_plain<'de>(de: &mut Deserializer<'de>, class: Class, n: usize) -> Result<Packed> {
-    let wrong =
-        |de: &Deserializer<'de>, t: u8| de.unexpected(t, "a column value of the column's kind");
+fn read_plain<'de>(src: &mut Source<'de>, class: Class, n: usize) -> Result<Packed> {
+    let wrong = |src: &Source<'de>, t: u8| src.unexpected(t, "a column value of the column's kind");
     Ok(match class {
         Class::Bool => {
             let mut v = Vec::with_capacity(n);
             for _ in 0..n {
-                v.push(match de.next_tag()? {
+                v.push(match src.next_tag()? {
                     FALSE => false,
                     TRUE => true,
-                    t => return Err(wrong(de, t)),
+                    t => return Err(wrong(src, t)),
                 });
             }
             Packed::Bools(v)
@@ -417,11 +411,11 @@ fn read_plain<'de>(de: &mut Deserializer<'de>, class: Class, n: usize) -> Result
             let mut f64s = Vec::new();
             let mut f32s = Vec::new();
             for _ in 0..n {
-                let t = de.next_tag()?;
-                match (class, de.read_num(t)?) {
-                    (Class::F64, Some(crate::de::Num::F64(x))) => f64s.push(x),
-                    (Class::F32, Some(crate::de::Num::F32(x))) => f32s.push(x),
-                    _ => return Err(wrong(de, t)),
+                let t = src.next_tag()?;
+                match (class, src.read_num(t)?) {
+                    (Class::F64, Some(Num::F64(x))) => f64s.push(x),
+                    (Class::F32, Some(Num::F32(x))) => f32s.push(x),
+                    _ => return Err(wrong(src, t)),
                 }
             }
             if class == Class::F64 {
@@ -434,11 +428,11 @@ fn read_plain<'de>(de: &mut Deserializer<'de>, class: Class, n: usize) -> Result
             let neg = class == (Class::Int { neg: true });
             let mut v = Vec::with_capacity(n);
             for _ in 0..n {
-                let t = de.next_tag()?;
-                match de.read_num(t)? {
-                    Some(crate::de::Num::U64(x)) if !neg || x <= i64::MAX as u64 => v.push(x),
-                    Some(crate::de::Num::I64(x)) if neg => v.push(x as u64),
-                    _ => return Err(wrong(de, t)),
+                let t = src.next_tag()?;
+                match src.read_num(t)? {
+                    Some(Num::U64(x)) if !neg || x <= i64::MAX as u64 => v.push(x),
+                    Some(Num::I64(x)) if neg => v.push(x as u64),
+                    _ => return Err(wrong(src, t)),
                 }
             }
             Packed::Ints(if neg { Kind::I64 } else { Kind::U64 }, v)
@@ -447,31 +441,30 @@ fn read_plain<'de>(de: &mut Deserializer<'de>, class: Class, n: usize) -> Result
 }
 
 /// Reads `v` strings: a string block, or `v` per-value strings through the Dense rules.
-fn read_strs<'de>(de: &mut Deserializer<'de>, v: usize, arena: &mut String) -> Result<Data<'de>> {
-    match de.read.peek() {
-        None => Err(de.read.eof("a string column")),
+fn read_strs<'de>(src: &mut Source<'de>, v: usize, arena: &mut String) -> Result<Data<'de>> {
+    match src.peek() {
+        None => Err(src.eof("a string column")),
         Some(t) if strings::is_block_tag(t) => {
-            let (data, pos) = de.read.data_pos();
-            let base = de.read.offset() - pos as u64;
-            let (col, used) = strings::decode_block(data, pos, v, &mut de.budget_left)
-                .map_err(|e| de.rebase_limit(e.shifted(base)))?;
-            let at = de.read.offset();
-            let col = col.into_checked().map_err(|e| e.with_offset(at))?;
-            de.read.take(used, "a string block")?;
+            let col = src.decode_with("a string block", |rest, at, left| {
+                let (col, used) =
+                    strings::decode_block(rest, 0, v, left).map_err(|e| e.shifted(at))?;
+                let col = col.into_checked().map_err(|e| e.with_offset(at))?;
+                Ok((col, used))
+            })?;
             Ok(Data::Block(col))
         }
         Some(_) => {
             let mut out = Vec::with_capacity(v);
             for _ in 0..v {
-                let tag = de.next_tag()?;
-                match de.read_text(tag)? {
+                let tag = src.next_tag()?;
+                match src.read_text(tag)? {
                     Some(Text::Str(Reference::Borrowed(s))) => out.push(StrRef::Borrowed(s)),
                     Some(Text::Str(Reference::Copied(s))) => {
                         let start = arena.len();
                         arena.push_str(s);
                         out.push(StrRef::Owned(start, arena.len()));
                     }
-                    _ => return Err(de.unexpected(tag, "a string of a string column")),
+                    _ => return Err(src.unexpected(tag, "a string of a string column")),
                 }
             }
             Ok(Data::Each(out))

@@ -2,7 +2,8 @@
 //! map of the columns present in that row, in column order. Column values come from the
 //! loaded column stores through [`CellDe`], which behaves exactly like the row-mode
 //! deserializer on the same value; residual values are read inline from the input by the
-//! real deserializer, in row order, so the Dense state advances as on the encoder.
+//! real deserializer (reached through [`RowDecoder`], which `de` implements), in row order,
+//! so the Dense state advances as on the encoder.
 //!
 //! Subset decode: the first row's `deserialize_struct` names the fields the target wants;
 //! the others are skipped (see [`Container::load`]). A skipped column shows its key, so
@@ -21,46 +22,57 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::read::{Column, Container, Data, StrRef, bit};
-use crate::de::{Deserializer, Num};
 use crate::error::{Error, ErrorCode, Result};
+use crate::source::{Num, Source};
 
-impl<'de> Deserializer<'de> {
-    /// Visits the columnar container whose tag (`EF` or `F7`) was just read, as a sequence
-    /// of rows.
-    pub(crate) fn visit_columnar<V: Visitor<'de>>(
-        &mut self,
-        tag: u8,
-        visitor: V,
-    ) -> Result<V::Value> {
-        let c = Container::read_header(self, tag)?;
-        self.enter()?;
-        let m = c.m;
-        let mut rows = Rows {
-            de: self,
-            c,
-            row: 0,
-        };
-        let v = visitor.visit_seq(&mut rows)?;
-        let done = rows.row;
-        self.leave();
-        if done != m {
-            return Err(Error::mismatch(
-                format!("{done} rows"),
-                format!("a columnar container of {m} rows"),
-            ));
-        }
-        Ok(v)
+/// What the rows need from the deserializer that presents them: its source, and a serde
+/// deserializer over that source for the values that stay in the rows (residual cells).
+/// Implemented by [`Deserializer`](crate::Deserializer); static dispatch, so a residual
+/// cell costs what a row-mode value does.
+pub(crate) trait RowDecoder<'de> {
+    /// The deserializer of a residual value.
+    type Residual<'a>: de::Deserializer<'de, Error = Error>
+    where
+        Self: 'a;
+
+    /// The input, budget, depth and Dense state.
+    fn source(&mut self) -> &mut Source<'de>;
+
+    /// A deserializer for the next value in the input.
+    fn residual(&mut self) -> Self::Residual<'_>;
+}
+
+/// Visits the columnar container whose tag (`EF` or `F7`) was just read, as a sequence of
+/// rows.
+pub(crate) fn visit_columnar<'de, D: RowDecoder<'de>, V: Visitor<'de>>(
+    de: &mut D,
+    tag: u8,
+    visitor: V,
+) -> Result<V::Value> {
+    let c = Container::read_header(de.source(), tag)?;
+    de.source().enter()?;
+    let m = c.m;
+    let mut rows = Rows { de, c, row: 0 };
+    let v = visitor.visit_seq(&mut rows)?;
+    let done = rows.row;
+    rows.de.source().leave();
+    if done != m {
+        return Err(Error::mismatch(
+            format!("{done} rows"),
+            format!("a columnar container of {m} rows"),
+        ));
     }
+    Ok(v)
 }
 
 /// The rows of a container.
-struct Rows<'a, 'de> {
-    de: &'a mut Deserializer<'de>,
+struct Rows<'a, 'de, D> {
+    de: &'a mut D,
     c: Container<'de>,
     row: usize,
 }
 
-impl<'de> de::SeqAccess<'de> for Rows<'_, 'de> {
+impl<'de, D: RowDecoder<'de>> de::SeqAccess<'de> for Rows<'_, 'de, D> {
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.row == self.c.m {
@@ -73,7 +85,7 @@ impl<'de> de::SeqAccess<'de> for Rows<'_, 'de> {
     }
 }
 
-impl<'de> Rows<'_, 'de> {
+impl<'de, D: RowDecoder<'de>> Rows<'_, 'de, D> {
     /// Loads the column bodies before the first row.
     #[inline]
     fn load(&mut self, fields: Option<&'static [&'static str]>) -> Result<()> {
@@ -85,13 +97,13 @@ impl<'de> Rows<'_, 'de> {
 
     #[inline(never)]
     fn load_now(&mut self, fields: Option<&'static [&'static str]>) -> Result<()> {
-        self.c.load(self.de, fields)
+        self.c.load(self.de.source(), fields)
     }
 
     /// Visits the current row as a map, then moves to the next; `hide`: the row is the
     /// struct the columns were loaded for, so hidden skipped columns are left out.
     fn visit_row<V: Visitor<'de>>(&mut self, visitor: V, hide: bool) -> Result<V::Value> {
-        self.de.enter()?;
+        self.de.source().enter()?;
         let r = self.row;
         let Container { cols, arena, .. } = &mut self.c;
         let mut map = RowMap {
@@ -105,7 +117,7 @@ impl<'de> Rows<'_, 'de> {
         };
         let v = visitor.visit_map(&mut map)?;
         let left = map.left();
-        self.de.leave();
+        self.de.source().leave();
         if left != 0 {
             return Err(Error::mismatch(
                 "a row read to its end",
@@ -118,11 +130,11 @@ impl<'de> Rows<'_, 'de> {
 }
 
 /// One row, before serde says how it wants it.
-struct RowDe<'r, 'a, 'de> {
-    rows: &'r mut Rows<'a, 'de>,
+struct RowDe<'r, 'a, 'de, D> {
+    rows: &'r mut Rows<'a, 'de, D>,
 }
 
-impl<'de> de::Deserializer<'de> for RowDe<'_, '_, 'de> {
+impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for RowDe<'_, '_, 'de, D> {
     type Error = Error;
 
     fn is_human_readable(&self) -> bool {
@@ -148,10 +160,10 @@ impl<'de> de::Deserializer<'de> for RowDe<'_, '_, 'de> {
 
     /// A row is `Some(row)`, as a struct is in row mode (one depth level).
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.rows.de.enter()?;
+        self.rows.de.source().enter()?;
         let rows = self.rows;
         let v = visitor.visit_some(RowDe { rows: &mut *rows })?;
-        rows.de.leave();
+        rows.de.source().leave();
         Ok(v)
     }
 
@@ -170,7 +182,7 @@ impl<'de> de::Deserializer<'de> for RowDe<'_, '_, 'de> {
 }
 
 /// The present columns of one row.
-struct RowMap<'r, 'de> {
+struct RowMap<'r, 'de, D> {
     /// The columns after the last key handed out.
     rest: &'r mut [Column<'de>],
     /// The column whose key was handed out last (`None` once its value was taken).
@@ -180,12 +192,12 @@ struct RowMap<'r, 'de> {
     bit: u8,
     /// Leave hidden columns out (see [`Column::hidden`]).
     hide: bool,
-    de: &'r mut Deserializer<'de>,
+    de: &'r mut D,
     /// Per-value strings copied out of the intern table.
     arena: &'r str,
 }
 
-impl RowMap<'_, '_> {
+impl<D> RowMap<'_, '_, D> {
     /// Whether column `col` shows in this row: it has a value here and is not hidden.
     #[inline(always)]
     fn present(&self, col: &Column<'_>) -> bool {
@@ -209,7 +221,7 @@ impl RowMap<'_, '_> {
     }
 }
 
-impl<'de> de::MapAccess<'de> for RowMap<'_, 'de> {
+impl<'de, D: RowDecoder<'de>> de::MapAccess<'de> for RowMap<'_, 'de, D> {
     type Error = Error;
 
     #[inline]
@@ -339,7 +351,7 @@ impl<'de> de::Deserializer<'de> for SkippedDe<'_, '_> {
     }
 
     fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value> {
-        Err(CellDe::skipped(&self.col.name))
+        Err(skipped(&self.col.name))
     }
 
     #[inline]
@@ -414,20 +426,22 @@ enum CellVal<'x, 'de> {
 }
 
 /// A cell presented to serde: behaves like the row-mode deserializer on the same value.
-struct CellDe<'x, 'de> {
-    de: &'x mut Deserializer<'de>,
+struct CellDe<'x, 'de, D> {
+    de: &'x mut D,
     v: CellVal<'x, 'de>,
 }
 
-impl<'de> CellDe<'_, 'de> {
+impl<'de, D: RowDecoder<'de>> CellDe<'_, 'de, D> {
     /// `deserialize_f32` (`narrow`) and `deserialize_f64`.
     fn float<V: Visitor<'de>>(self, visitor: V, narrow: bool) -> Result<V::Value> {
         match self.v {
             // The common cells first: a float column.
             CellVal::F64(x) => visitor.visit_f64(x),
             CellVal::F32(x) => visitor.visit_f32(x),
-            CellVal::Residual if narrow => de::Deserializer::deserialize_f32(self.de, visitor),
-            CellVal::Residual => de::Deserializer::deserialize_f64(self.de, visitor),
+            CellVal::Residual if narrow => {
+                de::Deserializer::deserialize_f32(self.de.residual(), visitor)
+            }
+            CellVal::Residual => de::Deserializer::deserialize_f64(self.de.residual(), visitor),
             CellVal::U64(v) => {
                 Num::U64(v).check_float_target(narrow)?;
                 visitor.visit_u64(v)
@@ -439,14 +453,15 @@ impl<'de> CellDe<'_, 'de> {
             _ => de::Deserializer::deserialize_any(self, visitor),
         }
     }
+}
 
-    #[cold]
-    fn skipped(name: &str) -> Error {
-        Error::mismatch(
-            format!("a value of column `{name}`"),
-            "a column skipped because the first row's type did not name it",
-        )
-    }
+/// The error of a request other than `deserialize_ignored_any` for a skipped column.
+#[cold]
+fn skipped(name: &str) -> Error {
+    Error::mismatch(
+        format!("a value of column `{name}`"),
+        "a column skipped because the first row's type did not name it",
+    )
 }
 
 /// Methods that read residual cells from the input and present stored cells through
@@ -455,14 +470,14 @@ macro_rules! cell_methods {
     ($($m:ident)*) => {$(
         fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             if let CellVal::Residual = self.v {
-                return de::Deserializer::$m(self.de, visitor);
+                return de::Deserializer::$m(self.de.residual(), visitor);
             }
             self.deserialize_any(visitor)
         }
     )*};
 }
 
-impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
+impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for CellDe<'_, 'de, D> {
     type Error = Error;
 
     fn is_human_readable(&self) -> bool {
@@ -479,8 +494,8 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
             CellVal::F64(v) => visitor.visit_f64(v),
             CellVal::Str(s) => visitor.visit_borrowed_str(s),
             CellVal::Copied(s) => visitor.visit_str(s),
-            CellVal::Skipped(name) => Err(Self::skipped(name)),
-            CellVal::Residual => de::Deserializer::deserialize_any(self.de, visitor),
+            CellVal::Skipped(name) => Err(skipped(name)),
+            CellVal::Residual => de::Deserializer::deserialize_any(self.de.residual(), visitor),
         }
     }
 
@@ -506,7 +521,7 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
     #[inline]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.v {
-            CellVal::Residual => de::Deserializer::deserialize_string(self.de, visitor),
+            CellVal::Residual => de::Deserializer::deserialize_string(self.de.residual(), visitor),
             CellVal::Str(s) | CellVal::Copied(s) => visitor.visit_string(owned_str(s)),
             _ => self.deserialize_any(visitor),
         }
@@ -515,16 +530,16 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
     /// `None` for a null cell, else `Some(cell)` (one depth level, as row mode counts it).
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.v {
-            CellVal::Residual => de::Deserializer::deserialize_option(self.de, visitor),
-            CellVal::Skipped(name) => Err(Self::skipped(name)),
+            CellVal::Residual => de::Deserializer::deserialize_option(self.de.residual(), visitor),
+            CellVal::Skipped(name) => Err(skipped(name)),
             CellVal::Null => visitor.visit_none(),
             v => {
-                self.de.enter()?;
+                self.de.source().enter()?;
                 let r = visitor.visit_some(CellDe {
                     de: &mut *self.de,
                     v,
                 });
-                self.de.leave();
+                self.de.source().leave();
                 r
             }
         }
@@ -532,7 +547,7 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
 
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.v {
-            CellVal::Residual => de::Deserializer::deserialize_unit(self.de, visitor),
+            CellVal::Residual => de::Deserializer::deserialize_unit(self.de.residual(), visitor),
             CellVal::Null => visitor.visit_unit(),
             _ => self.deserialize_any(visitor),
         }
@@ -544,7 +559,9 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
         visitor: V,
     ) -> Result<V::Value> {
         match self.v {
-            CellVal::Residual => de::Deserializer::deserialize_unit_struct(self.de, name, visitor),
+            CellVal::Residual => {
+                de::Deserializer::deserialize_unit_struct(self.de.residual(), name, visitor)
+            }
             CellVal::Null => visitor.visit_unit(),
             _ => self.deserialize_any(visitor),
         }
@@ -557,16 +574,18 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
     ) -> Result<V::Value> {
         match self.v {
             CellVal::Residual => {
-                de::Deserializer::deserialize_newtype_struct(self.de, name, visitor)
+                de::Deserializer::deserialize_newtype_struct(self.de.residual(), name, visitor)
             }
-            CellVal::Skipped(n) => Err(Self::skipped(n)),
+            CellVal::Skipped(n) => Err(skipped(n)),
             _ => visitor.visit_newtype_struct(self),
         }
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         match self.v {
-            CellVal::Residual => de::Deserializer::deserialize_tuple(self.de, len, visitor),
+            CellVal::Residual => {
+                de::Deserializer::deserialize_tuple(self.de.residual(), len, visitor)
+            }
             _ => self.deserialize_any(visitor),
         }
     }
@@ -579,7 +598,7 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
     ) -> Result<V::Value> {
         match self.v {
             CellVal::Residual => {
-                de::Deserializer::deserialize_tuple_struct(self.de, name, len, visitor)
+                de::Deserializer::deserialize_tuple_struct(self.de.residual(), name, len, visitor)
             }
             _ => self.deserialize_any(visitor),
         }
@@ -593,7 +612,7 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
     ) -> Result<V::Value> {
         match self.v {
             CellVal::Residual => {
-                de::Deserializer::deserialize_struct(self.de, name, fields, visitor)
+                de::Deserializer::deserialize_struct(self.de.residual(), name, fields, visitor)
             }
             _ => self.deserialize_any(visitor),
         }
@@ -608,7 +627,7 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
     ) -> Result<V::Value> {
         match self.v {
             CellVal::Residual => {
-                de::Deserializer::deserialize_enum(self.de, name, variants, visitor)
+                de::Deserializer::deserialize_enum(self.de.residual(), name, variants, visitor)
             }
             CellVal::Str(s) => visitor.visit_enum(BorrowedStrDeserializer::<Error>::new(s)),
             CellVal::Copied(s) => visitor.visit_enum(StrDeserializer::<Error>::new(s)),
@@ -619,7 +638,9 @@ impl<'de> de::Deserializer<'de> for CellDe<'_, 'de> {
     /// The one request a skipped column accepts.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.v {
-            CellVal::Residual => de::Deserializer::deserialize_ignored_any(self.de, visitor),
+            CellVal::Residual => {
+                de::Deserializer::deserialize_ignored_any(self.de.residual(), visitor)
+            }
             _ => visitor.visit_unit(),
         }
     }

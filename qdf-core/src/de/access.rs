@@ -3,9 +3,9 @@
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use super::Deserializer;
-use super::read::{Reference, Text};
 use crate::error::{Error, Result};
 use crate::wire::ext::{self, magic};
+use crate::wire::read::{Reference, Text};
 use crate::wire::tags::{BIN8, BIN16, BIN32, TIMESTAMP};
 
 /// Internal enum kind: a 1-entry map `{name: payload}` (what serde's buffered `Content` and
@@ -60,7 +60,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
 
 impl super::dupkeys::KeyAt for MapAccess<'_, '_> {
     fn key_at(&self) -> u64 {
-        self.de.offset()
+        self.de.src.offset()
     }
 }
 
@@ -103,7 +103,7 @@ impl<'de> de::VariantAccess<'de> for Enum<'_, 'de> {
         match self.kind {
             ext::NEWTYPE_VARIANT | MAP_FORM => seed.deserialize(&mut *self.de),
             TIMESTAMP => {
-                let (secs, nanos) = self.de.read_timestamp()?;
+                let (secs, nanos) = self.de.src.read_timestamp()?;
                 seed.deserialize(de::value::SeqAccessDeserializer::new(TimestampSeq::new(
                     secs, nanos,
                 )))
@@ -114,7 +114,7 @@ impl<'de> de::VariantAccess<'de> for Enum<'_, 'de> {
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         match self.kind {
             ext::TUPLE_VARIANT | MAP_FORM => {
-                self.de.check_payload(self.kind)?;
+                self.de.src.check_payload(self.kind)?;
                 de::Deserializer::deserialize_tuple(&mut *self.de, len, visitor)
             }
             _ => Err(self.wrong_kind("a tuple variant")),
@@ -127,7 +127,7 @@ impl<'de> de::VariantAccess<'de> for Enum<'_, 'de> {
     ) -> Result<V::Value> {
         match self.kind {
             ext::STRUCT_VARIANT | MAP_FORM => {
-                self.de.check_payload(self.kind)?;
+                self.de.src.check_payload(self.kind)?;
                 de::Deserializer::deserialize_struct(&mut *self.de, "", fields, visitor)
             }
             _ => Err(self.wrong_kind("a struct variant")),
@@ -149,18 +149,18 @@ impl<'de> de::Deserializer<'de> for VariantName<'_, 'de> {
             // No name on the wire.
             return visitor.visit_borrowed_str("");
         }
-        let at = self.de.offset();
-        let tag = self.de.next_tag()?;
+        let at = self.de.src.offset();
+        let tag = self.de.src.next_tag()?;
         // A name is a string (SPEC §9): an inline byte string is refused, else a `Value`
         // would re-encode it as a string, a second encoding of the same value. A Dense
         // bytes entry is accepted when UTF-8 (SPEC §14), and then visited as a string, so
         // every target (`Value`, `IgnoredAny`, an enum) accepts and refuses the same names.
         if matches!(tag, BIN8 | BIN16 | BIN32) {
-            return Err(self.de.unexpected(tag, "a variant name"));
+            return Err(self.de.src.unexpected(tag, "a variant name"));
         }
-        let text = match self.de.read_text(tag)? {
+        let text = match self.de.src.read_text(tag)? {
             Some(t) => t,
-            None => return Err(self.de.unexpected(tag, "a variant name")),
+            None => return Err(self.de.src.unexpected(tag, "a variant name")),
         };
         let not_utf8 =
             || Error::mismatch("a variant name", "a byte string that is not UTF-8").with_offset(at);
@@ -171,7 +171,7 @@ impl<'de> de::Deserializer<'de> for VariantName<'_, 'de> {
             Text::Bytes(Reference::Copied(b)) => {
                 visitor.visit_str(crate::utf8::utf8(b).map_err(|_| not_utf8())?)
             }
-            t => super::read::visit_text(t, visitor),
+            t => super::visit_text(t, visitor),
         }
     }
     fn deserialize_tuple_struct<V: Visitor<'de>>(
@@ -241,7 +241,7 @@ impl<'de> de::MapAccess<'de> for VariantMap<'_, 'de> {
         .map(Some)
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        self.de.check_payload(self.kind)?;
+        self.de.src.check_payload(self.kind)?;
         seed.deserialize(&mut *self.de)
     }
     fn size_hint(&self) -> Option<usize> {

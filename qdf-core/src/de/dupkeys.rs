@@ -17,7 +17,8 @@ use std::hash::{BuildHasher, RandomState};
 use hashbrown::HashTable;
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Error, Result};
+use crate::source::keys::{quote, repeated};
 use crate::wire::varint::write_uvarint;
 
 /// A map access whose key offset is known before the key is read.
@@ -92,30 +93,15 @@ impl<'de, A: de::MapAccess<'de, Error = Error> + KeyAt> de::MapAccess<'de> for D
     }
 }
 
-/// The error for a repeated key (`key`: its text, when it is a string or an integer).
-#[cold]
-pub(crate) fn repeated(key: Option<String>, at: u64) -> Error {
-    Error::at(
-        ErrorCode::TypeMismatch {
-            expected: "a map with unique keys (deny_duplicate_keys)".into(),
-            found: match key {
-                Some(k) => format!("the key {k} a second time").into(),
-                None => "a key equal to an earlier key of the map".into(),
-            },
-        },
-        at,
-    )
-}
-
 /// The record of one key given as an encoded Speed-tier body, for the encoder's side of
 /// `Options::deny_duplicate_keys` (`ser/dupkeys.rs`): the key is decoded as a map target's
 /// key would be, so the encoder refuses exactly the repeats a decoder refuses. `None`: a key
 /// the decoder does not compare (containers two levels deep, see [`Rec::opaque`]).
 pub(crate) fn key_record(body: &[u8]) -> Result<Option<Vec<u8>>> {
-    let mut de = super::Deserializer::new(body, 0, &crate::Options::speed());
+    let mut de = super::Deserializer::new(body, 0, &crate::options::Options::speed());
     let mut rec = Rec::default();
     RecSeed {
-        seed: std::marker::PhantomData::<crate::Value>,
+        seed: std::marker::PhantomData::<crate::value::Value>,
         rec: &mut rec,
     }
     .deserialize(&mut de)?;
@@ -126,15 +112,6 @@ pub(crate) fn key_record(body: &[u8]) -> Result<Option<Vec<u8>>> {
 #[cold]
 pub(crate) fn repeated_key(rec: &[u8], at: u64) -> Error {
     repeated(describe(rec), at)
-}
-
-/// The error for a columnar declaration naming a column twice: each row would be a map with
-/// a repeated key.
-#[cold]
-pub(crate) fn repeated_column(name: &str, at: u64) -> Error {
-    let mut b = Vec::new();
-    rec_text(&mut b, name.as_bytes());
-    repeated(describe(&b), at)
 }
 
 // Record tags.
@@ -191,10 +168,7 @@ fn describe(rec: &[u8]) -> Option<String> {
             if body.len() as u64 != len {
                 return None;
             }
-            let s = String::from_utf8_lossy(body);
-            let cut: String = s.chars().take(64).collect();
-            let more = if cut.len() < s.len() { "…" } else { "" };
-            Some(format!("{cut:?}{more}"))
+            Some(quote(body))
         }
         UINT | NEG => {
             let (&n, bytes) = rest.split_first()?;

@@ -6,11 +6,12 @@ use serde::de::{self, Visitor};
 use super::Deserializer;
 use super::access::{Enum, MAP_FORM, MapAccess, SeqAccess, TimestampSeq, VariantMap, VariantName};
 use super::dupkeys::DupCheck;
-use super::parse::Num;
-use super::read::{Text, visit_text};
+use super::visit_text;
 use crate::error::{Error, ErrorCode, Result};
 use crate::short::owned_str;
+use crate::source::Num;
 use crate::wire::ext::{self, magic};
+use crate::wire::read::Text;
 use crate::wire::tags::*;
 
 #[inline]
@@ -31,23 +32,23 @@ impl<'de> Deserializer<'de> {
     /// Hook: QPack packed sequences (E3–E7, EB, ED, EE, F4) are decoded next to this.
     fn visit_array<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
         if tag == TIMESTAMP {
-            let (secs, nanos) = self.read_timestamp()?;
+            let (secs, nanos) = self.src.read_timestamp()?;
             return visitor.visit_seq(TimestampSeq::new(secs, nanos));
         }
-        let Some(n) = self.array_len(tag)? else {
+        let Some(n) = self.src.array_len(tag)? else {
             if crate::codec::is_qpack_tag(tag) {
-                return self.visit_packed(tag, visitor);
+                return crate::qpack::decode::visit_packed(&mut self.src, tag, visitor);
             }
             if tag == COLUMNAR || tag == HYBRID {
-                return self.visit_columnar(tag, visitor);
+                return crate::columnar::row::visit_columnar(self, tag, visitor);
             }
-            return Err(self.unexpected(tag, "an array"));
+            return Err(self.src.unexpected(tag, "an array"));
         };
-        self.enter()?;
+        self.src.enter()?;
         let mut seq = SeqAccess { de: self, left: n };
         let v = visitor.visit_seq(&mut seq)?;
         let left = seq.left;
-        self.leave();
+        self.src.leave();
         if left != 0 {
             return Err(Error::mismatch(
                 format!("{} elements", n - left),
@@ -62,16 +63,16 @@ impl<'de> Deserializer<'de> {
     fn visit_map<V: Visitor<'de>>(&mut self, tag: u8, visitor: V, keys: bool) -> Result<V::Value> {
         let n = if tag == MAP8 {
             // The common struct header, without the call into `map_len`'s table.
-            self.map8_len()?
+            self.src.map8_len()?
         } else if tag == SHAPE {
-            return self.visit_shape(visitor, keys && self.dup_keys);
+            return self.visit_shape(visitor, keys && self.src.dup_keys());
         } else {
-            match self.map_len(tag)? {
+            match self.src.map_len(tag)? {
                 Some(n) => n,
                 // A struct target says so in serde's words ("struct Span").
-                None if keys => return Err(self.unexpected(tag, "a map")),
+                None if keys => return Err(self.src.unexpected(tag, "a map")),
                 None => {
-                    return Err(self.unexpected_as(
+                    return Err(self.src.unexpected_as(
                         tag,
                         "a struct",
                         &(&visitor as &dyn de::Expected),
@@ -79,8 +80,8 @@ impl<'de> Deserializer<'de> {
                 }
             }
         };
-        self.enter()?;
-        let check = keys && self.dup_keys;
+        self.src.enter()?;
+        let check = keys && self.src.dup_keys();
         let mut map = MapAccess { de: self, left: n };
         let v = if check {
             visitor.visit_map(DupCheck::new(&mut map))?
@@ -88,7 +89,7 @@ impl<'de> Deserializer<'de> {
             visitor.visit_map(&mut map)?
         };
         let left = map.left;
-        self.leave();
+        self.src.leave();
         if left != 0 {
             return Err(Error::mismatch(
                 format!("{} entries", n - left),
@@ -100,7 +101,7 @@ impl<'de> Deserializer<'de> {
 
     /// `deserialize_any` after an `F2` tag.
     fn visit_ext<V: Visitor<'de>>(&mut self, visitor: V, value_mode: bool) -> Result<V::Value> {
-        let sub = self.read.next("an extension subtype")?;
+        let sub = self.src.next("an extension subtype")?;
         match sub {
             ext::UNIT => visitor.visit_unit(),
             ext::UNIT_STRUCT if value_mode => visitor.visit_enum(Enum {
@@ -108,13 +109,13 @@ impl<'de> Deserializer<'de> {
                 kind: sub,
             }),
             ext::UNIT_STRUCT => visitor.visit_unit(),
-            ext::CHAR => visitor.visit_char(self.read_char()?),
-            ext::U128 | ext::I128 => visit_num(self.read_wide(sub)?, visitor),
+            ext::CHAR => visitor.visit_char(self.src.read_char()?),
+            ext::U128 | ext::I128 => visit_num(self.src.read_wide(sub)?, visitor),
             ext::SOME => {
-                self.check_some_wrapper()?;
-                self.enter()?;
+                self.src.check_some_wrapper()?;
+                self.src.enter()?;
                 let v = visitor.visit_some(&mut *self)?;
-                self.leave();
+                self.src.leave();
                 Ok(v)
             }
             ext::UNIT_VARIANT if value_mode => visitor.visit_enum(Enum {
@@ -129,7 +130,7 @@ impl<'de> Deserializer<'de> {
                 visitor,
             ),
             ext::NEWTYPE_VARIANT | ext::TUPLE_VARIANT | ext::STRUCT_VARIANT => {
-                self.enter()?;
+                self.src.enter()?;
                 let v = if value_mode {
                     visitor.visit_enum(Enum {
                         de: self,
@@ -142,10 +143,10 @@ impl<'de> Deserializer<'de> {
                         done: false,
                     })?
                 };
-                self.leave();
+                self.src.leave();
                 Ok(v)
             }
-            _ => Err(self.error_at_tag(ErrorCode::BadTag {
+            _ => Err(self.src.error_at_tag(ErrorCode::BadTag {
                 found: sub,
                 expected: "an extension subtype 0x00..=0x09",
             })),
@@ -159,31 +160,31 @@ impl<'de> Deserializer<'de> {
         // Fast paths for the common forms (fixint; f64 and u64 columns such as measurements
         // and ns timestamps): tag and payload consumed in one step, without `read_num`'s
         // jump table. A u64 that is not minimal, or a cut payload, takes the checked path.
-        match self.read.peek() {
+        match self.src.peek() {
             Some(t) if t <= FIXINT_MAX => {
-                let _ = self.read.next("");
+                let _ = self.src.next("");
                 return visitor.visit_u64(t as u64);
             }
             Some(F64) => {
-                if let Some(b) = self.peek_payload8() {
-                    let _ = self.read.take(9, "");
+                if let Some(b) = self.src.peek_payload8() {
+                    let _ = self.src.take(9, "");
                     return visitor.visit_f64(f64::from_bits(u64::from_le_bytes(b)));
                 }
             }
             Some(U64) => {
-                if let Some(b) = self.peek_payload8()
+                if let Some(b) = self.src.peek_payload8()
                     && u64::from_le_bytes(b) > u32::MAX as u64
                 {
-                    let _ = self.read.take(9, "");
+                    let _ = self.src.take(9, "");
                     return visitor.visit_u64(u64::from_le_bytes(b));
                 }
             }
             _ => {}
         }
-        let tag = self.next_tag()?;
-        match self.read_num(tag)? {
+        let tag = self.src.next_tag()?;
+        match self.src.read_num(tag)? {
             Some(n) => visit_num(n, visitor),
-            None => Err(self.unexpected(tag, "a number")),
+            None => Err(self.src.unexpected(tag, "a number")),
         }
     }
 
@@ -192,15 +193,15 @@ impl<'de> Deserializer<'de> {
     #[inline]
     fn deserialize_float<V: Visitor<'de>>(&mut self, visitor: V, narrow: bool) -> Result<V::Value> {
         // The common form first (an f64 column), as in `deserialize_num`.
-        if self.read.peek() == Some(F64)
-            && let Some(b) = self.peek_payload8()
+        if self.src.peek() == Some(F64)
+            && let Some(b) = self.src.peek_payload8()
         {
-            let _ = self.read.take(9, "");
+            let _ = self.src.take(9, "");
             return visitor.visit_f64(f64::from_bits(u64::from_le_bytes(b)));
         }
-        let at = self.read.offset();
-        let tag = self.next_tag()?;
-        match self.read_num(tag)? {
+        let at = self.src.offset();
+        let tag = self.src.next_tag()?;
+        match self.src.read_num(tag)? {
             Some(n) => {
                 if let Err(e) = n.check_float_target(narrow) {
                     return Err(e.with_offset(at));
@@ -215,7 +216,7 @@ impl<'de> Deserializer<'de> {
                     n => visit_num(n, visitor),
                 }
             }
-            None => Err(self.unexpected(tag, "a number")),
+            None => Err(self.src.unexpected(tag, "a number")),
         }
     }
 
@@ -225,16 +226,16 @@ impl<'de> Deserializer<'de> {
         visitor: V,
         expected: &'static str,
     ) -> Result<V::Value> {
-        if let Some(s) = self.peek_str::<true>() {
+        if let Some(s) = self.src.peek_str::<true>() {
             return visitor.visit_borrowed_str(s?);
         }
-        let tag = self.next_tag()?;
-        if let Some(s) = self.read_short_str(tag)? {
+        let tag = self.src.next_tag()?;
+        if let Some(s) = self.src.read_short_str(tag)? {
             return visitor.visit_borrowed_str(s);
         }
-        match self.read_text(tag)? {
+        match self.src.read_text(tag)? {
             Some(t) => visit_text(t, visitor),
-            None => Err(self.unexpected(tag, expected)),
+            None => Err(self.src.unexpected(tag, expected)),
         }
     }
 
@@ -244,23 +245,23 @@ impl<'de> Deserializer<'de> {
     /// serde's code) holds only the fast paths and needs a smaller frame.
     #[inline(never)]
     fn string_slow<V: Visitor<'de>>(&mut self, tag: u8, visitor: V) -> Result<V::Value> {
-        if let Some(s) = self.read_short_str(tag)? {
+        if let Some(s) = self.src.read_short_str(tag)? {
             return visitor.visit_string(owned_str(s));
         }
-        match self.read_text(tag)? {
+        match self.src.read_text(tag)? {
             // Dense entries and references too (a fresh `String` either way).
             Some(Text::Str(s)) => visitor.visit_string(owned_str(&s)),
             Some(t) => visit_text(t, visitor),
-            None => Err(self.unexpected(tag, "a string")),
+            None => Err(self.src.unexpected(tag, "a string")),
         }
     }
 
     /// Consumes `F2 <sub>` if the input holds it.
     #[inline]
     fn eat_ext(&mut self, sub: u8) -> bool {
-        let rest = self.read.rest();
+        let rest = self.src.rest();
         if rest.len() >= 2 && rest[0] == EXT && rest[1] == sub {
-            let _ = self.read.take(2, "");
+            let _ = self.src.take(2, "");
             return true;
         }
         false
@@ -290,16 +291,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     /// (EC) here; QPack its packed sequences (through `visit_array`'s neighbours).
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let value_mode = std::mem::take(&mut self.value_mode);
-        let tag = self.next_tag()?;
+        let tag = self.src.next_tag()?;
         match tag {
             0..=FIXINT_MAX => visitor.visit_u64(tag as u64),
             FIXSTR..=FIXSTR_MAX
             | STR8..=STR32
             | BIN8..=BIN32
             | INTERN_STR..=INTERN_BIN
-            | REPEAT..=PAIR => match self.read_text(tag)? {
+            | REPEAT..=PAIR => match self.src.read_text(tag)? {
                 Some(t) => visit_text(t, visitor),
-                None => Err(self.bad_tag(tag, "a value")),
+                None => Err(self.src.bad_tag(tag, "a value")),
             },
             FIXARR..=FIXARR_MAX | ARR16 | ARR32 => self.visit_array(tag, visitor),
             MAP8..=MAP32 | SHAPE => self.visit_map(tag, visitor, true),
@@ -312,20 +313,22 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 kind: TIMESTAMP,
             }),
             TIMESTAMP => self.visit_array(tag, visitor),
-            COLUMNAR | HYBRID => self.visit_columnar(tag, visitor),
-            _ if crate::codec::is_qpack_tag(tag) => self.visit_packed(tag, visitor),
-            _ => match self.read_num(tag)? {
+            COLUMNAR | HYBRID => crate::columnar::row::visit_columnar(self, tag, visitor),
+            _ if crate::codec::is_qpack_tag(tag) => {
+                crate::qpack::decode::visit_packed(&mut self.src, tag, visitor)
+            }
+            _ => match self.src.read_num(tag)? {
                 Some(n) => visit_num(n, visitor),
-                None => Err(self.bad_tag(tag, "a value")),
+                None => Err(self.src.bad_tag(tag, "a value")),
             },
         }
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.next_tag()? {
+        match self.src.next_tag()? {
             FALSE => visitor.visit_bool(false),
             TRUE => visitor.visit_bool(true),
-            t => Err(self.unexpected(t, "a bool")),
+            t => Err(self.src.unexpected(t, "a bool")),
         }
     }
 
@@ -346,7 +349,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if self.eat_ext(ext::CHAR) {
-            return visitor.visit_char(self.read_char()?);
+            return visitor.visit_char(self.src.read_char()?);
         }
         self.deserialize_text(visitor, "a char")
     }
@@ -362,15 +365,15 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     /// get it through `visit_str`. Byte strings are passed as `deserialize_str` passes them.
     #[inline]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(s) = self.peek_str::<true>() {
+        if let Some(s) = self.src.peek_str::<true>() {
             return visitor.visit_string(owned_str(s?));
         }
-        let tag = self.next_tag()?;
+        let tag = self.src.next_tag()?;
         if crate::wire::tags::is_dense_text(tag) {
             // The common string of a Dense session, inline (out of line it costs a stream
             // ≈ 700 instructions a TelemetryEvent; LogBatch Speed decode pays ≈ 1 % for it);
             // the other Dense tags go straight to the Dense reader.
-            return match self.read_dense_text(tag)? {
+            return match self.src.read_dense_text(tag)? {
                 Text::Str(s) => visitor.visit_string(owned_str(&s)),
                 t => visit_text(t, visitor),
             };
@@ -379,8 +382,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let tag = self.next_tag()?;
-        if let Some(t) = self.read_text(tag)? {
+        let tag = self.src.next_tag()?;
+        if let Some(t) = self.src.read_text(tag)? {
             return visit_text(t, visitor);
         }
         self.visit_array(tag, visitor)
@@ -397,20 +400,20 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     /// serde's own `Option` visitor reads a unit (other formats' `null`, e.g.
     /// `serde_json::Value::Null`, is a serde unit); `Some(())` is `F2 05 F2 00`.
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.read.peek() {
-            None => Err(self.read.eof("an option")),
+        match self.src.peek() {
+            None => Err(self.src.eof("an option")),
             Some(NIL) => {
-                self.read.next("nil")?;
+                self.src.next("nil")?;
                 visitor.visit_none()
             }
             Some(EXT) if self.eat_ext(ext::UNIT) => visitor.visit_none(),
             Some(_) => {
                 if self.eat_ext(ext::SOME) {
-                    self.check_some_wrapper()?;
+                    self.src.check_some_wrapper()?;
                 }
-                self.enter()?;
+                self.src.enter()?;
                 let v = visitor.visit_some(&mut *self)?;
-                self.leave();
+                self.src.leave();
                 Ok(v)
             }
         }
@@ -420,9 +423,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         if self.eat_ext(ext::UNIT) {
             return visitor.visit_unit();
         }
-        match self.next_tag()? {
+        match self.src.next_tag()? {
             NIL => visitor.visit_unit(),
-            t => Err(self.unexpected(t, "unit")),
+            t => Err(self.src.unexpected(t, "unit")),
         }
     }
 
@@ -449,7 +452,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let tag = self.next_tag()?;
+        let tag = self.src.next_tag()?;
         self.visit_array(tag, visitor)
     }
 
@@ -467,7 +470,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let tag = self.next_tag()?;
+        let tag = self.src.next_tag()?;
         self.visit_map(tag, visitor, true)
     }
 
@@ -481,7 +484,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        let tag = self.next_tag()?;
+        let tag = self.src.next_tag()?;
         // `map8` first: the header of nearly every struct.
         if tag != MAP8 && matches!(tag, FIXARR..=FIXARR_MAX | ARR16 | ARR32 | TIMESTAMP) {
             return self.visit_array(tag, visitor);
@@ -497,8 +500,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        let tag = match self.read.peek() {
-            None => return Err(self.read.eof("an enum variant")),
+        let tag = match self.src.peek() {
+            None => return Err(self.src.eof("an enum variant")),
             Some(t) => t,
         };
         match tag {
@@ -508,45 +511,45 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                     kind: ext::UNIT_VARIANT,
                 }),
             EXT => {
-                self.read.next("a tag")?;
-                let sub = self.read.next("an extension subtype")?;
+                self.src.next("a tag")?;
+                let sub = self.src.next("an extension subtype")?;
                 match sub {
                     ext::UNIT_VARIANT => visitor.visit_enum(Enum {
                         de: self,
                         kind: sub,
                     }),
                     ext::NEWTYPE_VARIANT | ext::TUPLE_VARIANT | ext::STRUCT_VARIANT => {
-                        self.enter()?;
+                        self.src.enter()?;
                         let v = visitor.visit_enum(Enum {
                             de: self,
                             kind: sub,
                         })?;
-                        self.leave();
+                        self.src.leave();
                         Ok(v)
                     }
-                    _ => Err(self.error_at_tag(ErrorCode::TypeMismatch {
+                    _ => Err(self.src.error_at_tag(ErrorCode::TypeMismatch {
                         expected: "an enum variant".into(),
                         found: ext::subtype_name(sub).into(),
                     })),
                 }
             }
             _ => {
-                self.read.next("a tag")?;
-                match self.map_len(tag)? {
+                self.src.next("a tag")?;
+                match self.src.map_len(tag)? {
                     Some(1) => {
-                        self.enter()?;
+                        self.src.enter()?;
                         let v = visitor.visit_enum(Enum {
                             de: self,
                             kind: MAP_FORM,
                         })?;
-                        self.leave();
+                        self.src.leave();
                         Ok(v)
                     }
                     Some(n) => Err(Error::mismatch(
                         "an enum variant as a 1-entry map",
                         format!("a map of {n} entries"),
                     )),
-                    None => Err(self.unexpected_as(
+                    None => Err(self.src.unexpected_as(
                         tag,
                         "an enum variant",
                         &(&visitor as &dyn de::Expected),
@@ -560,19 +563,19 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     /// serde's derived identifiers also accept). The hot path of every struct field.
     #[inline]
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(s) = self.peek_str::<false>() {
+        if let Some(s) = self.src.peek_str::<false>() {
             return visitor.visit_borrowed_str(s?);
         }
-        let tag = self.next_tag()?;
-        if let Some(s) = self.read_short_str(tag)? {
+        let tag = self.src.next_tag()?;
+        if let Some(s) = self.src.read_short_str(tag)? {
             return visitor.visit_borrowed_str(s);
         }
-        if let Some(t) = self.read_text(tag)? {
+        if let Some(t) = self.src.read_text(tag)? {
             return visit_text(t, visitor);
         }
-        match self.read_num(tag)? {
+        match self.src.read_num(tag)? {
             Some(n) => visit_num(n, visitor),
-            None => Err(self.unexpected(tag, "a field or variant name")),
+            None => Err(self.src.unexpected(tag, "a field or variant name")),
         }
     }
 

@@ -6,9 +6,9 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Deserializer;
-use super::read::{Reference, Text};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::ext::SHAPE_ESCAPE;
+use crate::wire::read::{Reference, Text};
 use crate::wire::tags::{EXT, NIL};
 
 /// Where a [`ShapeAccess`] is.
@@ -58,17 +58,17 @@ impl<'de> Deserializer<'de> {
         visitor: V,
         keys: bool,
     ) -> Result<V::Value> {
-        let at = self.read.offset();
-        let id = self.read.uvarint()?;
+        let at = self.src.offset();
+        let id = self.src.uvarint()?;
         let (count, names) = if id == 0 {
-            let n = self.read.uvarint()?;
-            self.read.check_count(n, 2)?;
-            self.state.dense().begin_shape();
+            let n = self.src.uvarint()?;
+            self.src.check_count(n, 2)?;
+            self.src.dense().begin_shape();
             (n as usize, 0)
         } else {
             let r = u32::try_from(id)
                 .ok()
-                .and_then(|id| self.state.dense_ref()?.shapes().name_range(id))
+                .and_then(|id| self.src.dense_ref()?.shapes().name_range(id))
                 .ok_or_else(|| Error::at(ErrorCode::UnknownStateId(id), at))?;
             (r.len(), r.start)
         };
@@ -76,8 +76,8 @@ impl<'de> Deserializer<'de> {
         // left; the size hint is capped by it instead. The count is charged now, the part an
         // escape leaves out is given back, and each pair after an escape is charged as it
         // comes: a shaped struct costs one unit per entry, as a plain map does (§13).
-        self.charge(count as u64)?;
-        self.enter()?;
+        self.src.charge(count as u64)?;
+        self.src.enter()?;
         let mut access = ShapeAccess {
             de: self,
             id: id as u32,
@@ -97,24 +97,24 @@ impl<'de> Deserializer<'de> {
                 "a struct with more fields",
             ));
         }
-        self.leave();
+        self.src.leave();
         Ok(v)
     }
 
     /// Reads a field name (a string through the Dense rules).
     fn read_field_name(&mut self) -> Result<Name<'de>> {
-        let tag = self.next_tag()?;
-        match self.read_text(tag)? {
+        let tag = self.src.next_tag()?;
+        match self.src.read_text(tag)? {
             Some(Text::Str(Reference::Borrowed(s))) => Ok(Name::Borrowed(s)),
             Some(Text::Str(Reference::Copied(s))) => Ok(Name::Owned(s.to_owned())),
-            _ => Err(self.unexpected(tag, "a field name")),
+            _ => Err(self.src.unexpected(tag, "a field name")),
         }
     }
 
     /// True (and consumed) if the next bytes are the shape escape `F2 0A`.
     fn eat_shape_escape(&mut self) -> bool {
-        if self.read.rest().starts_with(&[EXT, SHAPE_ESCAPE]) {
-            let _ = self.read.take(2, "a shape escape");
+        if self.src.rest().starts_with(&[EXT, SHAPE_ESCAPE]) {
+            let _ = self.src.take(2, "a shape escape");
             return true;
         }
         false
@@ -129,7 +129,7 @@ impl<'de> ShapeAccess<'_, 'de> {
             Name::Owned(s) => s.as_str(),
         };
         if record {
-            self.de.state.dense().shape_name(s.as_bytes());
+            self.de.src.dense().shape_name(s.as_bytes());
         }
         match name {
             Name::Borrowed(s) => seed.deserialize(BorrowedStrDeserializer::<Error>::new(s)),
@@ -145,9 +145,9 @@ impl<'de> ShapeAccess<'_, 'de> {
     /// A declaration's names are complete (its last field, or an escape): define the shape.
     fn end_declaration(&mut self) -> Result<()> {
         if self.id == 0 {
-            let at = self.de.read.offset();
+            let at = self.de.src.offset();
             self.de
-                .state
+                .src
                 .dense()
                 .end_shape()
                 .map_err(|e| e.with_offset(at))?;
@@ -160,7 +160,7 @@ impl<'de> ShapeAccess<'_, 'de> {
     fn predicted_name<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<K::Value> {
         let de: &Deserializer<'de> = self.de;
         let name = de
-            .state
+            .src
             .dense_ref()
             .and_then(|d| d.shapes().name_at(self.names + self.idx))
             .expect("idx < count of a defined shape");
@@ -173,7 +173,7 @@ impl<'de> ShapeAccess<'_, 'de> {
 impl super::dupkeys::KeyAt for ShapeAccess<'_, '_> {
     /// Where the next name or escape would be (a reuse's names are not in the input).
     fn key_at(&self) -> u64 {
-        self.de.offset()
+        self.de.src.offset()
     }
 }
 
@@ -186,7 +186,7 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
         if self.phase == Phase::Shape
             && self.id != 0
             && self.idx < self.count
-            && !self.de.read.rest().starts_with(&[EXT, SHAPE_ESCAPE])
+            && !self.de.src.rest().starts_with(&[EXT, SHAPE_ESCAPE])
         {
             return self.predicted_name(seed).map(Some);
         }
@@ -200,7 +200,7 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
 
     fn size_hint(&self) -> Option<usize> {
         match self.phase {
-            Phase::Shape => Some((self.count - self.idx).min(self.de.read.remaining())),
+            Phase::Shape => Some((self.count - self.idx).min(self.de.src.remaining())),
             Phase::Open | Phase::Escaped => None,
             Phase::Done => Some(0),
         }
@@ -215,13 +215,13 @@ impl<'de> ShapeAccess<'_, 'de> {
             match self.phase {
                 Phase::Done => return Ok(None),
                 Phase::Escaped => {
-                    if self.de.read.peek() == Some(NIL) {
-                        let _ = self.de.next_tag();
+                    if self.de.src.peek() == Some(NIL) {
+                        let _ = self.de.src.next_tag();
                         self.phase = Phase::Done;
                         return Ok(None);
                     }
                     self.idx += 1;
-                    self.de.charge(1)?;
+                    self.de.src.charge(1)?;
                     if self.de.eat_shape_escape() {
                         // A marked key: any value (a map key that is not a string).
                         return seed.deserialize(&mut *self.de).map(Some);
@@ -246,7 +246,7 @@ impl<'de> ShapeAccess<'_, 'de> {
                     }
                     if self.phase == Phase::Escaped {
                         // The shape's fields after the escape are not presented.
-                        self.de.refund((self.count - self.idx) as u64);
+                        self.de.src.refund((self.count - self.idx) as u64);
                     }
                 }
                 Phase::Shape if self.id == 0 => {

@@ -249,30 +249,31 @@ impl InternTable {
             + self.kinds.capacity() * std::mem::size_of::<Kind>()
             + index) as u64
     }
-
-    /// Everything a peer could observe, for state comparisons in tests.
-    #[cfg(test)]
-    pub(crate) fn observable(&self) -> (Vec<u8>, Vec<usize>, Vec<Kind>) {
-        (self.arena.clone(), self.ends.clone(), self.kinds.clone())
-    }
-
-    /// Checks the index holds exactly the ids of the table (tests).
-    #[cfg(test)]
-    pub(crate) fn index_consistent(&self) -> bool {
-        let Some(index) = self.index.as_ref() else {
-            return true;
-        };
-        index.table.len() == self.ends.len()
-            && (0..self.len()).all(|id| {
-                let (b, k) = self.get(id).unwrap();
-                self.find_indexed(b, k) == Some(id)
-            })
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Test-only views of the state (kept out of the production impl).
+    impl InternTable {
+        /// Everything a peer could observe, for state comparisons in tests.
+        pub(crate) fn observable(&self) -> (Vec<u8>, Vec<usize>, Vec<Kind>) {
+            (self.arena.clone(), self.ends.clone(), self.kinds.clone())
+        }
+
+        /// Checks the index holds exactly the ids of the table (tests).
+        pub(crate) fn index_consistent(&self) -> bool {
+            let Some(index) = self.index.as_ref() else {
+                return true;
+            };
+            index.table.len() == self.ends.len()
+                && (0..self.len()).all(|id| {
+                    let (b, k) = self.get(id).unwrap();
+                    self.find_indexed(b, k) == Some(id)
+                })
+        }
+    }
 
     #[test]
     fn ids_are_sequential_and_kinds_separate() {

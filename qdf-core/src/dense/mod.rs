@@ -38,6 +38,7 @@
 mod admit;
 mod colshape;
 mod cursor;
+pub(crate) mod decode;
 pub(crate) mod encode;
 mod intern;
 mod predict;
@@ -722,18 +723,5 @@ impl DenseState {
         if let Some(a) = self.admit.as_deref_mut() {
             a.pending = true;
         }
-    }
-
-    /// A digest of everything the peer mirrors (tests: the two sides must agree).
-    #[cfg(test)]
-    pub(crate) fn mirrored_digest(&self) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.table.observable().hash(&mut h);
-        self.pred.observable().hash(&mut h);
-        self.shapes.observable().hash(&mut h);
-        self.col_shapes.len().hash(&mut h);
-        self.counts.renewals.hash(&mut h);
-        h.finish()
     }
 }

@@ -248,20 +248,22 @@ impl Predictors {
             + self.undo.capacity() * size_of::<(u32, u32)>()
             + self.saved.as_ref().map_or(0, |_| size_of::<[u32; RING]>())) as u64
     }
-
-    /// Everything a peer could observe, for state comparisons in tests.
-    #[cfg(test)]
-    pub(crate) fn observable(&self) -> (u32, Vec<u32>, Vec<u32>) {
-        let ring = (0..self.filled as u64)
-            .filter_map(|r| self.ring_at(r))
-            .collect();
-        (self.last, ring, self.pairs.clone())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Test-only views of the state (kept out of the production impl).
+    impl Predictors {
+        /// Everything a peer could observe, for state comparisons in tests.
+        pub(crate) fn observable(&self) -> (u32, Vec<u32>, Vec<u32>) {
+            let ring = (0..self.filled as u64)
+                .filter_map(|r| self.ring_at(r))
+                .collect();
+            (self.last, ring, self.pairs.clone())
+        }
+    }
 
     #[test]
     fn ring_keeps_duplicates_and_wraps() {

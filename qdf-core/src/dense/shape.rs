@@ -203,17 +203,6 @@ impl ShapeTable {
                     + self.pending_ends.capacity()
                     + self.open.capacity())) as u64
     }
-
-    /// Everything a peer could observe, for state comparisons in tests.
-    #[cfg(test)]
-    pub(crate) fn observable(&self) -> (Vec<u8>, Vec<usize>, Vec<usize>, u64) {
-        (
-            self.names.clone(),
-            self.name_ends.clone(),
-            self.shape_ends.clone(),
-            self.charged,
-        )
-    }
 }
 
 /// Encoder-only shape predictions: which shape to try for a struct or a string-keyed map, and
@@ -447,6 +436,19 @@ impl ShapePredictor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Test-only views of the state (kept out of the production impl).
+    impl ShapeTable {
+        /// Everything a peer could observe, for state comparisons in tests.
+        pub(crate) fn observable(&self) -> (Vec<u8>, Vec<usize>, Vec<usize>, u64) {
+            (
+                self.names.clone(),
+                self.name_ends.clone(),
+                self.shape_ends.clone(),
+                self.charged,
+            )
+        }
+    }
 
     fn declare(t: &mut ShapeTable, names: &[&str]) -> Result<u32> {
         t.begin_decl();

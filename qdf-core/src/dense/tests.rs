@@ -4,6 +4,21 @@
 use super::*;
 use crate::error::Category;
 
+// Test-only views of the state (kept out of the production impl).
+impl DenseState {
+    /// A digest of everything the peer mirrors (tests: the two sides must agree).
+    pub(crate) fn mirrored_digest(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.table.observable().hash(&mut h);
+        self.pred.observable().hash(&mut h);
+        self.shapes.observable().hash(&mut h);
+        self.col_shapes.len().hash(&mut h);
+        self.counts.renewals.hash(&mut h);
+        h.finish()
+    }
+}
+
 /// Writes `items` with `enc`, using plain fixstr/str8/bin8 for inline values.
 fn encode_all(enc: &mut DenseState, items: &[(&[u8], Kind)]) -> (Vec<u8>, Vec<Emission>) {
     let mut out = Vec::new();

@@ -47,11 +47,11 @@ use walk::Walker;
 
 use std::fmt;
 
-use crate::de::{DecState, Deserializer};
 use crate::dense::DenseState;
 use crate::error::{Error, ErrorCode};
 use crate::frame::{self, Next};
 use crate::options::Options;
+use crate::source::Source;
 use crate::wire::header::{FLAG_CHECKSUM, FLAG_DENSE, HEADER_LEN};
 use crate::wire::tags::*;
 
@@ -118,7 +118,7 @@ pub fn message(
     opts: &Options,
     sink: &mut dyn FnMut(&Event<'_>),
 ) -> std::result::Result<(), InspectError> {
-    let mut de = Deserializer::from_slice_with(input, *opts)?;
+    let mut src = Source::message(input, opts)?;
     sink(&Event {
         offset: 0,
         end: HEADER_LEN as u64,
@@ -127,16 +127,16 @@ pub fn message(
         kind: EventKind::Header { flags: input[4] },
     });
     // Keep the entries' bytes so every reference resolves from the table.
-    de.state = DecState::new(opts, None, true);
+    src.carry_dense(opts, None);
     let mut w = Walker {
-        de,
+        src,
         input: &input[HEADER_LEN..],
         base: HEADER_LEN as u64,
         sink,
         depth: 1,
     };
     w.value(false)?;
-    w.de.end()?;
+    w.src.end()?;
     Ok(())
 }
 
@@ -253,23 +253,23 @@ pub fn stream(
             });
         }
         let body = &input[body_start..body_end];
-        let mut de = Deserializer::new(body, body_start as u64, opts);
+        let mut src = Source::new(body, body_start as u64, opts);
         let carried = if flags & FLAG_DENSE != 0 {
             dense.take()
         } else {
             None
         };
-        de.state = DecState::new(opts, carried, true);
+        src.carry_dense(opts, carried);
         let mut w = Walker {
-            de,
+            src,
             input: body,
             base: body_start as u64,
             sink: &mut *sink,
             depth: 1,
         };
-        let r = w.value(false).and_then(|()| w.de.end());
-        let Walker { de, sink: _, .. } = w;
-        dense = de.state.into_dense();
+        let r = w.value(false).and_then(|()| w.src.end());
+        let Walker { src, sink: _, .. } = w;
+        dense = src.into_dense();
         r.map_err(|e| fail(e.with_offset(body_start as u64)))?;
         sink(&Event {
             offset: end as u64,

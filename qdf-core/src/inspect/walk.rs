@@ -4,15 +4,15 @@ use super::*;
 use crate::codec;
 use crate::columnar::read::{Container, Data};
 use crate::columnar::{Class, mask_len};
-use crate::de::read::{Reference, SliceRead, Text};
-use crate::de::{Deserializer, Num};
 use crate::dense::{DenseState, Kind};
 use crate::error::{Error, ErrorCode, Result};
+use crate::source::{Num, Source};
+use crate::wire::read::{Reference, SliceRead, Text};
 use crate::wire::{ext, tags::*};
 
 /// The walk over one body.
 pub(super) struct Walker<'de, 's> {
-    pub(super) de: Deserializer<'de>,
+    pub(super) src: Source<'de>,
     /// The bytes the deserializer reads and the offset of their first byte, to look back at
     /// bytes already read (a column's first value tag, a reused column shape's id).
     pub(super) input: &'de [u8],
@@ -32,7 +32,7 @@ struct TextInfo {
 
 impl<'de> Walker<'de, '_> {
     fn emit(&mut self, offset: u64, key: bool, kind: EventKind<'_>) {
-        let end = self.de.offset();
+        let end = self.src.offset();
         (self.sink)(&Event {
             offset,
             end,
@@ -50,14 +50,14 @@ impl<'de> Walker<'de, '_> {
 
     fn close(&mut self) {
         self.depth -= 1;
-        let at = self.de.offset();
+        let at = self.src.offset();
         self.emit(at, false, EventKind::Close);
     }
 
     /// Walks one value (as `deserialize_any` reads it for a `Value`).
     pub(super) fn value(&mut self, key: bool) -> Result<()> {
-        let at = self.de.offset();
-        let tag = self.de.next_tag()?;
+        let at = self.src.offset();
+        let tag = self.src.next_tag()?;
         match tag {
             FIXSTR..=FIXSTR_MAX | STR8..=STR32 | BIN8..=BIN32 => {
                 self.text(tag, at, key, None)?;
@@ -66,24 +66,24 @@ impl<'de> Walker<'de, '_> {
                 self.text(tag, at, key, None)?;
             }
             FIXARR..=FIXARR_MAX | ARR16 | ARR32 => {
-                let n = self.de.array_len(tag)?.unwrap_or(0);
-                self.de.enter()?;
+                let n = self.src.array_len(tag)?.unwrap_or(0);
+                self.src.enter()?;
                 self.open(at, key, EventKind::Array { count: n as u64 });
                 for _ in 0..n {
                     self.value(false)?;
                 }
-                self.de.leave();
+                self.src.leave();
                 self.close();
             }
             MAP8..=MAP32 => {
-                let n = self.de.map_len(tag)?.unwrap_or(0);
-                self.de.enter()?;
+                let n = self.src.map_len(tag)?.unwrap_or(0);
+                self.src.enter()?;
                 self.open(at, key, EventKind::Map { count: n as u64 });
                 for _ in 0..n {
                     self.value(true)?;
                     self.value(false)?;
                 }
-                self.de.leave();
+                self.src.leave();
                 self.close();
             }
             SHAPE => self.shape(at, key)?,
@@ -92,14 +92,14 @@ impl<'de> Walker<'de, '_> {
             TRUE => self.emit(at, key, EventKind::Bool(true)),
             EXT => self.ext(at, key)?,
             TIMESTAMP => {
-                let (secs, nanos) = self.de.read_timestamp()?;
+                let (secs, nanos) = self.src.read_timestamp()?;
                 self.emit(at, key, EventKind::Timestamp { secs, nanos });
             }
             COLUMNAR | HYBRID => self.columnar(tag, at, key)?,
             t if codec::is_qpack_tag(t) => self.packed(tag, at, key)?,
-            _ => match self.de.read_num(tag)? {
+            _ => match self.src.read_num(tag)? {
                 Some(n) => self.emit(at, key, num_event(n)),
-                None => return Err(self.de.bad_tag(tag, "a value")),
+                None => return Err(self.src.bad_tag(tag, "a value")),
             },
         }
         Ok(())
@@ -115,35 +115,29 @@ impl<'de> Walker<'de, '_> {
             let form = match tag {
                 STATE_REF => RefForm::StateRef,
                 REPEAT => RefForm::Repeat,
-                MTF => RefForm::Mtf(self.de.read.peek().unwrap_or(0)),
+                MTF => RefForm::Mtf(self.src.peek().unwrap_or(0)),
                 _ => RefForm::Pair,
             };
-            let pay = self.de.offset();
-            let rest = self.de.read.rest();
+            let pay = self.src.offset();
+            let rest = self.src.rest();
             let (id, used) = self
-                .de
-                .state
+                .src
                 .dense()
                 .resolve(tag, rest)
                 .map_err(|e| e.with_offset(pay))?;
-            self.de.read.take(used, "a Dense reference")?;
-            let (bytes, kind) = self
-                .de
-                .state
-                .dense_ref()
-                .and_then(|d| d.entry(id))
-                .ok_or_else(|| Error::at(ErrorCode::UnknownStateId(id.into()), pay))?;
-            let len = bytes.len() as u64;
-            if len > self.de.budget_left {
-                return Err(self.de.over_limit(len));
-            }
-            self.de.budget_left -= len;
+            self.src.take(used, "a Dense reference")?;
+            let unknown = || Error::at(ErrorCode::UnknownStateId(id.into()), pay);
+            // Charged before the entry is borrowed for the event (the charge needs the
+            // source), so it is looked up twice.
+            let len = entry(&self.src, id).ok_or_else(unknown)?.0.len();
+            self.src.charge(len as u64)?;
+            let (bytes, kind) = entry(&self.src, id).ok_or_else(unknown)?;
             let binary = kind == Kind::Bin;
             let info = TextInfo {
                 binary,
                 utf8: !binary || crate::utf8::utf8(bytes).is_ok(),
             };
-            let end = self.de.offset();
+            let end = self.src.offset();
             (self.sink)(&Event {
                 offset: at,
                 end,
@@ -156,31 +150,30 @@ impl<'de> Walker<'de, '_> {
                 },
             });
             match name {
-                Some(_) if binary => return Err(self.de.unexpected(tag, "a field name")),
+                Some(_) if binary => return Err(self.src.unexpected(tag, "a field name")),
                 Some(true) => {
                     // The entry is borrowed from the state that records it: copied, as
                     // the decoder copies a name read from the table.
                     let owned = bytes.to_vec();
-                    self.de.state.dense().shape_name(&owned);
+                    self.src.dense().shape_name(&owned);
                 }
                 _ => {}
             }
             return Ok(info);
         }
-        let defined =
-            matches!(tag, INTERN_STR | INTERN_BIN).then(|| self.de.state.dense().entries());
-        let (bytes, binary): (&'de [u8], bool) = match self.de.read_text(tag)? {
+        let defined = matches!(tag, INTERN_STR | INTERN_BIN).then(|| self.src.dense().entries());
+        let (bytes, binary): (&'de [u8], bool) = match self.src.read_text(tag)? {
             Some(Text::Str(Reference::Borrowed(s))) => (s.as_bytes(), false),
             Some(Text::Bytes(Reference::Borrowed(b))) => (b, true),
             // Inline forms and definitions always lie in the input.
-            Some(_) => return Err(self.de.bad_tag(tag, "a string")),
+            Some(_) => return Err(self.src.bad_tag(tag, "a string")),
             None => {
                 let expected = if name.is_some() {
                     "a field name"
                 } else {
                     "a value"
                 };
-                return Err(self.de.unexpected(tag, expected));
+                return Err(self.src.unexpected(tag, expected));
             }
         };
         let intern = defined.map_or(Intern::Inline, Intern::Define);
@@ -198,8 +191,8 @@ impl<'de> Walker<'de, '_> {
             },
         );
         match name {
-            Some(_) if binary => return Err(self.de.unexpected(tag, "a field name")),
-            Some(true) => self.de.state.dense().shape_name(bytes),
+            Some(_) if binary => return Err(self.src.unexpected(tag, "a field name")),
+            Some(true) => self.src.dense().shape_name(bytes),
             _ => {}
         }
         Ok(info)
@@ -207,8 +200,8 @@ impl<'de> Walker<'de, '_> {
 
     /// A field name on the wire inside a shape; `record`: a declaration's name.
     fn name(&mut self, record: bool) -> Result<()> {
-        let at = self.de.offset();
-        let tag = self.de.next_tag()?;
+        let at = self.src.offset();
+        let tag = self.src.next_tag()?;
         self.text(tag, at, true, Some(record)).map(drop)
     }
 
@@ -236,22 +229,22 @@ impl<'de> Walker<'de, '_> {
     /// The shape whose `EC` tag (at `at`) was read: a declaration, a reuse, an escape, an
     /// open reuse (§15), stepped through as the decoder's shape access steps.
     fn shape(&mut self, at: u64, key: bool) -> Result<()> {
-        let id_at = self.de.offset();
-        let id = self.de.read.uvarint()?;
+        let id_at = self.src.offset();
+        let id = self.src.uvarint()?;
         let (count, names) = if id == 0 {
-            let n = self.de.read.uvarint()?;
-            self.de.read.check_count(n, 2)?;
-            self.de.state.dense().begin_shape();
+            let n = self.src.uvarint()?;
+            self.src.check_count(n, 2)?;
+            self.src.dense().begin_shape();
             (n as usize, 0)
         } else {
             let r = u32::try_from(id)
                 .ok()
-                .and_then(|id| self.de.state.dense_ref()?.shapes().name_range(id))
+                .and_then(|id| self.src.dense_ref()?.shapes().name_range(id))
                 .ok_or_else(|| Error::at(ErrorCode::UnknownStateId(id), id_at))?;
             (r.len(), r.start)
         };
-        self.de.charge(count as u64)?;
-        self.de.enter()?;
+        self.src.charge(count as u64)?;
+        self.src.enter()?;
         let reuse = (id != 0).then_some(id as u32);
         let fields = count as u64;
         self.open(at, key, EventKind::Shape { reuse, fields });
@@ -264,7 +257,7 @@ impl<'de> Walker<'de, '_> {
                     phase = Phase::Done;
                 }
                 Phase::Shape if self.eat_escape() => {
-                    let esc_at = self.de.offset() - 2;
+                    let esc_at = self.src.offset() - 2;
                     let kind = if id == 0 {
                         self.emit(esc_at, false, EventKind::Escape(EscapeKind::Escape));
                         self.end_declaration(id, idx)?;
@@ -275,7 +268,7 @@ impl<'de> Walker<'de, '_> {
                         EscapeKind::OpenReuse
                     } else {
                         phase = Phase::Escaped;
-                        self.de.refund((count - idx) as u64);
+                        self.src.refund((count - idx) as u64);
                         EscapeKind::Escape
                     };
                     if id != 0 {
@@ -295,15 +288,15 @@ impl<'de> Walker<'de, '_> {
                 // An open reuse after the shape's values.
                 Phase::Shape | Phase::Open => phase = Phase::Escaped,
                 Phase::Escaped => {
-                    let here = self.de.offset();
-                    if self.de.read.peek() == Some(NIL) {
-                        let _ = self.de.next_tag();
+                    let here = self.src.offset();
+                    if self.src.peek() == Some(NIL) {
+                        let _ = self.src.next_tag();
                         self.emit(here, false, EventKind::EndMark);
                         phase = Phase::Done;
                         continue;
                     }
                     idx += 1;
-                    self.de.charge(1)?;
+                    self.src.charge(1)?;
                     if self.eat_escape() {
                         self.emit(here, false, EventKind::Escape(EscapeKind::MarkedKey));
                         self.value(true)?;
@@ -314,7 +307,7 @@ impl<'de> Walker<'de, '_> {
                 }
             }
         }
-        self.de.leave();
+        self.src.leave();
         self.close();
         Ok(())
     }
@@ -324,10 +317,9 @@ impl<'de> Walker<'de, '_> {
         if id != 0 {
             return Ok(());
         }
-        let at = self.de.offset();
+        let at = self.src.offset();
         let new = self
-            .de
-            .state
+            .src
             .dense()
             .end_shape()
             .map_err(|e| e.with_offset(at))?;
@@ -339,10 +331,9 @@ impl<'de> Walker<'de, '_> {
     /// The field name at stored-name index `k` of the shape table (a reuse: not on the
     /// wire).
     fn field(&mut self, k: usize) {
-        let at = self.de.offset();
+        let at = self.src.offset();
         let name = self
-            .de
-            .state
+            .src
             .dense_ref()
             .and_then(|d| d.shapes().name_at(k))
             .unwrap_or(&[]);
@@ -357,8 +348,8 @@ impl<'de> Walker<'de, '_> {
 
     /// True (and consumed) if the next bytes are the shape escape `F2 0A`.
     fn eat_escape(&mut self) -> bool {
-        if self.de.read.rest().starts_with(&[EXT, ext::SHAPE_ESCAPE]) {
-            let _ = self.de.read.take(2, "a shape escape");
+        if self.src.rest().starts_with(&[EXT, ext::SHAPE_ESCAPE]) {
+            let _ = self.src.take(2, "a shape escape");
             return true;
         }
         false
@@ -366,24 +357,24 @@ impl<'de> Walker<'de, '_> {
 
     /// The extension value whose `F2` tag (at `at`) was read (§9).
     fn ext(&mut self, at: u64, key: bool) -> Result<()> {
-        let sub = self.de.read.next("an extension subtype")?;
+        let sub = self.src.next("an extension subtype")?;
         match sub {
             ext::UNIT => self.emit(at, key, EventKind::Unit),
             ext::UNIT_STRUCT => self.emit(at, key, EventKind::UnitStruct),
             ext::CHAR => {
-                let c = self.de.read_char()?;
+                let c = self.src.read_char()?;
                 self.emit(at, key, EventKind::Char(c));
             }
             ext::U128 | ext::I128 => {
-                let n = self.de.read_wide(sub)?;
+                let n = self.src.read_wide(sub)?;
                 self.emit(at, key, num_event(n));
             }
             ext::SOME => {
-                self.de.check_some_wrapper()?;
-                self.de.enter()?;
+                self.src.check_some_wrapper()?;
+                self.src.enter()?;
                 self.open(at, key, EventKind::Some);
                 self.value(false)?;
-                self.de.leave();
+                self.src.leave();
                 self.close();
             }
             ext::UNIT_VARIANT | ext::NEWTYPE_VARIANT | ext::TUPLE_VARIANT | ext::STRUCT_VARIANT => {
@@ -395,19 +386,19 @@ impl<'de> Walker<'de, '_> {
                 };
                 let payload = kind != VariantKind::Unit;
                 if payload {
-                    self.de.enter()?;
+                    self.src.enter()?;
                 }
                 self.open(at, key, EventKind::Variant(kind));
                 self.variant_name()?;
                 if payload {
-                    self.de.check_payload(sub)?;
+                    self.src.check_payload(sub)?;
                     self.value(false)?;
-                    self.de.leave();
+                    self.src.leave();
                 }
                 self.close();
             }
             _ => {
-                return Err(self.de.error_at_tag(ErrorCode::BadTag {
+                return Err(self.src.error_at_tag(ErrorCode::BadTag {
                     found: sub,
                     expected: "an extension subtype 0x00..=0x09",
                 }));
@@ -419,11 +410,11 @@ impl<'de> Walker<'de, '_> {
     /// A variant name: a string; an inline byte string is refused, a Dense bytes entry is
     /// accepted when UTF-8 (§9, §14), as the decoder's variant-name read does.
     fn variant_name(&mut self) -> Result<()> {
-        let at = self.de.offset();
-        let tag = self.de.next_tag()?;
+        let at = self.src.offset();
+        let tag = self.src.next_tag()?;
         let is_text = matches!(tag, FIXSTR..=FIXSTR_MAX | STR8..=STR32) || is_dense_text(tag);
         if !is_text {
-            return Err(self.de.unexpected(tag, "a variant name"));
+            return Err(self.src.unexpected(tag, "a variant name"));
         }
         let t = self.text(tag, at, false, None)?;
         if t.binary && !t.utf8 {
@@ -438,18 +429,14 @@ impl<'de> Walker<'de, '_> {
     /// The QPack value whose tag (at `at`) was read, decoded by the codecs (and charged)
     /// as the decoder decodes it.
     fn packed(&mut self, tag: u8, at: u64, key: bool) -> Result<()> {
-        let base = self.de.offset();
         // `E3` has no kind byte; an `FE` block's kind is inside its coded bytes.
         let kind = (!matches!(tag, QP_BOOL | ENTROPY))
-            .then(|| self.de.read.peek())
+            .then(|| self.src.peek())
             .flatten();
-        let (packed, used) =
-            codec::decode_body(tag, self.de.read.rest(), base, &mut self.de.budget_left)
-                .map_err(|e| self.de.rebase_limit(e))?;
-        self.de.read.take(used, "a QPack body")?;
+        let packed = crate::qpack::decode::read_packed(&mut self.src, tag)?;
         // The decoder enters a level for the sequence.
-        self.de.enter()?;
-        self.de.leave();
+        self.src.enter()?;
+        self.src.leave();
         // An `FE` block's kind is the decoded value's (`None` for bools, as for `E3`).
         let kind = match (&packed, kind) {
             (_, Some(k)) => Some(k),
@@ -471,7 +458,7 @@ impl<'de> Walker<'de, '_> {
     fn columnar(&mut self, tag: u8, at: u64, key: bool) -> Result<()> {
         let ids_before = self.entries();
         let shapes_before = self.col_shapes();
-        let mut c = Container::read_header(&mut self.de, tag)?;
+        let mut c = Container::read_header(&mut self.src, tag)?;
         let declared = self.col_shapes() > shapes_before;
         let shape = if declared {
             self.col_shapes()
@@ -482,7 +469,7 @@ impl<'de> Walker<'de, '_> {
             r.uvarint()?;
             u32::try_from(r.uvarint()?).unwrap_or(u32::MAX)
         };
-        self.de.enter()?;
+        self.src.enter()?;
         let interned = ids_before..self.entries();
         self.open(
             at,
@@ -498,10 +485,10 @@ impl<'de> Walker<'de, '_> {
         // Load column by column is the reader's job: all at once, then the byte ranges from
         // each column's start.
         let ids_before = self.entries();
-        c.load(&mut self.de, None)?;
+        c.load(&mut self.src, None)?;
         // Per-value string columns define intern entries in column order, from here.
         let mut next_id = ids_before;
-        let end = self.de.offset();
+        let end = self.src.offset();
         let m = c.m;
         for j in 0..c.cols.len() {
             let col = &c.cols[j];
@@ -572,12 +559,12 @@ impl<'de> Walker<'de, '_> {
         }
         if tag != HYBRID {
             // The decoder enters a level for each row it presents.
-            self.de.enter()?;
-            self.de.leave();
+            self.src.enter()?;
+            self.src.leave();
         } else {
             for i in 0..m {
-                let row_at = self.de.offset();
-                self.de.enter()?;
+                let row_at = self.src.offset();
+                self.src.enter()?;
                 self.open(row_at, false, EventKind::Row { index: i as u64 });
                 for j in 0..c.cols.len() {
                     let col = &c.cols[j];
@@ -586,7 +573,7 @@ impl<'de> Walker<'de, '_> {
                     {
                         continue;
                     }
-                    let here = self.de.offset();
+                    let here = self.src.offset();
                     (self.sink)(&Event {
                         offset: here,
                         end: here,
@@ -598,26 +585,23 @@ impl<'de> Walker<'de, '_> {
                     });
                     self.value(false)?;
                 }
-                self.de.leave();
+                self.src.leave();
                 self.close();
             }
         }
-        self.de.leave();
+        self.src.leave();
         self.close();
         Ok(())
     }
 
     /// Intern entries defined so far.
     fn entries(&self) -> u32 {
-        self.de.state.dense_ref().map_or(0, DenseState::entries)
+        self.src.dense_ref().map_or(0, DenseState::entries)
     }
 
     /// Column shapes defined so far.
     fn col_shapes(&self) -> u32 {
-        self.de
-            .state
-            .dense_ref()
-            .map_or(0, |d| d.col_shapes().len())
+        self.src.dense_ref().map_or(0, |d| d.col_shapes().len())
     }
 }
 
@@ -648,6 +632,11 @@ fn definitions(col: &[u8], at: u64, v: u64) -> Result<u32> {
         r.take(len as usize, "string bytes")?;
     }
     Ok(n)
+}
+
+/// Intern entry `id`, if the Dense state holds it.
+fn entry<'s>(src: &'s Source<'_>, id: u32) -> Option<(&'s [u8], Kind)> {
+    src.dense_ref().and_then(|d| d.entry(id))
 }
 
 /// The event of a number.

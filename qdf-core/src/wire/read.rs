@@ -1,11 +1,9 @@
-//! The input of a [`Deserializer`](super::Deserializer): a slice with a cursor, plus the
-//! [`Reference`] type that says whether a decoded string borrows from the input or from the
-//! decoder's own storage (like `serde_json::de::Reference`).
+//! The input of a decode: a slice with a cursor, plus the [`Reference`] type that says
+//! whether a decoded string borrows from the input or from the decoder's own storage (like
+//! `serde_json::de::Reference`).
 //!
 //! Bounds checks compare against the remaining length (`n <= rest.len()`), so they cannot
 //! overflow.
-
-use serde::de::Visitor;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::varint;
@@ -17,7 +15,6 @@ pub(crate) enum Reference<'de, 's, T: ?Sized> {
     /// Lies in the input.
     Borrowed(&'de T),
     /// Lies in decoder storage.
-    #[allow(dead_code)]
     Copied(&'s T),
 }
 
@@ -65,13 +62,6 @@ impl<'de> SliceRead<'de> {
     #[inline]
     pub(crate) fn offset(&self) -> u64 {
         self.end - self.rest.len() as u64
-    }
-
-    /// The unread input and the position of the next byte in it, always 0 (codecs that take
-    /// an input and a start; their error offsets are then `offset()` too small).
-    #[inline]
-    pub(crate) fn data_pos(&self) -> (&'de [u8], usize) {
-        (self.rest, 0)
     }
 
     /// Bytes not yet read.
@@ -160,16 +150,5 @@ impl<'de> SliceRead<'de> {
             }));
         }
         Ok(())
-    }
-}
-
-/// Passes a decoded string or byte string to `visitor`, borrowed when it lies in the input.
-#[inline]
-pub(crate) fn visit_text<'de, V: Visitor<'de>>(t: Text<'de, '_>, visitor: V) -> Result<V::Value> {
-    match t {
-        Text::Str(Reference::Borrowed(s)) => visitor.visit_borrowed_str(s),
-        Text::Str(Reference::Copied(s)) => visitor.visit_str(s),
-        Text::Bytes(Reference::Borrowed(b)) => visitor.visit_borrowed_bytes(b),
-        Text::Bytes(Reference::Copied(b)) => visitor.visit_bytes(b),
     }
 }

@@ -1,17 +1,17 @@
-//! Dense tags in the deserializer: intern definitions and references
+//! Dense's decode half: the per-body decoder state, intern definitions and references
 //! (`docs/SPEC.md` §14).
 //!
-//! Every string read goes through [`Deserializer::read_text`], which sends the Dense tags
-//! here and reports plain strings with [`DenseState::note_inline`], so the decoder's state
-//! follows the encoder's exactly. Entries defined in the current body borrow from the input
+//! Every string read goes through the source's `read_text`, which sends the Dense tags here
+//! ([`DecState::read_text`]) and reports plain strings with [`DecState::note_inline`], so the
+//! decoder's state follows the encoder's exactly. Entries defined in the current body borrow from the input
 //! (their bytes are contiguous there); entries from earlier frames of a session come out of
 //! the table, copied.
 
-use super::Deserializer;
-use super::read::{Reference, Text};
-use crate::dense::{DenseState, Kind};
+use super::{DenseState, Kind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
+use crate::wire::budget::Budget;
+use crate::wire::read::{Reference, SliceRead, Text};
 use crate::wire::tags::{INTERN_BIN, INTERN_STR, STATE_REF};
 
 /// Per-body decoder state: the Dense state (created on the first Dense tag, or lent by a
@@ -105,63 +105,73 @@ fn bad_utf8(e: std::str::Utf8Error, at: u64) -> Error {
     Error::at(ErrorCode::InvalidUtf8, at + e.valid_up_to() as u64)
 }
 
-impl<'de> Deserializer<'de> {
+impl<'de> DecState<'de> {
     /// A plain string or byte string was read (the Dense state hears of it when next used).
     #[inline(always)]
-    pub(crate) fn dense_inline(&mut self) {
-        self.state.inline_owed = true;
+    pub(crate) fn note_inline(&mut self) {
+        self.inline_owed = true;
     }
 
-    /// Reads the string or bytes that Dense tag `tag` (already consumed, one of E0, E1,
-    /// E2, E8, E9, EA) stands for, charging its length to the output budget.
+    /// Reads the string or bytes that Dense tag `tag` (already consumed from `read`, one of
+    /// E0, E1, E2, E8, E9, EA) stands for, charging its length to `budget`.
     ///
     /// Inline: the common case, `E1` with a one-byte id the table holds (the same test as
     /// [`DenseState::resolve`]'s), which cannot fail but on the budget or UTF-8.
     #[inline(always)]
-    pub(crate) fn read_dense_text(&mut self, tag: u8) -> Result<Text<'de, '_>> {
+    pub(crate) fn read_text(
+        &mut self,
+        read: &mut SliceRead<'de>,
+        budget: &mut Budget,
+        tag: u8,
+    ) -> Result<Text<'de, '_>> {
         if tag == STATE_REF
-            && let Some(&b) = self.read.rest().first()
+            && let Some(&b) = read.rest().first()
             && b < 0x80
-            && self
-                .state
-                .dense_ref()
-                .is_some_and(|d| (b as u32) < d.entries())
+            && self.dense_ref().is_some_and(|d| (b as u32) < d.entries())
         {
-            let at = self.read.offset();
-            self.read.take(1, "a Dense reference")?;
-            self.state.dense().resolve_short(b as u32);
-            return self.ref_text(b as u32, at);
+            let at = read.offset();
+            read.take(1, "a Dense reference")?;
+            self.dense().resolve_short(b as u32);
+            return self.ref_text(read, budget, b as u32, at);
         }
-        self.read_dense_other(tag)
+        self.read_other(read, budget, tag)
     }
 
-    /// [`read_dense_text`](Self::read_dense_text) for every other tag: the references
-    /// here, the definitions out of line (a lean function for the many references of a
-    /// batch's residual strings).
+    /// [`read_text`](Self::read_text) for every other tag: the references here, the
+    /// definitions out of line (a lean function for the many references of a batch's
+    /// residual strings).
     #[inline(never)]
-    fn read_dense_other(&mut self, tag: u8) -> Result<Text<'de, '_>> {
+    fn read_other(
+        &mut self,
+        read: &mut SliceRead<'de>,
+        budget: &mut Budget,
+        tag: u8,
+    ) -> Result<Text<'de, '_>> {
         if tag == INTERN_STR || tag == INTERN_BIN {
-            return self.read_intern(tag);
+            return self.read_intern(read, budget, tag);
         }
-        let at = self.read.offset();
-        let rest = self.read.rest();
+        let at = read.offset();
         let (id, used) = self
-            .state
             .dense()
-            .resolve(tag, rest)
+            .resolve(tag, read.rest())
             .map_err(|e| e.with_offset(at))?;
-        self.read.take(used, "a Dense reference")?;
-        self.ref_text(id, at)
+        read.take(used, "a Dense reference")?;
+        self.ref_text(read, budget, id, at)
     }
 
     /// `E0`/`E2` (tag consumed): defines the next id with the bytes that follow.
     #[inline(never)]
-    fn read_intern(&mut self, tag: u8) -> Result<Text<'de, '_>> {
-        let at = self.read.offset();
-        let len = self.read.uvarint()?;
-        self.read.check_count(len, 1)?;
-        let bytes = self.read.take(len as usize, "interned bytes")?;
-        self.charge(len)?;
+    fn read_intern(
+        &mut self,
+        read: &mut SliceRead<'de>,
+        budget: &mut Budget,
+        tag: u8,
+    ) -> Result<Text<'de, '_>> {
+        let at = read.offset();
+        let len = read.uvarint()?;
+        read.check_count(len, 1)?;
+        let bytes = read.take(len as usize, "interned bytes")?;
+        budget.charge(len, read)?;
         let kind = if tag == INTERN_STR {
             Kind::Str
         } else {
@@ -171,46 +181,45 @@ impl<'de> Deserializer<'de> {
             Kind::Str => Text::Str(Reference::Borrowed(utf8(bytes, at)?)),
             Kind::Bin => Text::Bytes(Reference::Borrowed(bytes)),
         };
-        self.state
-            .dense()
+        self.dense()
             .define(bytes, kind)
             .map_err(|e| e.with_offset(at))?;
-        self.state.spans.push(match &text {
+        self.spans.push(match &text {
             Text::Str(Reference::Borrowed(s)) => Local::Str(s),
             _ => Local::Bin(bytes),
         });
         Ok(text)
     }
 
-    /// The text of resolved entry `id` (a reference at `at`), charged to the budget:
-    /// borrowed from the input if it was defined in this body (a string checked then),
-    /// else copied out of the table.
+    /// The text of resolved entry `id` (a reference at `at`), charged to `budget`: borrowed
+    /// from the input if it was defined in this body (a string checked then), else copied
+    /// out of the table.
     #[inline(always)]
-    fn ref_text(&mut self, id: u32, at: u64) -> Result<Text<'de, '_>> {
-        let local = id.checked_sub(self.state.first_id).map(|i| i as usize);
-        if let Some(&l) = local.and_then(|i| self.state.spans.get(i)) {
+    fn ref_text(
+        &mut self,
+        read: &SliceRead<'de>,
+        budget: &mut Budget,
+        id: u32,
+        at: u64,
+    ) -> Result<Text<'de, '_>> {
+        let local = id.checked_sub(self.first_id).map(|i| i as usize);
+        if let Some(&l) = local.and_then(|i| self.spans.get(i)) {
             return Ok(match l {
                 Local::Str(s) => {
-                    self.charge(s.len() as u64)?;
+                    budget.charge(s.len() as u64, read)?;
                     Text::Str(Reference::Borrowed(s))
                 }
                 Local::Bin(b) => {
-                    self.charge(b.len() as u64)?;
+                    budget.charge(b.len() as u64, read)?;
                     Text::Bytes(Reference::Borrowed(b))
                 }
             });
         }
-        // One entry lookup; the fields are borrowed apart so that the budget can be charged
-        // (as `charge` does) while the entry is held.
-        let Some((bytes, kind)) = self.state.dense_ref().and_then(|d| d.entry(id)) else {
+        let Some((bytes, kind)) = self.dense_ref().and_then(|d| d.entry(id)) else {
             // Not reached: without a session every entry is defined in this body (above).
             return Err(Error::at(ErrorCode::UnknownStateId(id.into()), at));
         };
-        let len = bytes.len() as u64;
-        if len > self.budget_left {
-            return Err(self.over_limit(len));
-        }
-        self.budget_left -= len;
+        budget.charge(bytes.len() as u64, read)?;
         Ok(match kind {
             Kind::Str => Text::Str(Reference::Copied(utf8(bytes, at)?)),
             Kind::Bin => Text::Bytes(Reference::Copied(bytes)),

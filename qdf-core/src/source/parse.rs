@@ -1,11 +1,11 @@
 //! Tag-level parsing: numbers, strings, container lengths, the `F2` extension payloads. Every
 //! check for the smallest form lives here (`docs/SPEC.md` §12).
 
-use super::Deserializer;
-use super::read::{Reference, Text};
+use super::Source;
 use crate::error::{Error, ErrorCode, Result};
 use crate::utf8::utf8;
 use crate::wire::ext;
+use crate::wire::read::{Reference, Text};
 use crate::wire::tags::STR8 as STR8_TAG;
 use crate::wire::tags::*;
 
@@ -87,7 +87,7 @@ pub(crate) enum Len {
     Map,
 }
 
-impl<'de> Deserializer<'de> {
+impl<'de> Source<'de> {
     /// An error at the offset of the byte just read (the tag).
     #[cold]
     pub(crate) fn error_at_tag(&self, code: ErrorCode) -> Error {
@@ -168,7 +168,7 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// Like [`Deserializer::array_len`] for maps (each entry takes at least two bytes).
+    /// Like [`Source::array_len`] for maps (each entry takes at least two bytes).
     #[inline]
     pub(crate) fn map_len(&mut self, tag: u8) -> Result<Option<usize>> {
         match self.parse_len(tag, Len::Map)? {
@@ -181,7 +181,7 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// [`Deserializer::map_len`] after a `map8` tag (already consumed), inlined: the entry
+    /// [`Source::map_len`] after a `map8` tag (already consumed), inlined: the entry
     /// count byte, checked and charged the same way.
     #[inline(always)]
     pub(crate) fn map8_len(&mut self) -> Result<usize> {
@@ -203,9 +203,7 @@ impl<'de> Deserializer<'de> {
             FIXSTR..=FIXSTR_MAX => ((tag & 0x1F) as usize, true),
             STR8 | STR16 | STR32 => (self.parse_len(tag, Len::Str)?.unwrap_or(0), true),
             BIN8 | BIN16 | BIN32 => (self.parse_len(tag, Len::Bin)?.unwrap_or(0), false),
-            t if is_dense_text(t) => {
-                return self.read_dense_text(tag).map(Some);
-            }
+            t if is_dense_text(t) => return self.read_dense_text(tag).map(Some),
             _ => return Ok(None),
         };
         if is_str {
@@ -214,9 +212,15 @@ impl<'de> Deserializer<'de> {
         Ok(Some(Text::Bytes(Reference::Borrowed(self.text_body(len)?))))
     }
 
+    /// Reads the string or bytes that Dense tag `tag` (already consumed) stands for.
+    #[inline(always)]
+    pub(crate) fn read_dense_text(&mut self, tag: u8) -> Result<Text<'de, '_>> {
+        self.state.read_text(&mut self.read, &mut self.budget, tag)
+    }
+
     /// The string that the fixstr or str8 tag `tag` (already consumed) starts; `None` for
     /// any other tag. The inlined fast path of struct field names and short string values;
-    /// every other form goes through [`Deserializer::read_text`].
+    /// every other form goes through [`Source::read_text`].
     #[inline(always)]
     pub(crate) fn read_short_str(&mut self, tag: u8) -> Result<Option<&'de str>> {
         let len = match tag {
@@ -230,7 +234,7 @@ impl<'de> Deserializer<'de> {
     /// The fixstr (or, with `STR8`, also the str8) at the front of the input, header and body
     /// consumed in one step; `None` (and nothing consumed) when the input does not start with
     /// a complete one in its smallest form, and the caller falls back to
-    /// [`Deserializer::next_tag`] + [`Deserializer::read_short_str`], which report a truncated
+    /// [`Source::next_tag`] + [`Source::read_short_str`], which report a truncated
     /// or non-minimal one. The hot path of field names (fixstr only) and string values: one
     /// bounds check and one cursor update instead of two each.
     #[inline(always)]
@@ -250,7 +254,7 @@ impl<'de> Deserializer<'de> {
         let bytes = rest.get(head..head + len)?;
         // Cannot fail: `head + len` bytes were just seen.
         let _ = self.read.take(head + len, "");
-        self.dense_inline();
+        self.state.note_inline();
         if let Err(e) = self.charge(len as u64) {
             return Some(Err(e));
         }
@@ -283,7 +287,7 @@ impl<'de> Deserializer<'de> {
     /// the output budget.
     #[inline(always)]
     fn text_body(&mut self, len: usize) -> Result<&'de [u8]> {
-        self.dense_inline();
+        self.state.note_inline();
         let bytes = self.read.take(len, "string bytes")?;
         self.charge(len as u64)?;
         Ok(bytes)

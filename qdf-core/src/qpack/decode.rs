@@ -1,6 +1,7 @@
-//! Reading QPack values (`docs/SPEC.md` §19) where the data model expects a sequence: the
-//! body is decoded by [`codec::decode_body`](crate::codec::decode_body) and its elements are
-//! handed to the visitor one by one as plain numbers or booleans.
+//! QPack's decode half (`docs/SPEC.md` §19): a body is decoded by [`codec::decode_body`]
+//! ([`read_packed`], also for columnar columns), and where the data model expects a sequence
+//! its elements are handed to the visitor one by one as plain numbers or booleans
+//! ([`visit_packed`]).
 //!
 //! Integers are visited as `u64` (unsigned kinds) or `i64` (signed kinds); serde's primitive
 //! visitors range-check narrower targets, so a value that does not fit is a `Data` error.
@@ -10,34 +11,37 @@
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use super::{Deserializer, Num};
 use crate::codec::{self, Packed};
 use crate::error::{Error, Result};
+use crate::source::{Num, Source};
 
-impl<'de> Deserializer<'de> {
-    /// Visits the QPack value whose tag `tag` was just read, as a sequence.
-    pub(crate) fn visit_packed<V: Visitor<'de>>(
-        &mut self,
-        tag: u8,
-        visitor: V,
-    ) -> Result<V::Value> {
-        let base = self.read.offset();
-        let (packed, used) = codec::decode_body(tag, self.read.rest(), base, &mut self.budget_left)
-            .map_err(|e| self.rebase_limit(e))?;
-        self.read.take(used, "a QPack body")?;
-        self.enter()?;
-        let n = packed.len();
-        let mut seq = PackedSeq { packed, next: 0 };
-        let v = visitor.visit_seq(&mut seq).map_err(|e| self.locate(e))?;
-        self.leave();
-        if seq.next != n {
-            return Err(Error::mismatch(
-                format!("{} elements", seq.next),
-                format!("a packed sequence of {n} elements"),
-            ));
-        }
-        Ok(v)
+/// Decodes the QPack body after tag `tag` (just read), charging its elements to the budget.
+#[inline]
+pub(crate) fn read_packed(src: &mut Source<'_>, tag: u8) -> Result<Packed> {
+    src.decode_with("a QPack body", |rest, base, left| {
+        codec::decode_body(tag, rest, base, left)
+    })
+}
+
+/// Visits the QPack value whose tag `tag` was just read, as a sequence.
+pub(crate) fn visit_packed<'de, V: Visitor<'de>>(
+    src: &mut Source<'de>,
+    tag: u8,
+    visitor: V,
+) -> Result<V::Value> {
+    let packed = read_packed(src, tag)?;
+    src.enter()?;
+    let n = packed.len();
+    let mut seq = PackedSeq { packed, next: 0 };
+    let v = visitor.visit_seq(&mut seq).map_err(|e| src.locate(e))?;
+    src.leave();
+    if seq.next != n {
+        return Err(Error::mismatch(
+            format!("{} elements", seq.next),
+            format!("a packed sequence of {n} elements"),
+        ));
     }
+    Ok(v)
 }
 
 /// A decoded QPack body as a serde sequence.

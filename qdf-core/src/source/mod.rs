@@ -1,0 +1,227 @@
+//! The decode source: the input cursor, the output budget, the nesting depth and the Dense
+//! state of one body, with the tag-level parsing ([`parse`]) that every reader of qdf bytes
+//! shares: the serde [`Deserializer`](crate::Deserializer), the columnar reader and the
+//! `inspect` walker.
+//!
+//! Strict: each value has one encoding (smallest integer and length forms, minimal varints,
+//! `F2 05` only where needed); anything else is a `Syntax` error. Bounded: every count is
+//! checked against the remaining input before it is used, nesting is limited per container
+//! exactly as the encoder counts it, and materialised output is charged to an output budget in
+//! one place ([`Source::charge`]).
+
+pub(crate) mod keys;
+pub(crate) mod parse;
+
+use crate::dense::DenseState;
+use crate::dense::decode::DecState;
+use crate::error::{Error, ErrorCode, Result};
+use crate::options::Options;
+use crate::wire::budget::Budget;
+use crate::wire::header;
+use crate::wire::read::SliceRead;
+
+pub(crate) use parse::Num;
+
+/// What a decode reads from: one body and the state that goes with it.
+#[derive(Debug)]
+pub(crate) struct Source<'de> {
+    read: SliceRead<'de>,
+    budget: Budget,
+    depth: u32,
+    max_depth: u32,
+    state: DecState<'de>,
+    /// Header flag `08`: every `EF` container carries a column index.
+    col_index: bool,
+    /// [`Options::deny_duplicate_keys`]: map targets refuse a repeated key.
+    dup_keys: bool,
+}
+
+impl<'de> Source<'de> {
+    /// A source over a headerless body whose first byte is at offset `base`, with a fresh
+    /// Dense state.
+    pub(crate) fn new(body: &'de [u8], base: u64, opts: &Options) -> Self {
+        Source {
+            read: SliceRead::new(body, base),
+            budget: Budget::new(opts.output_budget(body.len() as u64)),
+            depth: 0,
+            max_depth: opts.depth_limit(),
+            state: DecState::new(opts, None, false),
+            col_index: false,
+            dup_keys: opts.denies_duplicate_keys(),
+        }
+    }
+
+    /// A source over a whole message (header, then one body).
+    ///
+    /// Errors: a bad header (`Syntax`) or a short one (`Eof`), the checksum flag.
+    pub(crate) fn message(input: &'de [u8], opts: &Options) -> Result<Self> {
+        let flags = header::read_header(input)?;
+        // The checksum flag describes frames: a single message has none.
+        if flags & header::FLAG_CHECKSUM != 0 {
+            return Err(Error::at(ErrorCode::BadFlags(flags), 4));
+        }
+        let body = &input[header::HEADER_LEN..];
+        let mut src = Self::new(body, header::HEADER_LEN as u64, opts);
+        src.col_index = flags & header::FLAG_COL_INDEX != 0;
+        Ok(src)
+    }
+
+    /// Continues a session's Dense state (`None`: a fresh one that a session keeps; its
+    /// entries keep their bytes), given back by [`into_dense`](Self::into_dense).
+    pub(crate) fn carry_dense(&mut self, opts: &Options, dense: Option<Box<DenseState>>) {
+        self.state = DecState::new(opts, dense, true);
+    }
+
+    /// The Dense state, for a session to carry to its next body.
+    pub(crate) fn into_dense(self) -> Option<Box<DenseState>> {
+        self.state.into_dense()
+    }
+
+    /// Fails with `TrailingBytes` unless all input was consumed.
+    pub(crate) fn end(&self) -> Result<()> {
+        match self.read.remaining() {
+            0 => Ok(()),
+            n => Err(self.read.error(ErrorCode::TrailingBytes(n as u64))),
+        }
+    }
+
+    /// Header flag `08`: every `EF` container carries a column index.
+    #[inline]
+    pub(crate) fn col_index(&self) -> bool {
+        self.col_index
+    }
+
+    /// Map targets refuse a repeated key ([`Options::deny_duplicate_keys`]).
+    #[inline]
+    pub(crate) fn dup_keys(&self) -> bool {
+        self.dup_keys
+    }
+
+    /// The Dense state, created on first use.
+    #[inline(always)]
+    pub(crate) fn dense(&mut self) -> &mut DenseState {
+        self.state.dense()
+    }
+
+    /// The Dense state if any was used, for shape lookups.
+    #[inline]
+    pub(crate) fn dense_ref(&self) -> Option<&DenseState> {
+        self.state.dense_ref()
+    }
+
+    /// Adds the current offset to an error that has none (visitor errors).
+    #[cold]
+    pub(crate) fn locate(&self, e: Error) -> Error {
+        e.with_offset(self.read.offset())
+    }
+
+    /// Charges `units` of materialised output (bytes of strings, elements of containers)
+    /// against the message's decoded-output limit (`docs/SPEC.md` §13).
+    ///
+    /// Hook: the ONE place output is charged; Dense back-references and QPack runs charge
+    /// their expansion here too.
+    #[inline]
+    pub(crate) fn charge(&mut self, units: u64) -> Result<()> {
+        self.budget.charge(units, &self.read)
+    }
+
+    /// Gives back `units` charged for output that will not be produced (the fields of a
+    /// shape after an escape). Never more than was charged.
+    #[inline]
+    pub(crate) fn refund(&mut self, units: u64) {
+        self.budget.refund(units);
+    }
+
+    /// Runs a codec over the unread input (`f(input, offset of its first byte, budget
+    /// left)`, returning a value and the bytes it used), charging what it decodes to the
+    /// budget, and consumes those bytes. An output-limit error is restated for the whole
+    /// message.
+    #[inline]
+    pub(crate) fn decode_with<T>(
+        &mut self,
+        what: &'static str,
+        f: impl FnOnce(&'de [u8], u64, &mut u64) -> Result<(T, usize)>,
+    ) -> Result<T> {
+        let at = self.read.offset();
+        let (v, used) = f(self.read.rest(), at, self.budget.left_mut())
+            .map_err(|e| self.budget.rebase(e, at))?;
+        self.read.take(used, what)?;
+        Ok(v)
+    }
+
+    /// Enters one container level (array, map, `Some`, enum variant with a payload).
+    #[inline]
+    pub(crate) fn enter(&mut self) -> Result<()> {
+        if self.depth >= self.max_depth {
+            return Err(self.read.error(ErrorCode::DepthLimit(self.max_depth)));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Leaves one container level.
+    #[inline]
+    pub(crate) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Offset of the next byte in the caller's input.
+    #[inline]
+    pub(crate) fn offset(&self) -> u64 {
+        self.read.offset()
+    }
+
+    /// The unread bytes.
+    #[inline(always)]
+    pub(crate) fn rest(&self) -> &'de [u8] {
+        self.read.rest()
+    }
+
+    /// Bytes not yet read.
+    #[inline]
+    pub(crate) fn remaining(&self) -> usize {
+        self.read.remaining()
+    }
+
+    /// The next byte without consuming it.
+    #[inline]
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.read.peek()
+    }
+
+    /// Consumes one byte.
+    #[inline]
+    pub(crate) fn next(&mut self, expected: &'static str) -> Result<u8> {
+        self.read.next(expected)
+    }
+
+    /// Consumes `n` bytes, borrowed from the input.
+    #[inline(always)]
+    pub(crate) fn take(&mut self, n: usize, expected: &'static str) -> Result<&'de [u8]> {
+        self.read.take(n, expected)
+    }
+
+    /// Consumes a strict uvarint.
+    #[inline]
+    pub(crate) fn uvarint(&mut self) -> Result<u64> {
+        self.read.uvarint()
+    }
+
+    /// Fails unless `count` items of at least `min_bytes` each fit in the remaining input.
+    #[inline]
+    pub(crate) fn check_count(&self, count: u64, min_bytes: u64) -> Result<()> {
+        self.read.check_count(count, min_bytes)
+    }
+
+    /// An error at the current offset.
+    #[cold]
+    pub(crate) fn error(&self, code: ErrorCode) -> Error {
+        self.read.error(code)
+    }
+
+    /// An `UnexpectedEof` error at the current offset.
+    #[cold]
+    pub(crate) fn eof(&self, expected: &'static str) -> Error {
+        self.read.eof(expected)
+    }
+}
