@@ -477,6 +477,22 @@ pub fn flatten<F: Forms>(req: &ExportTraceServiceRequest) -> Flat<F> {
     f
 }
 
+/// Where the bytes of the decimal/hex estimate (`flatten::<Num>`) go: the Balanced bytes of
+/// each of its lists alone (each a message of its own, header included).
+pub fn anatomy(req: &ExportTraceServiceRequest) -> Vec<(&'static str, usize)> {
+    let f = flatten::<Num>(req);
+    vec![
+        ("resources + scopes", balanced(&(&f.resources, &f.scopes))),
+        ("resource and scope attributes", balanced(&f.resource_attrs)),
+        ("spans without attributes", balanced(&f.spans)),
+        ("span attributes", balanced(&f.span_attrs)),
+        (
+            "events and their attributes",
+            balanced(&(&f.events, &f.event_attrs)),
+        ),
+    ]
+}
+
 /// One span's attributes as a struct of one optional field per distinct key of the message
 /// (keys in sorted order, absent ones skipped: a presence mask per key column), each value
 /// its primitive: what a map column whose keys become child columns would store.
@@ -627,6 +643,14 @@ pub fn table() -> String {
             s.flat[1],
             s.flat[2],
         );
+    }
+    out += "\nWhere the decimal/hex estimate's bytes go (Balanced, each list alone):\n\n";
+    for (name, req) in fixtures() {
+        let parts: Vec<String> = anatomy(&req)
+            .iter()
+            .map(|(part, n)| format!("{part} {n}"))
+            .collect();
+        out += &format!("- {name}: {}\n", parts.join(", "));
     }
     let (today, flat) = synth_otlp_estimate(&qdf_fixtures::synth::otlp::trace_export(4, 512));
     out += &format!(
