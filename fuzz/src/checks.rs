@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 #[path = "encode_checks.rs"]
 pub mod encode_checks;
 pub use encode_checks::encode_round_trip;
+#[path = "nested_checks.rs"]
+pub mod nested_checks;
+pub use nested_checks::nested_round_trip;
 
 /// Builds a message from a fuzz input.
 pub fn message(body: &[u8]) -> Vec<u8> {

@@ -1040,6 +1040,64 @@ pub fn trace_batches(count: usize, size: usize) -> Vec<ExportTraceServiceRequest
         .collect()
 }
 
+/// The grouping of [`trace_40`]: per resource, its service and `(scope, span count)` lists.
+///
+/// Issue #27's real trace: 6 resources whose scope lists hold 12, 1, 1, 10, 1, 14 and 1 spans.
+pub const TRACE_40_GROUPS: [(usize, &[(usize, usize)]); 6] = [
+    (FRONTEND, &[(1, 12), (0, 1)]),
+    (CHECKOUT, &[(0, 1)]),
+    (CATALOG, &[(0, 10)]),
+    (CART, &[(0, 1)]),
+    (CURRENCY, &[(0, 14)]),
+    (SHIPPING, &[(0, 1)]),
+];
+
+/// One trace export request grouped exactly as `groups` says: per resource a service index
+/// (0 = `frontend` … 10 = `shipping`, the module doc's order) and its scope lists as
+/// `(scope index, span count)` (scope 0 holds server spans, 1 client and database spans).
+/// Each list takes the first spans of that service and scope in the generator's export
+/// order, so ids, times and attributes are the demo's.
+///
+/// # Panics
+/// If a service index is past 10, a scope index past 1, or a list asks for more than 500
+/// spans.
+pub fn trace_grouped(groups: &[(usize, &[(usize, usize)])]) -> ExportTraceServiceRequest {
+    let (spans, _) = generate(10_000, 0);
+    let mut by_pair: Vec<Vec<Span>> = (0..2 * SERVICES.len()).map(|_| Vec::new()).collect();
+    for p in spans {
+        let list = &mut by_pair[2 * p.service + p.scope];
+        if list.len() < 500 {
+            list.push(p.span);
+        }
+    }
+    let fleet = Fleet::new(&mut Rng::pcg(0x07e1_de70, 0x0a57_0540));
+    let resource_spans = groups.iter().map(|&(r, scopes)| ResourceSpans {
+        resource: Some(fleet.resources[r].clone()),
+        scope_spans: scopes
+            .iter()
+            .map(|&(s, n)| {
+                let pool = &by_pair[2 * r + s];
+                assert!(n <= pool.len(), "service {r} scope {s}: {n} spans asked");
+                ScopeSpans {
+                    scope: Some(scope(r, s)),
+                    spans: pool[..n].to_vec(),
+                    schema_url: "https://opentelemetry.io/schemas/1.30.0".to_owned(),
+                }
+            })
+            .collect(),
+        schema_url: String::new(),
+    });
+    ExportTraceServiceRequest {
+        resource_spans: resource_spans.collect(),
+    }
+}
+
+/// Issue #27's 40-span trace shape ([`TRACE_40_GROUPS`]): 6 resources, 7 scope lists of 12,
+/// 1, 1, 10, 1, 14 and 1 spans, every list under the 16-row columnar threshold.
+pub fn trace_40() -> ExportTraceServiceRequest {
+    trace_grouped(&TRACE_40_GROUPS)
+}
+
 /// `count` log export requests of `size` records each, cut like [`trace_batches`]; each record
 /// carries the trace and span id of the span it was written in.
 pub fn log_batches(count: usize, size: usize) -> Vec<ExportLogsServiceRequest> {
@@ -1315,6 +1373,72 @@ mod tests {
                 .iter()
                 .all(|r| ids.contains(&(r.trace_id.as_slice(), r.span_id.as_slice())))
         );
+    }
+
+    #[test]
+    fn trace_40_has_issue_27s_grouping() {
+        let t = trace_40();
+        let lists: Vec<usize> = t
+            .resource_spans
+            .iter()
+            .flat_map(|r| &r.scope_spans)
+            .map(|s| s.spans.len())
+            .collect();
+        assert_eq!(lists, [12, 1, 1, 10, 1, 14, 1]);
+        assert_eq!(t.resource_spans.len(), 6);
+        assert_eq!(span_count(&t), 40);
+        // Every span sits under its own service's resource and scope.
+        for (r, (svc, scopes)) in t.resource_spans.iter().zip(TRACE_40_GROUPS) {
+            let name = &r.resource.as_ref().unwrap().attributes[0];
+            assert_eq!(name.key, "service.name");
+            assert_eq!(
+                name.value.as_ref().unwrap().value,
+                Some(Value::StringValue(SERVICES[svc].name.to_owned()))
+            );
+            for (s, &(scope_ix, _)) in r.scope_spans.iter().zip(scopes) {
+                assert_eq!(
+                    s.scope.as_ref().unwrap().name,
+                    SERVICES[svc].scopes[scope_ix].0
+                );
+                let kind = if scope_ix == 0 {
+                    SpanKind::Server
+                } else {
+                    SpanKind::Client
+                };
+                assert!(s.spans.iter().all(|sp| sp.kind == kind as i32));
+            }
+        }
+        assert_eq!(trace_40(), t);
+    }
+
+    /// `with-serde` gives the OTLP/JSON mapping: u64 times and int attributes as decimal
+    /// strings, ids as lowercase hex strings, `AnyValue` as a one-entry map.
+    #[test]
+    fn serde_form_is_the_otlp_json_mapping() {
+        let t = trace_40();
+        let json = serde_json::to_value(&t).unwrap();
+        let span0 = &json["resourceSpans"][0]["scopeSpans"][0]["spans"][0];
+        let first = &t.resource_spans[0].scope_spans[0].spans[0];
+        assert_eq!(
+            span0["startTimeUnixNano"],
+            first.start_time_unix_nano.to_string()
+        );
+        let trace_id = span0["traceId"].as_str().unwrap();
+        assert_eq!(trace_id.len(), 32);
+        assert!(
+            trace_id
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        );
+        assert_eq!(span0["spanId"].as_str().unwrap().len(), 16);
+        let attrs = span0["attributes"].as_array().unwrap();
+        let port = attrs
+            .iter()
+            .find(|a| a["key"] == "network.peer.port")
+            .unwrap();
+        assert!(port["value"]["intValue"].is_string(), "{port}");
+        let system = attrs.iter().find(|a| a["key"] == "rpc.system").unwrap();
+        assert_eq!(system["value"], serde_json::json!({"stringValue": "grpc"}));
     }
 
     #[test]
