@@ -694,6 +694,17 @@ impl Lister {
                 };
                 match &imp.trait_ {
                     Some((bang, trait_path, _)) => {
+                        // An impl of one of the crate's private traits is not API.
+                        let tsegs: Vec<String> = trait_path
+                            .segments
+                            .iter()
+                            .map(|s| s.ident.to_string())
+                            .collect();
+                        if let Some(Def::Item(tm, tn)) = self.krate.resolve(&m, &tsegs, 0)
+                            && !self.types.contains_key(&(tm, tn))
+                        {
+                            continue;
+                        }
                         let trait_text = self.canonical(&m, trait_path);
                         self.lines.push(format!(
                             "{public}: impl{} {}{trait_text} for {}",
