@@ -194,6 +194,15 @@ pub(crate) fn next_frame(buf: &[u8], stream_flags: Option<u8>, max_len: usize) -
 /// lone complete header. Errors with [`ErrorCode::UnexpectedEof`] at `rest.len()` otherwise,
 /// with the header's own error if `rest` is not a header prefix, or with
 /// [`ErrorCode::NotAStream`] if the unread input is a whole one-shot message.
+/// Whether `bytes` is one whole one-shot message (header and one value, nothing after).
+fn is_message(bytes: &[u8]) -> bool {
+    use serde::Deserialize as _;
+    let Ok(mut de) = crate::de::Deserializer::from_slice_with(bytes, Default::default()) else {
+        return false;
+    };
+    serde::de::IgnoredAny::deserialize(&mut de).is_ok() && de.end().is_ok()
+}
+
 pub(crate) fn check_end(rest: &[u8], header_seen: bool) -> Result<()> {
     if rest.is_empty() {
         return Ok(());
@@ -206,7 +215,7 @@ pub(crate) fn check_end(rest: &[u8], header_seen: bool) -> Result<()> {
         // The whole input is one valid `to_vec` message: say so rather than "ended early".
         // Not for a lone byte after the header: a stream cut after a 1-byte length prefix
         // reads as a message too (a fixint); with any byte after it, it no longer does.
-        if rest.len() > HEADER_LEN + 1 && crate::from_slice::<serde::de::IgnoredAny>(rest).is_ok() {
+        if rest.len() > HEADER_LEN + 1 && is_message(rest) {
             return Err(Error::at(ErrorCode::NotAStream, HEADER_LEN as u64));
         }
     }

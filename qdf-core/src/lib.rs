@@ -46,7 +46,7 @@ pub use options::{Features, Limits, Options};
 pub use ser::{Compound, Serializer};
 pub use session::{DecoderSession, EncoderSession, FrameStatus, SessionStats};
 pub use sync_stream::{StreamDecoder, StreamEncoder};
-pub use value::{Value, Variant, VariantKind, from_value, to_value};
+pub use value::{Value, Variant, VariantKind, from_value};
 
 pub(crate) use ser::encode_body;
 
@@ -54,6 +54,22 @@ use serde::Serialize;
 use serde::de::{Deserialize, DeserializeOwned};
 
 use wire::header::{self, header_flags};
+
+/// Converts `value` to a [`Value`], losslessly: `from_value::<T>(to_value(&t)?)` gives back
+/// `t`, as `T → bytes → Value` does (the value is encoded with the Speed tier and decoded,
+/// so the default [`Limits`] apply: nesting deeper than 128 is a `Limit`
+/// error).
+///
+/// ```
+/// use qdf_core::{Value, to_value};
+/// let v = to_value(&("a", 3u8))?;
+/// assert_eq!(v, Value::Array(vec![Value::from("a"), Value::from(3u8)]));
+/// # Ok::<(), qdf_core::Error>(())
+/// ```
+pub fn to_value<T: ?Sized + Serialize>(value: &T) -> Result<Value> {
+    let opts = Options::speed();
+    from_slice_with(&to_vec_with(value, opts)?, opts)
+}
 
 /// Serializes `value` with the default (Balanced) options: header, then body.
 ///

@@ -1,4 +1,4 @@
-//! [`Value`] (owned or borrowed) as a serde `Deserializer`, and [`from_value`] / [`to_value`].
+//! [`Value`] (owned or borrowed) as a serde `Deserializer`, and [`from_value`].
 //!
 //! Shaped like `serde_json::Value`'s: every variant is handed to the visitor method of its
 //! kind (`Nil` → `visit_none`, `Some(x)` → `visit_some`, `Array` → `visit_seq`, `Map` →
@@ -13,28 +13,12 @@ use serde::de::{
     self, DeserializeOwned, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess,
     Unexpected, VariantAccess, Visitor,
 };
-use serde::{Deserializer, Serialize, forward_to_deserialize_any};
+use serde::{Deserializer, forward_to_deserialize_any};
 
 use super::{Value, VariantKind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::ext::{self, magic};
 use crate::wire::tags::TIMESTAMP;
-
-/// Converts `value` to a [`Value`], losslessly: `from_value::<T>(to_value(&t)?)` gives back
-/// `t`, as `T → bytes → Value` does (the value is encoded with the Speed tier and decoded,
-/// so the default [`Limits`](crate::Limits) apply: nesting deeper than 128 is a `Limit`
-/// error).
-///
-/// ```
-/// use qdf_core::{Value, to_value};
-/// let v = to_value(&("a", 3u8))?;
-/// assert_eq!(v, Value::Array(vec![Value::from("a"), Value::from(3u8)]));
-/// # Ok::<(), qdf_core::Error>(())
-/// ```
-pub fn to_value<T: ?Sized + Serialize>(value: &T) -> Result<Value> {
-    let opts = crate::Options::speed();
-    crate::from_slice_with(&crate::to_vec_with(value, opts)?, opts)
-}
 
 /// Deserializes a `T` from `value` (consumed; strings move into `T`). Type errors are
 /// `Data` errors in serde's words (`expected u8, found string "x"`), without an offset.
@@ -74,10 +58,10 @@ impl Value {
 }
 
 /// The nesting levels a `Value` deserializer descends before it stops with `DepthLimit`:
-/// the default [`Limits::max_depth`](crate::Limits::max_depth), as the byte decoder. A
+/// the default [`Limits::max_depth`](crate::options::Limits::max_depth), as the byte decoder. A
 /// `Value` built by hand can be deeper than any decoded one; this keeps its deserialization
 /// off the end of the stack.
-const MAX_DEPTH: u32 = crate::Limits::DEFAULT.max_depth;
+const MAX_DEPTH: u32 = crate::options::Limits::DEFAULT.max_depth;
 
 /// A value being deserialized, owned (`Value`: strings and children move out) or borrowed
 /// (`&'de Value`): the two differ only in how a level is taken apart.

@@ -24,7 +24,7 @@ mod deserializer;
 mod display;
 mod ser;
 
-pub use deserializer::{from_value, to_value};
+pub use deserializer::from_value;
 
 /// The kind of an enum variant in a [`Value::Variant`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
