@@ -1,20 +1,5 @@
-//! # qdf-core
-//!
-//! The qdf binary format for serde. See `docs/SPEC.md` for the normative wire.
-//!
-//! ```
-//! use serde::{Deserialize, Serialize};
-//!
-//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
-//! struct Point<'a> { name: &'a str, x: i32 }
-//!
-//! let p = Point { name: "origin", x: -1 };
-//! let bytes = qdf_core::to_vec_with(&p, qdf_core::Options::speed())?;
-//! assert_eq!(&bytes[..5], b"QDF\x01\x00"); // header: magic, version, flags
-//! let back: Point = qdf_core::from_slice(&bytes)?; // borrows `name` from `bytes`
-//! assert_eq!(back, p);
-//! # Ok::<(), qdf_core::Error>(())
-//! ```
+// The crate page is the guide: a tutorial from one-shot messages to sessions, limits and errors.
+#![doc = include_str!("guide.md")]
 #![deny(missing_docs)]
 
 // Parts of the codecs serve only the benches and fuzz targets, through `__qpack`.

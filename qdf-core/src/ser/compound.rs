@@ -135,6 +135,21 @@ impl<'a> Compound<'a> {
         }
     }
 
+    /// Records `key` under `Options::deny_duplicate_keys`; a repeat poisons the serializer.
+    /// Out of line: the option is rare and this keeps the per-field path short.
+    #[cold]
+    #[inline(never)]
+    fn check_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        let at = self.ser.sink.len() as u64;
+        let Some(keys) = self.keys.as_mut() else {
+            return Ok(());
+        };
+        match keys.insert(key, self.ser.sink.opts(), at) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.ser.sink.poison(e)),
+        }
+    }
+
     /// Opens the carrier of a `Value` enum variant of extension `subtype` (already written,
     /// one level entered by the caller).
     pub(crate) fn carrier(ser: &'a mut Serializer, subtype: u8) -> Self {
@@ -439,11 +454,8 @@ impl SerializeMap for Compound<'_> {
             return Err(self.ser.sink.poison(e));
         }
         self.key_open = true;
-        if let Some(keys) = self.keys.as_mut() {
-            let at = self.ser.sink.len() as u64;
-            if let Err(e) = keys.insert(key, self.ser.sink.opts(), at) {
-                return Err(self.ser.sink.poison(e));
-            }
+        if self.keys.is_some() {
+            self.check_key(key)?;
         }
         if self.shape.is_some()
             || (self.count == 0 && self.kind == Kind::Map && self.ser.sink.map_shapes())
@@ -491,11 +503,8 @@ impl SerializeStruct for Compound<'_> {
         value: &T,
     ) -> Result<()> {
         self.count += 1;
-        if let Some(keys) = self.keys.as_mut() {
-            let at = self.ser.sink.len() as u64;
-            if let Err(e) = keys.insert(key, self.ser.sink.opts(), at) {
-                return Err(self.ser.sink.poison(e));
-            }
+        if self.keys.is_some() {
+            self.check_key(key)?;
         }
         // One `value.serialize` call site for both forms, so that it inlines in either.
         let named = match self.shape.as_mut() {

@@ -29,9 +29,9 @@ pub(crate) struct TapeCompound<'a, O> {
     /// partial (an `Open` without its `End`, a `Field` without its value), so `end`
     /// refuses the whole capture and the caller serializes the value directly.
     failed: bool,
-    /// The records of the keys so far ([`Tape::key_record`]), under [`Tape::check_keys`]
-    /// (maps and structs).
-    keys: Option<HashSet<Vec<u8>>>,
+    /// Under [`Tape::check_keys`] (maps and structs): the index in [`Tape::key_sets`] of the
+    /// records of this compound's keys so far ([`Tape::key_record`]).
+    keys: Option<u32>,
     _out: std::marker::PhantomData<O>,
 }
 
@@ -58,7 +58,10 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
             open,
             Open::Map(_) | Open::Struct(..) | Open::StructVariant(..)
         );
-        let keys = (keyed && tape.check_keys).then(HashSet::new);
+        let keys = (keyed && tape.check_keys).then(|| {
+            tape.key_sets.push(HashSet::new());
+            (tape.key_sets.len() - 1) as u32
+        });
         let open = tape.push(Ev::Open(open, 0));
         Ok(TapeCompound {
             tape,
@@ -72,11 +75,20 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
         })
     }
 
+    /// [`check_key`](Self::check_key) for a struct's field name.
+    #[cold]
+    #[inline(never)]
+    fn check_field(&mut self, key: &'static str) -> Result<()> {
+        self.check_key(Some([b"s", key.as_bytes()].concat()))
+    }
+
     /// Records a key under [`Tape::check_keys`]: `rec` its record, `None` for one that
-    /// cannot be compared here.
+    /// cannot be compared here. Out of line: the option is rare.
+    #[cold]
+    #[inline(never)]
     fn check_key(&mut self, rec: Option<Vec<u8>>) -> Result<()> {
-        if let Some(keys) = self.keys.as_mut()
-            && !rec.is_some_and(|r| keys.insert(r))
+        if let Some(i) = self.keys
+            && !rec.is_some_and(|r| self.tape.key_sets[i as usize].insert(r))
         {
             self.failed = true;
             return Err(maybe_repeated());
@@ -95,6 +107,9 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
     }
 
     fn finish(self) -> Result<O> {
+        if let Some(i) = self.keys {
+            self.tape.key_sets.truncate(i as usize);
+        }
         if self.failed {
             return Err(swallowed());
         }
@@ -541,7 +556,7 @@ macro_rules! field_like {
                 v: &T,
             ) -> Result<()> {
                 if self.keys.is_some() {
-                    self.check_key(Some([b"s", key.as_bytes()].concat()))?;
+                    self.check_field(key)?;
                 }
                 let n = self.tape.name(key);
                 self.tape.push(Ev::Field(n));

@@ -98,6 +98,8 @@ pub(crate) struct Tape {
     /// an earlier one ([`Tape::key_record`]), and the row goes the direct path, whose
     /// serializer checks keys exactly.
     pub(crate) check_keys: bool,
+    /// The key records of the captured maps and structs still open, under `check_keys`.
+    pub(crate) key_sets: Vec<std::collections::HashSet<Vec<u8>>>,
 }
 
 /// An announced length back as serde's.
