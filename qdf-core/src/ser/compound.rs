@@ -266,7 +266,7 @@ impl<'a> Compound<'a> {
         }
         self.cols_ok = false;
         if let Some(b) = self.cols.take() {
-            crate::columnar::write::replay_rows(&mut *self.ser, &b)?;
+            crate::columnar::write::replay_rows(&mut super::Front(self.ser), &b)?;
         }
         Ok(offer == Offer::Conflict)
     }
@@ -295,7 +295,7 @@ impl<'a> Compound<'a> {
             return Ok(());
         }
         if let Some(b) = self.cols.take()
-            && crate::columnar::write::finish_batch(&mut *self.ser, &b, self.start)?
+            && crate::columnar::write::finish_batch(&mut super::Front(self.ser), &b, self.start)?
         {
             self.ser.sink.leave(self.levels);
             return Ok(());

@@ -16,6 +16,7 @@ mod shape_key;
 
 pub use compound::Compound;
 
+use crate::columnar::write::ValueWriter;
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
 use crate::sink::{ColIndex, Sink};
@@ -174,22 +175,25 @@ fn encode_body_flags<T: ?Sized + serde::Serialize>(
     }
 }
 
-/// The columnar writer serializes captured cells (residual values, replayed rows) through
-/// the serializer, and writes everything else through its sink.
-impl crate::columnar::write::ValueWriter for Serializer {
+/// The serializer as the columnar writer sees it ([`ValueWriter`]): captured cells (residual
+/// values, replayed rows) go through serde, everything else through the sink. A private
+/// wrapper, so the crate-private trait is not implemented on the public type.
+pub(crate) struct Front<'s>(pub(crate) &'s mut Serializer);
+
+impl ValueWriter for Front<'_> {
     #[inline(always)]
     fn sink(&mut self) -> &mut Sink {
-        &mut self.sink
+        &mut self.0.sink
     }
 
     #[inline]
     fn write_value<T: ?Sized + serde::Serialize>(&mut self, v: &T) -> Result<()> {
-        v.serialize(self)
+        v.serialize(&mut *self.0)
     }
 
     #[inline]
     fn variant_pending(&self) -> bool {
-        self.pending_variant.is_some()
+        self.0.pending_variant.is_some()
     }
 }
 

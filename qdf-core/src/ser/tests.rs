@@ -306,7 +306,7 @@ mod residual {
     use crate::columnar::tape::{Cell, CellRef, CellSer, Depth, Tape};
     use crate::columnar::write::write_residual;
     use crate::options::{Features, Options};
-    use crate::ser::Serializer;
+    use crate::ser::{Front, Serializer};
 
     /// A map that announces `announce` entries and writes `entries`.
     struct Announced {
@@ -367,7 +367,7 @@ mod residual {
             let mut direct = Serializer::new(opts);
             let mut replay = Serializer::new(opts);
             for c in &cells {
-                write_residual(&mut direct, c, &tape).unwrap();
+                write_residual(&mut Front(&mut direct), c, &tape).unwrap();
                 CellRef {
                     cell: c,
                     tape: &tape,
