@@ -35,6 +35,7 @@ pub enum Kind {
 /// An attribute value: OTLP's `AnyValue` with ints as decimal strings (the JSON mapping).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
+#[allow(clippy::enum_variant_names)] // the OTLP/JSON mapping's names
 pub enum Val {
     /// A string.
     StringValue(String),

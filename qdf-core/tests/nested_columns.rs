@@ -44,7 +44,10 @@ fn exact<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: &T) -> [usize; 
         assert_eq!(speed_bytes(&back), want, "tier {i}: not bit-exact");
         sizes[i] = bytes.len();
     }
-    if v == v {
+    // `v != v` exactly when `v` holds a NaN, which `==` cannot compare.
+    #[allow(clippy::eq_op)]
+    let no_nan = v == v;
+    if no_nan {
         round_trip(v);
     }
     sizes
@@ -201,10 +204,10 @@ fn item(i: usize) -> Item {
         id: 1_748_779_200_000_000_000 + i as u64 * 1_000_003,
         name: format!("GET /api/{}", h % 9),
         kind: KINDS[(h % 5) as usize],
-        level: (h % 3 != 0).then(|| KINDS[(h >> 8) as usize % 5]),
-        status: (h % 4 == 0).then(|| Status {
+        level: (!h.is_multiple_of(3)).then(|| KINDS[(h >> 8) as usize % 5]),
+        status: h.is_multiple_of(4).then(|| Status {
             code: (h % 3) as u8,
-            message: if h % 8 == 0 {
+            message: if h.is_multiple_of(8) {
                 String::new()
             } else {
                 "boom".into()
@@ -222,9 +225,13 @@ fn item(i: usize) -> Item {
             .map(|j| (j * 9000) as u16)
             .collect(),
         fog: (0..(h >> 28) as usize % 3)
-            .map(|r| (0..(r + i) % 5).map(|c| (c + r + i) % 3 == 0).collect())
+            .map(|r| {
+                (0..(r + i) % 5)
+                    .map(|c| (c + r + i).is_multiple_of(3))
+                    .collect()
+            })
             .collect(),
-        pos: (h % 5 != 0).then(|| vec3(i, 100)),
+        pos: (!h.is_multiple_of(5)).then(|| vec3(i, 100)),
         normal: vec3(i, 200),
         events: (0..(h >> 32) as usize % 3)
             .map(|j| Event {
@@ -511,7 +518,7 @@ fn contact(i: usize) -> Contact {
     let h = mix(i, 3);
     Contact {
         kind: KINDS[(h % 5) as usize],
-        entity_type: (h % 4 != 0).then(|| KINDS[(h >> 4) as usize % 5]),
+        entity_type: (!h.is_multiple_of(4)).then(|| KINDS[(h >> 4) as usize % 5]),
         action: match h % 4 {
             0 => Action::Idle,
             1 => Action::Move {
@@ -521,7 +528,7 @@ fn contact(i: usize) -> Contact {
             2 => Action::Fire((h >> 16) as u32),
             _ => Action::Chat(format!("gg {}", h % 3)),
         },
-        maybe_action: (h % 3 == 0).then_some(Action::Idle),
+        maybe_action: h.is_multiple_of(3).then_some(Action::Idle),
         position: ((h % 1000) as f32 * 0.5, -(((h >> 10) % 1000) as f32)),
         reloads: (0..(h >> 5) % 4).map(|k| (h >> k) & 1 == 1).collect(),
         turrets: (0..(h >> 9) % 3).map(|k| (k * 21_845) as u16).collect(),
@@ -637,7 +644,7 @@ fn maps_and_pair_lists() {
             .map(|j| (format!("p{j}"), (j % 2 == 0).then_some(j as f64 / 3.0)))
             .collect(),
         keyed: (0..i % 3)
-            .map(|j| (j as u16, vec![(j as u8, i % 2 == 0); j]))
+            .map(|j| (j as u16, vec![(j as u8, i.is_multiple_of(2)); j]))
             .collect(),
     };
     for n in SIZES {
@@ -726,7 +733,7 @@ fn v2_of(t: &v1::Top, fill: bool) -> v2::Top {
         a: l.a,
         added: fill.then(|| vec![l.a as u16; (l.a % 3) as usize]),
         s: l.s.clone(),
-        tail: if fill && l.a % 2 == 0 {
+        tail: if fill && l.a.is_multiple_of(2) {
             [("t".into(), -1)].into()
         } else {
             BTreeMap::new()
@@ -1027,7 +1034,7 @@ fn num_row(i: usize, odd: Option<&str>) -> NumStrs {
     NumStrs {
         start: odd.map_or_else(|| canon[i % canon.len()].clone(), str::to_owned),
         end: (1_748_779_200_000_000_000u64 + i as u64 * 977).to_string(),
-        int_value: (i % 3 != 0).then(|| (i as i64 * 37 - 500).to_string()),
+        int_value: (!i.is_multiple_of(3)).then(|| (i as i64 * 37 - 500).to_string()),
         trace_id: id.clone(),
         span_id: id[..16].to_owned(),
         attrs: vec![
@@ -1084,7 +1091,8 @@ fn hex_strings_of_every_case_and_length_stay_exact() {
             })
             .collect::<String>()
     };
-    let columns: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
+    type Column = (&'static str, Box<dyn Fn(usize) -> String>);
+    let columns: Vec<Column> = vec![
         ("lower 32", Box::new(|i| hex_lower(i, 32))),
         ("upper 32", Box::new(move |i| upper(hex_lower(i, 32)))),
         ("mixed case", Box::new(move |i| mixed(hex_lower(i, 32)))),
@@ -1134,6 +1142,7 @@ fn numeric_strings_nested_in_attribute_lists() {
     // OTLP's `{key, value: {intValue: "…"}}` attributes, with odd values among them.
     #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
     #[serde(rename_all = "camelCase")]
+    #[allow(clippy::enum_variant_names)] // the OTLP/JSON mapping's names
     enum Val {
         StringValue(String),
         IntValue(String),
