@@ -599,7 +599,7 @@ impl Options {
     /// ≥ 16 structs) is rebuilt by the decoder, and a `&str` target then fails with a
     /// `TypeMismatch` naming the field. With it, nothing is interned and string columns use
     /// only the blocks whose rows lie in the input: F9 constant, F5 dictionary, F8 raw slab
-    /// (`docs/SPEC.md` §2.2). The wire is unchanged (any decoder reads it); messages with
+    /// (`docs/SPEC.md` §20). The wire is unchanged (any decoder reads it); messages with
     /// repeated strings grow. The alternative on the decoding side: `String` or
     /// `#[serde(borrow)] Cow<'a, str>` fields, which take either form.
     ///

@@ -3,7 +3,7 @@
 //! written. [`refuse!`] writes the refusing methods, so each such serializer spells out only
 //! what it accepts.
 //!
-//! ```ignore
+//! ```text
 //! impl serde::Serializer for StrKey<'_, F> {
 //!     // … the accepted methods …
 //!     refuse! { Self::miss; serialize_bool serialize_i8 serialize_some compounds }

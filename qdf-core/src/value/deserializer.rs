@@ -104,6 +104,30 @@ enum Node<'de, W: Walk<'de>> {
     Timestamp(i64, u32),
 }
 
+/// The level of a value without children or text, the same for an owned or a borrowed walk;
+/// `None` for strings, byte strings and containers.
+fn scalar<'de, W: Walk<'de>>(v: &Value) -> Option<Node<'de, W>> {
+    Some(match *v {
+        Value::Nil => Node::Nil,
+        Value::Unit | Value::UnitStruct => Node::Unit,
+        Value::Bool(b) => Node::Bool(b),
+        Value::U64(x) => Node::U64(x),
+        Value::I64(x) => Node::I64(x),
+        Value::U128(x) => Node::U128(x),
+        Value::I128(x) => Node::I128(x),
+        Value::F32(x) => Node::F32(x),
+        Value::F64(x) => Node::F64(x),
+        Value::Char(c) => Node::Char(c),
+        Value::Timestamp { secs, nanos } => Node::Timestamp(secs, nanos),
+        Value::Str(_)
+        | Value::Bytes(_)
+        | Value::Array(_)
+        | Value::Map(_)
+        | Value::Some(_)
+        | Value::Variant(_) => return None,
+    })
+}
+
 impl<'de> Walk<'de> for Value {
     type Str = String;
     type Bytes = Vec<u8>;
@@ -116,17 +140,10 @@ impl<'de> Walk<'de> for Value {
 
     // `Drop` forbids moving fields out by pattern, so they are taken.
     fn take(mut self) -> Node<'de, Value> {
+        if let Some(n) = scalar(&self) {
+            return n;
+        }
         match &mut self {
-            Value::Nil => Node::Nil,
-            Value::Unit | Value::UnitStruct => Node::Unit,
-            Value::Bool(b) => Node::Bool(*b),
-            Value::U64(x) => Node::U64(*x),
-            Value::I64(x) => Node::I64(*x),
-            Value::U128(x) => Node::U128(*x),
-            Value::I128(x) => Node::I128(*x),
-            Value::F32(x) => Node::F32(*x),
-            Value::F64(x) => Node::F64(*x),
-            Value::Char(c) => Node::Char(*c),
             Value::Str(s) => Node::Str(std::mem::take(s)),
             Value::Bytes(b) => Node::Bytes(std::mem::take(b)),
             Value::Array(a) => Node::Array(std::mem::take(a).into_iter()),
@@ -137,7 +154,7 @@ impl<'de> Walk<'de> for Value {
                 Cow::Owned(std::mem::take(&mut v.name)),
                 std::mem::take(&mut v.value),
             ),
-            Value::Timestamp { secs, nanos } => Node::Timestamp(*secs, *nanos),
+            _ => unreachable!("scalars are taken above"),
         }
     }
 
@@ -170,24 +187,17 @@ impl<'de> Walk<'de> for &'de Value {
     }
 
     fn take(self) -> Node<'de, &'de Value> {
+        if let Some(n) = scalar(self) {
+            return n;
+        }
         match self {
-            Value::Nil => Node::Nil,
-            Value::Unit | Value::UnitStruct => Node::Unit,
-            Value::Bool(b) => Node::Bool(*b),
-            Value::U64(x) => Node::U64(*x),
-            Value::I64(x) => Node::I64(*x),
-            Value::U128(x) => Node::U128(*x),
-            Value::I128(x) => Node::I128(*x),
-            Value::F32(x) => Node::F32(*x),
-            Value::F64(x) => Node::F64(*x),
-            Value::Char(c) => Node::Char(*c),
             Value::Str(s) => Node::Str(s.as_str()),
             Value::Bytes(b) => Node::Bytes(b.as_slice()),
             Value::Array(a) => Node::Array(a.iter()),
             Value::Map(m) => Node::Map(m.iter().map(ref_entry as fn(_) -> _)),
             Value::Some(x) => Node::Some(x),
             Value::Variant(v) => Node::Variant(v.kind, Cow::Borrowed(&v.name), &v.value),
-            Value::Timestamp { secs, nanos } => Node::Timestamp(*secs, *nanos),
+            _ => unreachable!("scalars are taken above"),
         }
     }
 

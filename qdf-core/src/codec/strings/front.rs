@@ -16,7 +16,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags::COL_STR_FRONT;
 use crate::wire::varint::{uvarint_len, write_uvarint};
 
-/// Fewest bytes every distinct value must share for FA to be tried (§2.2).
+/// Fewest bytes every distinct value must share for FA to be tried (§20.8).
 pub(super) const MIN_SHARED_PREFIX: usize = 2;
 
 /// A dictionary in sorted order, ready to front-code.

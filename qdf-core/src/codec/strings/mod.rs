@@ -11,7 +11,7 @@
 //! | F8 | raw slab ([`slab`]) | anything, when per-value strings cost more |
 //! | F9 | constant ([`slab`]) | a column of one repeated value |
 //!
-//! Encoding: [`pick()`] tries the blocks in the §2.2 order and returns a [`StrBlock`] plan
+//! Encoding: [`pick()`] tries the blocks in the §20.8 order and returns a [`StrBlock`] plan
 //! (exact cost, then `encode`) or [`Pick::PerValue`]. Decoding: [`decode_block`] reads any
 //! block into a [`StrColumn`], checking every count against the remaining bytes before it
 //! allocates and charging the decoded bytes to the caller's output budget.
@@ -46,7 +46,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags;
 use read::Reader;
 
-/// Fewest rows for which a block other than F9 is tried (§2.2: `n ≥ 16`).
+/// Fewest rows for which a block other than F9 is tried (§20.8: `n ≥ 16`).
 pub(crate) const MIN_ROWS: usize = 16;
 /// Smallest string dictionary (§6).
 pub(crate) const MIN_DICT: usize = 2;

@@ -156,7 +156,7 @@ pub(crate) fn pick_with<'v>(
     let dense = features.contains(Features::DENSE);
     let mut beats = |c: &mut Census<'v>, b: &StrBlock<'_>| !dense || beats(c, b.cost());
     let n = values.len();
-    // More than 70 % of the first 64 values are distinct (§2.2).
+    // More than 70 % of the first 64 values are distinct (§20.8).
     let k = n.min(64);
     let mostly_distinct = census.distinct_in_head(k) * 10 > k * 7;
     if n > 0 && census.distinct_in_head(k) == 1 && census.finish().distinct() == 1 {
@@ -215,7 +215,7 @@ pub(crate) fn pick_with<'v>(
 }
 
 /// The block for `Options::borrowable_strings`: one whose rows the decoder lends out of the
-/// input (F9 when all values are equal, else F5 when the §2.2 dictionary gates pass, else
+/// input (F9 when all values are equal, else F5 when the §20.8 dictionary gates pass, else
 /// F8), never the per-value form (whose repeats are intern references) nor a block the
 /// decoder rebuilds (FA, FB, FC, F6).
 pub(crate) fn pick_borrowable<'v>(census: &mut Census<'v>) -> Pick<'v> {
@@ -239,7 +239,7 @@ pub(crate) fn pick_borrowable<'v>(census: &mut Census<'v>) -> Pick<'v> {
     Pick::Block(StrBlock::Slab(values))
 }
 
-/// The dictionary block of the column `census` counted, if the §2.2 gates pass.
+/// The dictionary block of the column `census` counted, if the §20.8 gates pass.
 fn dict_family<'v>(census: &Census<'v>) -> Option<StrBlock<'v>> {
     let dict = census.dict()?;
     let d = dict.entries.len();
