@@ -575,10 +575,11 @@ impl Options {
     /// struct targets refuse duplicate fields either way (serde derive). Costs a set of the
     /// keys seen per map (`docs/SPEC.md` §7).
     ///
-    /// Encoding: a map whose key equals an earlier key of the same map, or a struct whose
-    /// `Serialize` names a field twice, is refused with the same `TypeMismatch` error (at the
-    /// output offset of the repeat), so that whatever the encoder accepts a decoder with the
-    /// same options accepts. Keys compare as the decoder compares them; each key is encoded
+    /// Encoding: a map whose key equals an earlier key of the same map is refused with the
+    /// same `TypeMismatch` error (at the output offset of the repeat), so that whatever the
+    /// encoder accepts a decoder with the same options accepts. Struct field names are not
+    /// checked: a derived `Serialize` never repeats one, and serde's derived `Deserialize`
+    /// refuses a hand-written repeat with or without this option. Keys compare as the decoder compares them; each key is encoded
     /// and decoded once more to get its canonical form, so the option costs about that much
     /// per key. Off, encoding writes every entry as given.
     pub const fn deny_duplicate_keys(mut self, deny: bool) -> Options {

@@ -57,8 +57,8 @@ pub struct Compound<'a> {
     cols: Option<Box<Batch>>,
     /// The sequence may still become columnar (arrays only, until an element says no).
     cols_ok: bool,
-    /// Under `Options::deny_duplicate_keys` (maps and structs): the index of this compound's
-    /// key set in the serializer's stack.
+    /// Under `Options::deny_duplicate_keys` (maps): the index of this compound's key set in
+    /// the serializer's stack.
     keys: Option<u32>,
 }
 
@@ -84,7 +84,6 @@ impl<'a> Compound<'a> {
         let packed_or_cols = kind == Kind::Array && !plain;
         let pack = (packed_or_cols && packs(ser.sink.opts())).then(Default::default);
         let cols_ok = packed_or_cols && crate::columnar::enabled(ser.sink.opts());
-        let keys = ser.open_key_set(kind == Kind::Map);
         let (claimed, header_len) = match len {
             Some(n) => {
                 ser.sink.write_header(header, n)?;
@@ -105,8 +104,17 @@ impl<'a> Compound<'a> {
             key_open: false,
             cols: None,
             cols_ok,
-            keys,
+            keys: None,
         })
+    }
+
+    /// [`open`](Self::open) for a map (`serialize_map`): under `Options::deny_duplicate_keys`
+    /// its keys are checked. Struct field names are not: a derived `Serialize` never repeats
+    /// one, and serde's derived `Deserialize` refuses a repeat with or without the option.
+    pub(crate) fn open_map(ser: &'a mut Serializer, len: Option<usize>) -> Result<Self> {
+        let mut c = Compound::open(ser, Header::Map, len, 1)?;
+        c.keys = c.ser.open_key_set();
+        Ok(c)
     }
 
     /// A struct whose shape header was written at `start` (one level entered by the caller).
@@ -117,7 +125,6 @@ impl<'a> Compound<'a> {
         levels: u32,
     ) -> Self {
         let header_len = ser.sink.len() - start;
-        let keys = ser.open_key_set(true);
         Compound {
             ser,
             kind: Kind::Map,
@@ -131,7 +138,7 @@ impl<'a> Compound<'a> {
             key_open: false,
             cols: None,
             cols_ok: false,
-            keys,
+            keys: None,
         }
     }
 
@@ -505,9 +512,6 @@ impl SerializeStruct for Compound<'_> {
         value: &T,
     ) -> Result<()> {
         self.count += 1;
-        if self.keys.is_some() {
-            self.check_key(key)?;
-        }
         // One `value.serialize` call site for both forms, so that it inlines in either.
         let named = match self.shape.as_mut() {
             Some(cursor) => dense::shape_name(&mut self.ser.sink, cursor, self.start, key),

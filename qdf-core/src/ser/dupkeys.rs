@@ -1,6 +1,8 @@
 //! The encoder's side of `Options::deny_duplicate_keys` (`docs/SPEC.md` §7): a map whose key
 //! equals an earlier key of the same map is refused at encode time, so that whatever the
-//! encoder accepts a decoder with the same options accepts.
+//! encoder accepts a decoder with the same options accepts. Struct field names are not
+//! checked (a derived `Serialize` never repeats one, and serde's derived `Deserialize`
+//! refuses a repeat with or without the option), which keeps the per-field path free.
 //!
 //! Equality is the decoder's (`de/dupkeys.rs`): each key is encoded on its own in the Speed
 //! tier and decoded into a canonical record, so one string in its several Dense encodings,
@@ -22,11 +24,11 @@ pub(crate) struct KeySet {
 }
 
 impl super::Serializer {
-    /// A key set for a map or struct being opened (`map`), when the options deny duplicate
-    /// keys: its index in `key_sets`.
+    /// A key set for a map being opened, when the options deny duplicate keys: its index in
+    /// `key_sets`.
     #[inline]
-    pub(super) fn open_key_set(&mut self, map: bool) -> Option<u32> {
-        if !(map && self.sink.opts().denies_duplicate_keys()) {
+    pub(super) fn open_key_set(&mut self) -> Option<u32> {
+        if !self.sink.opts().denies_duplicate_keys() {
             return None;
         }
         self.key_sets.push(KeySet::default());

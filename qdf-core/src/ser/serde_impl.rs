@@ -223,7 +223,7 @@ impl<'a> serde::Serializer for &'a mut Serializer {
             self.sink.write_ext(kind);
             return Ok(Compound::carrier(self, kind));
         }
-        Compound::open(self, Header::Map, len, 1)
+        Compound::open_map(self, len)
     }
     /// A map of field name → value, in declaration order (skipped fields are left out).
     ///

@@ -29,13 +29,13 @@ pub(crate) struct TapeCompound<'a, O> {
     /// partial (an `Open` without its `End`, a `Field` without its value), so `end`
     /// refuses the whole capture and the caller serializes the value directly.
     failed: bool,
-    /// Under [`Tape::check_keys`] (maps and structs): the index in [`Tape::key_sets`] of the
+    /// Under [`Tape::check_keys`] (maps): the index in [`Tape::key_sets`] of the
     /// records of this compound's keys so far ([`Tape::key_record`]).
     keys: Option<u32>,
     _out: std::marker::PhantomData<O>,
 }
 
-/// The refusal of a map or struct whose key may repeat an earlier one, under
+/// The refusal of a map whose key may repeat an earlier one, under
 /// `Options::deny_duplicate_keys`: the row goes the direct path, which checks exactly.
 fn maybe_repeated() -> Error {
     Error::new(ErrorCode::Unsupported(
@@ -54,11 +54,7 @@ pub(super) fn misordered() -> Error {
 impl<'a, O: FromTape> TapeCompound<'a, O> {
     fn new(tape: &'a mut Tape, open: Open, at: Depth, levels: u32) -> Result<Self> {
         let inner = at.enter(levels)?;
-        let keyed = matches!(
-            open,
-            Open::Map(_) | Open::Struct(..) | Open::StructVariant(..)
-        );
-        let keys = (keyed && tape.check_keys).then(|| {
+        let keys = (matches!(open, Open::Map(_)) && tape.check_keys).then(|| {
             tape.key_sets.push(HashSet::new());
             (tape.key_sets.len() - 1) as u32
         });
@@ -73,13 +69,6 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
             keys,
             _out: std::marker::PhantomData,
         })
-    }
-
-    /// [`check_key`](Self::check_key) for a struct's field name.
-    #[cold]
-    #[inline(never)]
-    fn check_field(&mut self, key: &'static str) -> Result<()> {
-        self.check_key(Some([b"s", key.as_bytes()].concat()))
     }
 
     /// Records a key under [`Tape::check_keys`]: `rec` its record, `None` for one that
@@ -555,9 +544,6 @@ macro_rules! field_like {
                 key: &'static str,
                 v: &T,
             ) -> Result<()> {
-                if self.keys.is_some() {
-                    self.check_field(key)?;
-                }
                 let n = self.tape.name(key);
                 self.tape.push(Ev::Field(n));
                 self.capture(v)

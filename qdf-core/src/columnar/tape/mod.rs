@@ -94,11 +94,11 @@ pub(crate) struct Tape {
     names: Vec<&'static str>,
     /// `(enum name, variant index, variant name)`.
     variants: Vec<(&'static str, u32, &'static str)>,
-    /// `Options::deny_duplicate_keys`: a captured map or struct refuses a key that may equal
+    /// `Options::deny_duplicate_keys`: a captured map refuses a key that may equal
     /// an earlier one ([`Tape::key_record`]), and the row goes the direct path, whose
     /// serializer checks keys exactly.
     pub(crate) check_keys: bool,
-    /// The key records of the captured maps and structs still open, under `check_keys`.
+    /// The key records of the captured maps still open, under `check_keys`.
     pub(crate) key_sets: Vec<std::collections::HashSet<Vec<u8>>>,
 }
 
