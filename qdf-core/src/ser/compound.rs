@@ -143,7 +143,7 @@ impl<'a> Compound<'a> {
     }
 
     /// Records `key` under `Options::deny_duplicate_keys`; a repeat poisons the serializer.
-    /// Out of line: the option is rare and this keeps the per-field path short.
+    /// Out of line: the option is rare and this keeps the per-key path short.
     #[cold]
     #[inline(never)]
     fn check_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
