@@ -21,7 +21,7 @@ use std::borrow::Cow;
 use super::body::{Body, leaf_body};
 use super::plan::{Batch, Offer, scan_cells};
 use super::tape::{Cell, Depth, Ev, EvRef, Open, Tape};
-use super::{Class, Decl, NULLABLE, OPTIONAL, mask};
+use super::{Class, Decl, MIN_ROWS, NULLABLE, OPTIONAL, mask};
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::Census;
 use crate::error::Result;
@@ -201,6 +201,12 @@ fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<N
         }
     }
     let total = items.len() as u64;
+    // Lists as long as a container on average are coded one by one in row mode (a
+    // container, or a packed sequence with its own codec, often smaller than one column
+    // over all of them, which the row estimate cannot see): they stay residual.
+    if items.len() >= MIN_ROWS * ats.len() {
+        return Ok(None);
+    }
     let (Body::Bytes(lengths), units) =
         leaf_body(sink, Class::Int { neg: false }, lens, None, false)?
     else {
