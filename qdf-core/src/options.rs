@@ -1,8 +1,7 @@
 //! Encode and decode options: the tier (a set of feature bits) and the limits.
 //!
 //! [`Options`] is a small `Copy` value with builder methods, like `rmp_serde::config`.
-//! The three tiers are presets of [`Features`] bits (bit numbers as in the Go library's
-//! options):
+//! The three tiers are presets of [`Features`] bits:
 //!
 //! | tier | preset | features |
 //! |---|---|---|
@@ -22,7 +21,7 @@
 //! Decoding never needs the tier: the wire is self-describing. Decoding reads only the
 //! [`Limits`].
 
-/// A set of encoder feature bits (Go `Opt*` numbering, `1 << bit`).
+/// A set of encoder feature bits, each `1 << n` (see the constants for what each enables).
 ///
 /// Opaque: build sets from the constants with the set operators (`|` union, `&`
 /// intersection, `-` difference, `!` complement within the defined bits) or their `const`
@@ -111,7 +110,7 @@ impl Features {
     /// Every defined bit, `0x3FF`.
     pub const ALL: Features = Features(0x3FF);
 
-    /// The bits as a `u32` (bit numbers as in the Go library's options).
+    /// The bits as a `u32` (bit `n` is the feature constant `1 << n` above).
     #[inline]
     pub const fn bits(self) -> u32 {
         self.0
@@ -196,7 +195,7 @@ impl std::ops::Not for Features {
     }
 }
 
-/// Strings shorter than this many bytes are never interned (Go `minIntern`).
+/// Strings shorter than this many bytes are never interned.
 const DEFAULT_MIN_INTERN: u32 = 4;
 
 /// Every bound a decoder (and the encoder, which refuses what the decoder would refuse)
@@ -260,9 +259,19 @@ pub struct Limits {
     /// stops interning at its cap; the decoder rejects a peer above its cap
     /// ([`ErrorCode::SessionCap`](crate::ErrorCode::SessionCap)).
     pub max_intern_entries: u32,
-    /// Bytes held by a session's intern table (default 4 MiB).
+    /// Bytes held by a session's intern table (default 4 MiB): the entries' contents. The
+    /// shape table and the column-shape table are each charged against the same cap
+    /// separately (a field name costs its length + 4 bytes, a column's name its length + 5).
+    /// At its cap the encoder writes new strings inline and new structs without a new shape
+    /// (ids already defined stay usable; a session with renewal on renews first,
+    /// `docs/SPEC.md` §18); a decoder whose peer defines past it fails with
+    /// [`ErrorCode::SessionCap`](crate::ErrorCode::SessionCap) (`Limit`).
     pub max_intern_bytes: u64,
-    /// Shapes (struct field-name lists, map key sets) of a session (default 4 096).
+    /// Shapes (struct field-name lists, map key sets) of a session (default 4 096), and,
+    /// counted separately, column shapes of columnar containers. At the cap the encoder writes
+    /// structs with their field names (row by row, no new container shape); a decoder whose
+    /// peer declares past it fails with [`ErrorCode::SessionCap`](crate::ErrorCode::SessionCap)
+    /// (`Limit`).
     pub max_shapes: u32,
     /// The largest frame body a session writes or accepts, in bytes (default 8 MiB). A larger
     /// outgoing value fails with [`ErrorCode::FrameTooLarge`](crate::ErrorCode::FrameTooLarge)
@@ -408,7 +417,8 @@ pub struct Options {
     /// Decode limits, which the encoder also honours (it refuses what a decoder with the same
     /// options would refuse).
     pub limits: Limits,
-    /// Minimum length in bytes of a string the encoder interns (default 4, Go `minIntern`).
+    /// Minimum length in bytes of a string the encoder interns (default 4); shorter strings
+    /// are always written inline (`docs/SPEC.md` §14).
     pub min_intern: u32,
     /// Repeated map keys are refused (decoding and encoding); see
     /// [`deny_duplicate_keys`](Self::deny_duplicate_keys).
