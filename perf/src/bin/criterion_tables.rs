@@ -35,16 +35,9 @@ const CODECS: [&str; 11] = [
     "prost-msg",
 ];
 
-/// The peers a "best peer" is taken from: the serde peers and prost with its conversion.
-const PEERS: [&str; 7] = [
-    "serde_json",
-    "rmp-serde",
-    "postcard",
-    "bitcode",
-    "bitcode-serde",
-    "ciborium",
-    "prost",
-];
+/// The peers a "best peer" is taken from: the serde peers and prost with its conversion, the
+/// first seven of [`CODECS`].
+const PEERS: &[&str] = CODECS.split_at(7).0;
 
 #[derive(Deserialize)]
 struct BenchmarkJson {
