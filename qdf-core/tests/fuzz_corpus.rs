@@ -47,6 +47,31 @@ fn rows(n: u32) -> Vec<Row> {
         .collect()
 }
 
+/// Rows whose string columns are canonical hex and decimal text (`docs/SPEC.md` §22.1),
+/// every fifth parent id empty (a root span).
+#[derive(serde::Serialize)]
+struct Ids {
+    span: String,
+    parent: String,
+    start: String,
+    delta: String,
+}
+
+fn ids(n: u64) -> Vec<Ids> {
+    (0..n)
+        .map(|i| Ids {
+            span: format!("{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            parent: if i % 5 == 0 {
+                String::new()
+            } else {
+                format!("{:016X}", i.wrapping_mul(0xBF58_476D_1CE4_E5B9))
+            },
+            start: (1_782_036_644_636_668_325 + i * 1_000_003).to_string(),
+            delta: (i as i64 * 37 % 11 - 5).to_string(),
+        })
+        .collect()
+}
+
 /// Seed bodies: the test encodings, without their header.
 fn seeds() -> Vec<Vec<u8>> {
     let body = |b: Vec<u8>| b[5..].to_vec();
@@ -70,6 +95,8 @@ fn seeds() -> Vec<Vec<u8>> {
         body(qdf_core::to_vec(&vec![vec![vec![E::N(Box::new(E::A))]]]).unwrap()),
         body(qdf_core::to_vec(&rows(20)).unwrap()),
         body(qdf_core::to_vec_with(&rows(40), qdf_core::Options::compression()).unwrap()),
+        body(qdf_core::to_vec(&ids(20)).unwrap()),
+        body(qdf_core::to_vec_with(&ids(40), qdf_core::Options::compression()).unwrap()),
     ]
 }
 

@@ -7,10 +7,12 @@
 //!   replayed through the real serializer when the batch does not become columnar);
 //! - [`write`]: choosing the column codecs, the size gate, writing the container;
 //! - [`read`]: the container header and column bodies on the decoder side;
+//! - [`numtext`]: string columns of canonical decimal or hex text stored as numbers or bytes;
 //! - [`row`]: the rows presented to serde (a `SeqAccess` of row maps), subset decode.
 //!
 //! The gate: features `DENSE`, `SHAPE_INTERN` and `QPACK` all on (Balanced, Compression).
 
+pub(crate) mod numtext;
 pub(crate) mod plan;
 pub(crate) mod read;
 pub(crate) mod row;

@@ -14,6 +14,7 @@
 
 use std::borrow::Cow;
 
+use super::numtext::{self, Form};
 use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::{self, CheckedStrs};
@@ -71,6 +72,8 @@ impl Data<'_> {
 pub(crate) struct Column<'de> {
     pub(crate) name: Cow<'de, str>,
     pub(crate) class: Class,
+    /// How a string column's values are stored (kind bits `10`/`20`).
+    pub(crate) text: Form,
     pub(crate) optional: bool,
     pub(crate) nullable: bool,
     /// The presence mask (empty unless optional).
@@ -123,7 +126,7 @@ impl<'de> Container<'de> {
     /// declaration when the id is 0, and the column index.
     ///
     /// Errors: `M` below 16, a declaration of no column, an unknown shape id (`UnknownStateId`), a kind byte with an
-    /// unknown class or reserved bits, a nullable residual column, residual columns in an
+    /// unknown class or reserved bits (`10`/`20` on a column that is not a string, both), a nullable residual column, residual columns in an
     /// `EF` (or none, or only residual ones, in an `F7`), a declaration over this side's caps
     /// (`SessionCap`), counts beyond the input, the output budget.
     pub(crate) fn read_header(src: &mut Source<'de>, tag: u8) -> Result<Self> {
@@ -234,7 +237,7 @@ impl<'de> Container<'de> {
             col.at = start;
             let v = col.read_masks(src, m)?;
             let indexed = self.index.as_ref().map(|ix| ix[j] as u64);
-            if indexed.is_some() && col.class == Class::Str {
+            if indexed.is_some() && col.class == Class::Str && col.text == Form::Plain {
                 match src.peek() {
                     Some(t) if strings::is_block_tag(t) => {}
                     Some(_) => {
@@ -254,6 +257,14 @@ impl<'de> Container<'de> {
                     })?;
                     src.take(rest as usize, "a column (by the column index)")?;
                     Data::Skipped
+                }
+                (Class::Str, wanted, _) if col.text != Form::Plain => {
+                    let s = numtext::read(src, col.text, v)?;
+                    if wanted {
+                        Data::Block(s)
+                    } else {
+                        Data::Skipped
+                    }
                 }
                 (Class::Str, wanted, _) => {
                     let s = read_strs(src, v, &mut self.arena)?;
@@ -286,8 +297,10 @@ impl Container<'_> {
 
 impl<'de> Column<'de> {
     fn new(name: Cow<'de, str>, kind: u8, at: u64) -> Result<Self> {
+        // Bits 10/20 (number text) only on a string column.
+        let text = Form::from_kind(kind);
         let class = Class::from_nibble(kind & 0x0F)
-            .filter(|_| kind & 0x30 == 0)
+            .filter(|&c| text == Some(Form::Plain) || (text.is_some() && c == Class::Str))
             .ok_or_else(|| bad(at, "column kind byte"))?;
         let nullable = kind & NULLABLE != 0;
         if class == Class::Residual && nullable {
@@ -296,6 +309,7 @@ impl<'de> Column<'de> {
         Ok(Column {
             name,
             class,
+            text: text.unwrap_or_default(),
             optional: kind & OPTIONAL != 0,
             nullable,
             present: &[],
@@ -318,7 +332,7 @@ impl<'de> Column<'de> {
 
     /// The kind byte.
     pub(crate) fn kind(&self) -> u8 {
-        let mut k = self.class.nibble();
+        let mut k = self.class.nibble() | self.text.bits();
         if self.optional {
             k |= OPTIONAL;
         }

@@ -8,7 +8,8 @@
 //! Column bodies are what Balanced writes for a `Vec` of the column's values: integers,
 //! floats and bools through the QPack packer when it is smaller, else a plain array; strings
 //! as a string block (`codec::strings::pick`) or, when that is not smaller, as per-value
-//! strings through the intern table. With the column index no column is per-value, so an
+//! strings through the intern table; a column of canonical decimal or hex text as integers or
+//! packed bytes (`numtext`) when that is smaller than both. With the column index no column is per-value, so an
 //! indexed column never touches the Dense state and a reader may jump over it.
 //!
 //! The gate (an estimate): a column stays a column only if its masks and body are not larger
@@ -19,6 +20,7 @@
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 
+use super::numtext::{self, Form};
 use super::plan::Batch;
 use super::tape::{Cell, CellRef, Ev, EvRef, Tape};
 use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
@@ -58,6 +60,8 @@ enum Body {
 struct ColPlan {
     name: &'static str,
     class: Class,
+    /// A string column's number-text form (kind bits `10`/`20`).
+    text: Form,
     optional: bool,
     nullable: bool,
     body: Body,
@@ -68,7 +72,7 @@ struct ColPlan {
 
 impl ColPlan {
     fn kind(&self) -> u8 {
-        let mut k = self.class.nibble();
+        let mut k = self.class.nibble() | self.text.bits();
         if self.optional {
             k |= OPTIONAL;
         }
@@ -221,6 +225,7 @@ fn plan_container(
         let mut class = scan.class;
         let mut census = None;
         let mut units = 0;
+        let mut text = Form::Plain;
         let mut body = match class {
             Class::Residual => Body::Rows,
             Class::Str => {
@@ -236,7 +241,7 @@ fn plan_container(
                 // borrowable strings.
                 let entropy =
                     feats.contains(Features::ENTROPY) && !sink.opts().keeps_strings_borrowable();
-                match pick {
+                let body = match pick {
                     Pick::Block(blk) if entropy => {
                         let (bytes, u) = entropy_block(census, blk);
                         units = u;
@@ -268,6 +273,25 @@ fn plan_container(
                         }
                     }
                     Pick::PerValue => Body::PerValue,
+                };
+                // Canonical decimal or hex text as numbers or bytes, when strictly smaller
+                // (its values are rebuilt on decode, so never for borrowable strings).
+                let cost = match &body {
+                    Body::Bytes(v) => v.len(),
+                    _ => census.per_value(),
+                };
+                let num = if sink.opts().keeps_strings_borrowable() {
+                    None
+                } else {
+                    numtext::encode(&scan.strs, sink.opts(), cost)?
+                };
+                match num {
+                    Some(t) => {
+                        units = t.units;
+                        text = t.text;
+                        Body::Bytes(t.bytes)
+                    }
+                    None => body,
                 }
             }
             _ => {
@@ -301,6 +325,7 @@ fn plan_container(
         let mut plan = ColPlan {
             name,
             class,
+            text,
             optional,
             nullable: scan.nulls > 0 && class != Class::Residual,
             body,
@@ -327,6 +352,7 @@ fn plan_container(
         if class != Class::Residual && !fits {
             class = Class::Residual;
             plan.class = class;
+            plan.text = Form::Plain;
             plan.nullable = false;
             plan.body = Body::Rows;
             plan.units = 0;

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::codec;
+use crate::columnar::numtext::Form;
 use crate::columnar::read::{Container, Data};
 use crate::columnar::{Class, mask_len};
 use crate::dense::{DenseState, Kind};
@@ -516,7 +517,8 @@ impl<'de> Walker<'de, '_> {
                 .flatten();
             let values = match (&col.data, first) {
                 (Data::Residual, _) => ColumnValues::Residual,
-                (_, first) if col.class == Class::Str => first
+                (_, _) if col.text == Form::Hex => ColumnValues::HexBytes,
+                (_, first) if col.class == Class::Str && col.text == Form::Plain => first
                     .and_then(block)
                     .map_or(ColumnValues::PerValue, ColumnValues::Block),
                 (_, Some(t)) => match Codec::from_tag(t, None) {
