@@ -6,6 +6,7 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Deserializer;
+use crate::dense::{is_plain_num, is_predicted};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::ext::SHAPE_ESCAPE;
 use crate::wire::read::{Reference, Text};
@@ -196,7 +197,10 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         // A reuse's field read without a name has a numeric slot (`docs/SPEC.md` §15.2).
-        if self.id != 0
+        // Most field values are no number: one byte test first.
+        if let Some(t) = self.de.src.peek()
+            && (is_plain_num(t) || is_predicted(t))
+            && self.id != 0
             && matches!(self.phase, Phase::Shape | Phase::Open)
             && self.de.src.tracks_numbers()
         {

@@ -233,6 +233,15 @@ pub(crate) fn plain_num(b: &[u8]) -> Option<NumVal> {
     })
 }
 
+/// Whether `tag` starts a plain number of the forms a slot keeps (64-bit integers, `f32`,
+/// `f64`): the cheap test before [`plain_num`].
+#[inline(always)]
+pub(crate) fn is_plain_num(tag: u8) -> bool {
+    tag <= tags::FIXINT_MAX
+        || (tags::U8..=tags::F64).contains(&tag)
+        || (tags::NEGFIXINT..=tags::NEGFIXINT_MAX).contains(&tag)
+}
+
 /// Whether `tag` starts a predicted number (`F0`, `F1`, `FD`).
 #[inline]
 pub(crate) fn is_predicted(tag: u8) -> bool {
@@ -365,7 +374,9 @@ impl NumSlots {
     pub(crate) fn commit(&mut self) {
         self.undo.clear();
         self.logging = false;
-        self.undo.shrink_to(UNDO_KEEP);
+        if self.undo.capacity() > UNDO_KEEP {
+            self.undo.shrink_to(UNDO_KEEP);
+        }
     }
 
     /// Restores the slots of the last [`mark`](Self::mark).
@@ -455,15 +466,19 @@ fn best(slot: Slot, v: NumVal, plain: usize) -> Pick {
     };
     match v {
         NumVal::Int(v) => {
-            if let Some((last, d)) = slot.int() {
-                if last + d as i128 == v {
+            // Steps that do not fit an i64 have no form.
+            if let Some((last, d)) = slot.int()
+                && let Ok(x) = i64::try_from(v - last)
+            {
+                if x == d {
                     b.consider(Pick::Same);
-                }
-                if let Some(p) = int_step(v - last, 0) {
-                    b.consider(Pick::Delta(p, None));
-                }
-                if let Some(p) = int_step(v - last - d as i128, 1) {
-                    b.consider(Pick::Delta(p, None));
+                } else {
+                    if let Some(p) = int_step(x, 0) {
+                        b.consider(Pick::Delta(p, None));
+                    }
+                    if let Some(p) = x.checked_sub(d).and_then(|y| int_step(y, 1)) {
+                        b.consider(Pick::Delta(p, None));
+                    }
                 }
             }
         }
@@ -474,8 +489,8 @@ fn best(slot: Slot, v: NumVal, plain: usize) -> Pick {
 }
 
 /// `F1`'s payload for integer step `x` with mode bit `mode`, if `x` fits ±2^62.
-fn int_step(x: i128, mode: u64) -> Option<u64> {
-    let x = i64::try_from(x).ok()?;
+#[inline]
+fn int_step(x: i64, mode: u64) -> Option<u64> {
     if !(-(1i64 << 62)..(1i64 << 62)).contains(&x) {
         return None;
     }
