@@ -259,14 +259,25 @@ impl NumSlots {
         self.slots.get(k).copied().unwrap_or_default()
     }
 
+    #[inline]
     fn set(&mut self, k: usize, s: Slot) {
-        if k >= self.slots.len() {
-            self.slots.resize(k + 1, Slot::default());
+        match self.slots.get_mut(k) {
+            Some(slot) => {
+                if self.logging {
+                    self.undo.push((k as u32, *slot));
+                }
+                *slot = s;
+            }
+            None => self.grow_set(k, s),
         }
-        if self.logging {
-            self.undo.push((k as u32, self.slots[k]));
-        }
-        self.slots[k] = s;
+    }
+
+    /// [`set`](Self::set) of a slot beyond the ones used so far.
+    #[cold]
+    #[inline(never)]
+    fn grow_set(&mut self, k: usize, s: Slot) {
+        self.slots.resize(k + 1, Slot::default());
+        self.set(k, s);
     }
 
     /// Decoder: a plain number `v` was read as the value of slot `k`.
