@@ -35,15 +35,15 @@
 /// assert!(!(f - Features::DENSE).contains(Features::DENSE));
 /// assert_eq!(f & Features::MAP_SHAPE, Features::MAP_SHAPE);
 /// assert_eq!(!Features::NONE, Features::ALL);
-/// assert_eq!(f.bits(), 0x21F);
-/// assert_eq!(Features::from_bits(0x21F), Some(f));
-/// assert_eq!(Features::from_bits(0x400), None);
+/// assert_eq!(f.bits(), 0x61F);
+/// assert_eq!(Features::from_bits(0x61F), Some(f));
+/// assert_eq!(Features::from_bits(0x800), None);
 /// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Features(pub(crate) u32);
 
 /// The bits by name, in bit order (`Debug`).
-const FEATURE_NAMES: [(&str, Features); 10] = [
+const FEATURE_NAMES: [(&str, Features); 11] = [
     ("DENSE", Features::DENSE),
     ("QPACK", Features::QPACK),
     ("SHAPE_INTERN", Features::SHAPE_INTERN),
@@ -54,6 +54,7 @@ const FEATURE_NAMES: [(&str, Features); 10] = [
     ("COLUMN_INDEX", Features::COLUMN_INDEX),
     ("FSST", Features::FSST),
     ("MAP_SHAPE", Features::MAP_SHAPE),
+    ("NUM_STATE", Features::NUM_STATE),
 ];
 
 impl std::fmt::Debug for Features {
@@ -102,13 +103,19 @@ impl Features {
     /// its keys in entry order; later non-string keys are escaped (`docs/SPEC.md` §15.1).
     /// Decoding needs no feature bit.
     pub const MAP_SHAPE: Features = Features(1 << 9);
+    /// Bit 10: per-field numeric state in
+    /// sessions (`docs/SPEC.md` §15.2). A session encoder with `SHAPE_INTERN` keeps the last
+    /// number of every field of its struct shapes and writes the next one as the predicted
+    /// value, a delta, a decimal step or a float XOR when that is shorter. One-shot messages
+    /// never use it; decoding needs no feature bit (session decoders always keep the state).
+    pub const NUM_STATE: Features = Features(1 << 10);
 
-    /// The Balanced preset, `0x1F`.
-    pub const BALANCED: Features = Features(0x1F);
-    /// The Compression preset, `0x17F`.
-    pub const COMPRESSION: Features = Features(0x17F);
-    /// Every defined bit, `0x3FF`.
-    pub const ALL: Features = Features(0x3FF);
+    /// The Balanced preset, `0x41F`: bits 0–4 and `NUM_STATE`.
+    pub const BALANCED: Features = Features(0x41F);
+    /// The Compression preset, `0x57F`: Balanced plus `FLOAT_XOR`, `ENTROPY` and `FSST`.
+    pub const COMPRESSION: Features = Features(0x57F);
+    /// Every defined bit, `0x7FF`.
+    pub const ALL: Features = Features(0x7FF);
 
     /// The bits as a `u32` (bit `n` is the feature constant `1 << n` above).
     #[inline]
@@ -116,7 +123,7 @@ impl Features {
         self.0
     }
 
-    /// The set with these bits, if every one is a defined feature (`bits & !0x3FF == 0`).
+    /// The set with these bits, if every one is a defined feature (`bits & !0x7FF == 0`).
     #[inline]
     pub const fn from_bits(bits: u32) -> Option<Features> {
         if bits & !Features::ALL.0 == 0 {

@@ -6,6 +6,7 @@
 
 mod access;
 pub(crate) mod dupkeys;
+mod num;
 mod serde_impl;
 mod shape;
 

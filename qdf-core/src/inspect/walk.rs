@@ -284,7 +284,7 @@ impl<'de> Walker<'de, '_> {
                 Phase::Shape | Phase::Open if idx < count => {
                     self.field(names + idx);
                     idx += 1;
-                    self.value(false)?;
+                    self.slotted_value(names + idx - 1)?;
                 }
                 // An open reuse after the shape's values.
                 Phase::Shape | Phase::Open => phase = Phase::Escaped,
@@ -311,6 +311,18 @@ impl<'de> Walker<'de, '_> {
         self.src.leave();
         self.close();
         Ok(())
+    }
+
+    /// The value of a reuse's field `k` (a numeric slot in a session, `docs/SPEC.md` §15.2).
+    fn slotted_value(&mut self, k: usize) -> Result<()> {
+        if self.src.tracks_numbers() {
+            let at = self.src.offset();
+            if let Some((n, _)) = self.src.slotted(k)? {
+                self.emit(at, false, num_event(n));
+                return Ok(());
+            }
+        }
+        self.value(false)
     }
 
     /// A declaration's names are complete: the shape is defined.
