@@ -8,6 +8,8 @@ mod app;
 mod codecs;
 #[path = "../examples/pipeline/data.rs"]
 mod data;
+#[path = "../examples/pipeline/streams.rs"]
+mod streams;
 
 fn args(list: &[&str]) -> app::Args {
     match app::parse_args(list.iter().map(|s| s.to_string())).unwrap() {

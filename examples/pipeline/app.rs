@@ -26,10 +26,10 @@ use crate::data::{self, Workload};
 pub const USAGE: &str = "\
 usage: cargo run --release --example pipeline [-- OPTIONS]
 
-Streams the shipped datasets (a Zipkin trace, USGS earthquakes, Seattle weather) and
-generated telemetry over loopback TCP, one record per message, in four formats; the server
-checks every record against what was sent. Exits 0 when every record arrived equal, 1 if
-any did not, 2 on a bad argument.
+Streams the shipped datasets (a Zipkin trace, USGS earthquakes, Seattle weather), generated
+telemetry, metric points and IoT readings over loopback TCP, one record per message, in four
+formats; the server checks every record against what was sent. Exits 0 when every record
+arrived equal, 1 if any did not, 2 on a bad argument.
 
 options:
   --corrupt N     flip one byte of record N (0-based, counted across the datasets in the
@@ -38,6 +38,9 @@ options:
   -h, --help      this text";
 
 /// What the legend under the table says each format and column is.
+/// Records of each generated per-record stream (metric points, IoT readings).
+const STREAM_RECORDS: usize = 20_000;
+
 const LEGEND: &str = "\
 formats:
   qdf dense    QdfCodec::dense(): Balanced tier, one Dense session per connection (strings,
@@ -160,6 +163,8 @@ async fn run_all(args: &Args) -> (u8, String) {
         }
     }
     workload!(data::telemetry_events(args.telemetry));
+    workload!(data::metric_points(STREAM_RECORDS));
+    workload!(data::iot_readings(STREAM_RECORDS));
     if io::stderr().is_terminal() {
         eprint!("\r{:90}\r", "");
     }

@@ -5,6 +5,8 @@ use qdf_fixtures::Dataset;
 use qdf_fixtures::real::{seattle, usgs, zipkin};
 use qdf_fixtures::synth::telemetry;
 
+use crate::streams::{self, MetricPoint, Reading};
+
 /// One dataset, split into the records a service would send one message at a time.
 pub struct Workload<R, P> {
     /// Display name.
@@ -59,6 +61,26 @@ pub fn telemetry_events(
     Workload {
         name: "Telemetry",
         records: batch.events,
+        protos,
+    }
+}
+
+/// `n` metric points, a gauge and a counter alternately, one per message.
+pub fn metric_points(n: usize) -> Workload<MetricPoint, streams::pb::MetricPoint> {
+    let (records, protos) = streams::metric_points(n);
+    Workload {
+        name: "Metrics",
+        records,
+        protos,
+    }
+}
+
+/// `n` IoT sensor readings of 8 devices in turn.
+pub fn iot_readings(n: usize) -> Workload<Reading, streams::pb::Reading> {
+    let (records, protos) = streams::iot_readings(n);
+    Workload {
+        name: "IoT readings",
+        records,
         protos,
     }
 }

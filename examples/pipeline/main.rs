@@ -5,7 +5,8 @@
 //! ```
 //!
 //! A server and a client per dataset and format: the client streams Zipkin spans, USGS
-//! earthquakes, Seattle weather normals and generated telemetry events one message each; the
+//! earthquakes, Seattle weather normals, generated telemetry events, metric points and IoT
+//! readings one message each; the
 //! server checks every record equals what was sent and counts the bytes on the wire. The same
 //! records go as `qdf fast`, JSON lines and varint-delimited protobuf (the prost twins from
 //! `qdf-fixtures`) in the same run, and a table compares them (a legend under it says what
@@ -16,6 +17,7 @@
 mod app;
 mod codecs;
 mod data;
+mod streams;
 
 use std::process::ExitCode;
 

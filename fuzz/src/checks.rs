@@ -14,6 +14,9 @@ pub use encode_checks::encode_round_trip;
 #[path = "nested_checks.rs"]
 pub mod nested_checks;
 pub use nested_checks::nested_round_trip;
+#[path = "num_checks.rs"]
+pub mod num_checks;
+pub use num_checks::num_session;
 
 /// Builds a message from a fuzz input.
 pub fn message(body: &[u8]) -> Vec<u8> {

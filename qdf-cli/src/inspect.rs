@@ -307,6 +307,12 @@ fn class(kind: u8) -> String {
         _ => "?",
     };
     let mut s = c.to_string();
+    if kind & 0x10 != 0 {
+        s.push_str(" decimal");
+    }
+    if kind & 0x20 != 0 {
+        s.push_str(" hex");
+    }
     if kind & 0x40 != 0 {
         s.push_str(" optional");
     }

@@ -40,21 +40,35 @@ pub enum Category {
 #[non_exhaustive]
 pub enum ErrorCode {
     /// A custom message from serde (`de::Error::custom` / `ser::Error::custom`).
+    ///
+    /// Category: [`Category::Data`].
     Message(Box<str>),
     /// An I/O error, kept as its kind and message.
+    ///
+    /// Category: [`Category::Io`].
     Io(io::ErrorKind, Box<str>),
     /// The input ended while `expected` was being read.
+    ///
+    /// Category: [`Category::Eof`].
     UnexpectedEof {
         /// What was being read, e.g. `"a tag"`, `"str32 length"`.
         expected: &'static str,
     },
     /// The first three bytes are not `'Q' 'D' 'F'`.
+    ///
+    /// Category: [`Category::Syntax`].
     BadMagic,
     /// The version byte is not one this library reads.
+    ///
+    /// Category: [`Category::Syntax`].
     BadVersion(u8),
     /// The flags byte sets bits this context does not allow.
+    ///
+    /// Category: [`Category::Syntax`].
     BadFlags(u8),
     /// A tag byte that is not valid where it stands.
+    ///
+    /// Category: [`Category::Syntax`].
     BadTag {
         /// The tag byte found.
         found: u8,
@@ -62,17 +76,27 @@ pub enum ErrorCode {
         expected: &'static str,
     },
     /// A varint longer than 10 bytes or over 64 bits.
+    ///
+    /// Category: [`Category::Syntax`].
     VarintOverflow,
     /// A value written in a longer form than the smallest one (non-minimal varint, a u16 tag
     /// holding a value that fits a fixint, …). The format is strict so each value has one form.
+    ///
+    /// Category: [`Category::Syntax`].
     NonMinimal(&'static str),
     /// A string that is not UTF-8.
+    ///
+    /// Category: [`Category::Syntax`].
     InvalidUtf8,
     /// A `char` payload that is not a Unicode scalar value (a surrogate or above 0x10FFFF).
+    ///
+    /// Category: [`Category::Syntax`].
     InvalidChar(u64),
     /// A length or count larger than the remaining input could hold. Classified as
     /// [`Category::Eof`]: a truncated message looks exactly like this, and more input could
     /// make it valid.
+    ///
+    /// Category: [`Category::Eof`].
     LengthOverrun {
         /// The length or count announced.
         len: u64,
@@ -80,8 +104,14 @@ pub enum ErrorCode {
         remaining: u64,
     },
     /// Bytes left over after the value (`from_slice` reads exactly one value).
+    ///
+    /// Category: [`Category::Data`].
     TrailingBytes(u64),
-    /// Nesting deeper than [`Limits::max_depth`](crate::Limits#structfield.max_depth).
+    /// Nesting deeper than [`Limits::max_depth`](crate::Limits#structfield.max_depth); the
+    /// payload is that limit (the depth that was refused is one more). Raised by the decoder
+    /// and by the encoder (which refuses what a decoder with the same options would).
+    ///
+    /// Category: [`Category::Limit`].
     DepthLimit(u32),
     /// The decoded output of a message would exceed its limit ([`Limits::max_output`],
     /// default [`Limits::output_budget`]; `docs/SPEC.md` §13). Raised by the decoder when a
@@ -92,6 +122,8 @@ pub enum ErrorCode {
     ///
     /// [`Limits::max_output`]: crate::Limits#structfield.max_output
     /// [`Limits::output_budget`]: crate::Limits::output_budget
+    ///
+    /// Category: [`Category::Limit`].
     OutputLimit {
         /// Units of decoded output asked for (bytes of strings, elements, entries; 8 per
         /// packed element).
@@ -102,9 +134,13 @@ pub enum ErrorCode {
     /// A stream decoder was given a one-shot message (the output of `to_vec`: a header, then
     /// one body with no length prefix): its header sets the whole-message ColumnIndex flag, or
     /// the bytes after the header are no valid frame length. Decode it with `from_slice`.
+    ///
+    /// Category: [`Category::Syntax`].
     NotAStream,
     /// An input for [`from_reader`](crate::from_reader) longer than
     /// [`Limits::max_input`](crate::Limits#structfield.max_input); nothing was decoded.
+    ///
+    /// Category: [`Category::Limit`].
     InputTooLarge {
         /// Bytes read: the limit plus one (the reader was not read further).
         read: u64,
@@ -112,6 +148,8 @@ pub enum ErrorCode {
         max: u64,
     },
     /// A frame longer than the configured maximum.
+    ///
+    /// Category: [`Category::Limit`].
     FrameTooLarge {
         /// The announced length.
         len: u64,
@@ -122,6 +160,8 @@ pub enum ErrorCode {
     /// match its bytes: the frame was damaged in transit or storage. Classified as
     /// [`Category::Syntax`]; it always breaks the session, since a damaged length prefix
     /// leaves the frame boundaries unknown. The error's offset is that of the checksum field.
+    ///
+    /// Category: [`Category::Syntax`].
     ChecksumMismatch {
         /// The checksum the frame carries.
         expected: u32,
@@ -134,9 +174,13 @@ pub enum ErrorCode {
         frame_offset: u64,
     },
     /// A Dense session table (entries, bytes or shapes) would exceed its cap.
+    ///
+    /// Category: [`Category::Limit`].
     SessionCap(&'static str),
     /// A session renewal (`docs/SPEC.md` §18) whose generation is not the next one: the
     /// peers' states are out of step (or the stream was spliced).
+    ///
+    /// Category: [`Category::Syntax`].
     BadRenewal {
         /// The generation this side expected (its renewals so far plus one).
         expected: u64,
@@ -144,8 +188,12 @@ pub enum ErrorCode {
         found: u64,
     },
     /// A state-ref, MTF rank, pair or shape id that the decoder's table does not hold.
+    ///
+    /// Category: [`Category::Syntax`].
     UnknownStateId(u64),
     /// A value that does not fit the target type, or the wrong kind of value.
+    ///
+    /// Category: [`Category::Data`].
     TypeMismatch {
         /// What the target wanted.
         expected: Box<str>,
@@ -153,10 +201,16 @@ pub enum ErrorCode {
         found: Box<str>,
     },
     /// A codec body that violates its layout (bit width > 64, bad kind byte, …).
+    ///
+    /// Category: [`Category::Syntax`].
     BadCodec(&'static str),
     /// The session failed earlier and refuses further use.
+    ///
+    /// Category: [`Category::Broken`].
     Broken(Category),
     /// Something this version does not support (a flag, a codec, a serde feature).
+    ///
+    /// Category: [`Category::Data`].
     Unsupported(&'static str),
 }
 
@@ -270,9 +324,16 @@ impl Error {
         &self.inner.code
     }
 
-    /// Byte offset into the input (decode) where the failure was detected, if known. For an
-    /// error in a stream ([`frame`](Self::frame) is `Some`) it counts from the stream's first
-    /// byte.
+    /// Byte offset where the failure was detected, if known.
+    ///
+    /// - Decode errors: the offset into the input, from the message's first byte (its header).
+    ///   For an error in a stream ([`frame`](Self::frame) is `Some`) it counts from the
+    ///   stream's first byte.
+    /// - Encode errors: the number of output bytes written when the value was refused (header
+    ///   included), for [`ErrorCode::DepthLimit`] and [`ErrorCode::OutputLimit`]; `None` for a
+    ///   custom error of a `Serialize` impl ([`ErrorCode::Message`]) and for lengths above
+    ///   `u32::MAX`. The count is of the buffer being written (for a session's
+    ///   `encode_frame`, the caller's `out`), and encode errors carry no frame index.
     pub fn offset(&self) -> Option<u64> {
         self.inner.offset
     }

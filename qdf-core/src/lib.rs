@@ -94,11 +94,16 @@ pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, opts: Options) -> Result<Ve
 
 /// Serializes `value` into `writer` with the default options. The message is built in memory
 /// and written with one `write_all`.
+///
+/// Errors: those of [`to_vec`] (nothing is written then), and an [`ErrorCode::Io`] (category
+/// `Io`, the `io::Error` kept as its [`source`](std::error::Error::source)) when `write_all`
+/// fails, after which `writer` may hold part of the message.
 pub fn to_writer<W: std::io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
     to_writer_with(writer, value, Options::default())
 }
 
-/// Serializes `value` into `writer` with `opts` (buffered, then one `write_all`).
+/// Serializes `value` into `writer` with `opts` (buffered, then one `write_all`). The errors
+/// of [`to_writer`], with the limits of `opts`.
 pub fn to_writer_with<W: std::io::Write, T: ?Sized + Serialize>(
     mut writer: W,
     value: &T,
@@ -109,8 +114,15 @@ pub fn to_writer_with<W: std::io::Write, T: ?Sized + Serialize>(
     Ok(())
 }
 
-/// Deserializes one message from `bytes`, borrowing strings where possible; trailing bytes are
-/// an error ([`ErrorCode::TrailingBytes`]).
+/// Deserializes one message from `bytes`, borrowing strings where possible.
+///
+/// Errors, each with the byte offset where it was detected ([`Error::offset`]): a header
+/// that is not qdf (`BadMagic`, `BadVersion`, `BadFlags`: `Syntax`); a malformed body
+/// (`BadTag`, `NonMinimal`, `BadCodec`, `UnknownStateId`, …: `Syntax`); input that ends early
+/// (`UnexpectedEof`, `LengthOverrun`: `Eof`); a value that does not fit `T` (`TypeMismatch`,
+/// serde's own messages: `Data`); a decode limit passed (`DepthLimit`, `OutputLimit`:
+/// `Limit`, `docs/SPEC.md` §13); bytes left after the value ([`ErrorCode::TrailingBytes`]:
+/// `Data`; [`take_from_slice`] reads a value and returns the rest instead).
 pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     from_slice_with(bytes, Options::default())
 }
@@ -123,7 +135,18 @@ pub fn from_slice_with<'de, T: Deserialize<'de>>(bytes: &'de [u8], opts: Options
     Ok(v)
 }
 
-/// Deserializes one message from the front of `bytes`, returning it and the rest.
+/// Deserializes one message from the front of `bytes`, returning it and the rest: the bytes
+/// after the message's body, unread (empty when the message filled `bytes`), where the next
+/// message, or anything else, may start. The errors of [`from_slice`] except `TrailingBytes`.
+///
+/// ```
+/// let mut buf = qdf_core::to_vec(&1u8)?;
+/// buf.extend(qdf_core::to_vec(&"two")?);
+/// let (one, rest): (u8, _) = qdf_core::take_from_slice(&buf)?;
+/// let (two, rest): (&str, _) = qdf_core::take_from_slice(rest)?;
+/// assert_eq!((one, two, rest.len()), (1, "two", 0));
+/// # Ok::<(), qdf_core::Error>(())
+/// ```
 pub fn take_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<(T, &'de [u8])> {
     take_from_slice_with(bytes, Options::default())
 }

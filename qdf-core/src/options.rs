@@ -1,8 +1,7 @@
 //! Encode and decode options: the tier (a set of feature bits) and the limits.
 //!
 //! [`Options`] is a small `Copy` value with builder methods, like `rmp_serde::config`.
-//! The three tiers are presets of [`Features`] bits (bit numbers as in the Go library's
-//! options):
+//! The three tiers are presets of [`Features`] bits:
 //!
 //! | tier | preset | features |
 //! |---|---|---|
@@ -22,7 +21,7 @@
 //! Decoding never needs the tier: the wire is self-describing. Decoding reads only the
 //! [`Limits`].
 
-/// A set of encoder feature bits (Go `Opt*` numbering, `1 << bit`).
+/// A set of encoder feature bits, each `1 << n` (see the constants for what each enables).
 ///
 /// Opaque: build sets from the constants with the set operators (`|` union, `&`
 /// intersection, `-` difference, `!` complement within the defined bits) or their `const`
@@ -36,15 +35,15 @@
 /// assert!(!(f - Features::DENSE).contains(Features::DENSE));
 /// assert_eq!(f & Features::MAP_SHAPE, Features::MAP_SHAPE);
 /// assert_eq!(!Features::NONE, Features::ALL);
-/// assert_eq!(f.bits(), 0x61F);
-/// assert_eq!(Features::from_bits(0x61F), Some(f));
-/// assert_eq!(Features::from_bits(0x800), None);
+/// assert_eq!(f.bits(), 0xE1F);
+/// assert_eq!(Features::from_bits(0xE1F), Some(f));
+/// assert_eq!(Features::from_bits(0x1000), None);
 /// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Features(pub(crate) u32);
 
 /// The bits by name, in bit order (`Debug`).
-const FEATURE_NAMES: [(&str, Features); 11] = [
+const FEATURE_NAMES: [(&str, Features); 12] = [
     ("DENSE", Features::DENSE),
     ("QPACK", Features::QPACK),
     ("SHAPE_INTERN", Features::SHAPE_INTERN),
@@ -55,6 +54,7 @@ const FEATURE_NAMES: [(&str, Features); 11] = [
     ("COLUMN_INDEX", Features::COLUMN_INDEX),
     ("FSST", Features::FSST),
     ("MAP_SHAPE", Features::MAP_SHAPE),
+    ("NUM_STATE", Features::NUM_STATE),
     ("NESTED_COLUMNS", Features::NESTED_COLUMNS),
 ];
 
@@ -104,25 +104,31 @@ impl Features {
     /// its keys in entry order; later non-string keys are escaped (`docs/SPEC.md` §15.1).
     /// Decoding needs no feature bit.
     pub const MAP_SHAPE: Features = Features(1 << 9);
-    /// Bit 10: struct and list columns inside columnar containers (child columns of a
-    /// column, `docs/SPEC.md` §22.1). Decoders that predate it reject such a container
+    /// Bit 10: per-field numeric state in
+    /// sessions (`docs/SPEC.md` §15.2). A session encoder with `SHAPE_INTERN` keeps the last
+    /// number of every field of its struct shapes and writes the next one as the predicted
+    /// value, a delta, a decimal step or a float XOR when that is shorter. One-shot messages
+    /// never use it; decoding needs no feature bit (session decoders always keep the state).
+    pub const NUM_STATE: Features = Features(1 << 10);
+    /// Bit 11: struct and list columns inside columnar containers (child columns of a
+    /// column, `docs/SPEC.md` §22.2). Decoders that predate it reject such a container
     /// (the classes were reserved); decoding needs no feature bit.
-    pub const NESTED_COLUMNS: Features = Features(1 << 10);
+    pub const NESTED_COLUMNS: Features = Features(1 << 11);
 
-    /// The Balanced preset, `0x41F`.
-    pub const BALANCED: Features = Features(0x41F);
-    /// The Compression preset, `0x57F`.
-    pub const COMPRESSION: Features = Features(0x57F);
-    /// Every defined bit, `0x7FF`.
-    pub const ALL: Features = Features(0x7FF);
+    /// The Balanced preset, `0xC1F`: bits 0–4, `NUM_STATE` and `NESTED_COLUMNS`.
+    pub const BALANCED: Features = Features(0xC1F);
+    /// The Compression preset, `0xD7F`: Balanced plus `FLOAT_XOR`, `ENTROPY` and `FSST`.
+    pub const COMPRESSION: Features = Features(0xD7F);
+    /// Every defined bit, `0xFFF`.
+    pub const ALL: Features = Features(0xFFF);
 
-    /// The bits as a `u32` (bit numbers as in the Go library's options).
+    /// The bits as a `u32` (bit `n` is the feature constant `1 << n` above).
     #[inline]
     pub const fn bits(self) -> u32 {
         self.0
     }
 
-    /// The set with these bits, if every one is a defined feature (`bits & !0x7FF == 0`).
+    /// The set with these bits, if every one is a defined feature (`bits & !0xFFF == 0`).
     #[inline]
     pub const fn from_bits(bits: u32) -> Option<Features> {
         if bits & !Features::ALL.0 == 0 {
@@ -201,7 +207,7 @@ impl std::ops::Not for Features {
     }
 }
 
-/// Strings shorter than this many bytes are never interned (Go `minIntern`).
+/// Strings shorter than this many bytes are never interned.
 const DEFAULT_MIN_INTERN: u32 = 4;
 
 /// Every bound a decoder (and the encoder, which refuses what the decoder would refuse)
@@ -265,9 +271,19 @@ pub struct Limits {
     /// stops interning at its cap; the decoder rejects a peer above its cap
     /// ([`ErrorCode::SessionCap`](crate::ErrorCode::SessionCap)).
     pub max_intern_entries: u32,
-    /// Bytes held by a session's intern table (default 4 MiB).
+    /// Bytes held by a session's intern table (default 4 MiB): the entries' contents. The
+    /// shape table and the column-shape table are each charged against the same cap
+    /// separately (a field name costs its length + 4 bytes, a column's name its length + 5).
+    /// At its cap the encoder writes new strings inline and new structs without a new shape
+    /// (ids already defined stay usable; a session with renewal on renews first,
+    /// `docs/SPEC.md` §18); a decoder whose peer defines past it fails with
+    /// [`ErrorCode::SessionCap`](crate::ErrorCode::SessionCap) (`Limit`).
     pub max_intern_bytes: u64,
-    /// Shapes (struct field-name lists, map key sets) of a session (default 4 096).
+    /// Shapes (struct field-name lists, map key sets) of a session (default 4 096), and,
+    /// counted separately, column shapes of columnar containers. At the cap the encoder writes
+    /// structs with their field names (row by row, no new container shape); a decoder whose
+    /// peer declares past it fails with [`ErrorCode::SessionCap`](crate::ErrorCode::SessionCap)
+    /// (`Limit`).
     pub max_shapes: u32,
     /// The largest frame body a session writes or accepts, in bytes (default 8 MiB). A larger
     /// outgoing value fails with [`ErrorCode::FrameTooLarge`](crate::ErrorCode::FrameTooLarge)
@@ -413,7 +429,8 @@ pub struct Options {
     /// Decode limits, which the encoder also honours (it refuses what a decoder with the same
     /// options would refuse).
     pub limits: Limits,
-    /// Minimum length in bytes of a string the encoder interns (default 4, Go `minIntern`).
+    /// Minimum length in bytes of a string the encoder interns (default 4); shorter strings
+    /// are always written inline (`docs/SPEC.md` §14).
     pub min_intern: u32,
     /// Repeated map keys are refused (decoding and encoding); see
     /// [`deny_duplicate_keys`](Self::deny_duplicate_keys).

@@ -582,7 +582,7 @@ impl DecoderSession {
     fn decode_renewing<T: DeserializeOwned>(&mut self, body: &[u8]) -> Result<T> {
         let skip = self
             .dense
-            .get_or_insert_with(|| Box::new(DenseState::new_decoder(&self.opts, true)))
+            .get_or_insert_with(|| Box::new(DenseState::new_session_decoder(&self.opts)))
             .apply_renewal(body)?;
         crate::de::decode_body_with_state(&body[skip..], &self.opts, &mut self.dense)
             .map_err(|e| e.shifted(skip as u64).with_offset(skip as u64))

@@ -87,7 +87,12 @@ impl<W: Write> StreamEncoder<W> {
         })
     }
 
-    /// Flushes the writer.
+    /// Flushes the writer (every frame [`send`](Self::send) wrote is in it already).
+    ///
+    /// Errors: the writer's I/O error ([`ErrorCode::Io`], category `Io`, the `io::Error` as
+    /// its source). The stream is not marked broken, but a buffering writer may have passed
+    /// on part of a frame before it failed: treat the destination as suspect, as after a
+    /// failed `send`.
     pub fn flush(&mut self) -> Result<()> {
         self.writer.flush().map_err(Error::from)
     }
@@ -167,7 +172,10 @@ impl<R: Read> StreamDecoder<R> {
         &self.session
     }
 
-    /// Returns the reader.
+    /// Returns the reader. The bytes of a frame read only in part (after an I/O error of
+    /// [`next`](Self::next)) are dropped with the decoder, and the reader stands inside that
+    /// frame; between frames (after `next` returned a value or `Ok(None)`) nothing is lost
+    /// and the reader stands at the next frame's length prefix.
     pub fn into_inner(self) -> R {
         self.reader
     }

@@ -1,4 +1,4 @@
-//! Struct and list columns (`docs/SPEC.md` §22.1): golden bytes, and hostile containers that
+//! Struct and list columns (`docs/SPEC.md` §22.2): golden bytes, and hostile containers that
 //! must give typed errors with memory bounded by the input.
 
 use qdf_core::{Category, Options, Value};

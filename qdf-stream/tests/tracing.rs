@@ -147,11 +147,17 @@ fn frame_lengths_and_table_growth_are_traced() {
         assert!(encoded.iter().all(|e| e.level == Level::TRACE));
         assert_eq!(encoded[2].num("buffered"), wire.len() as u64);
 
-        // Growth after frames 1 and 3 only, with the sizes the session reports.
+        // Growth after each frame, with the sizes the session reports: the first declares,
+        // the second (the first reuse) fills the per-field numbers (docs/SPEC.md §15.2,
+        // memory only), the third interns "cellar".
         let grew = by_message(&events, "qdf encoder tables grew");
-        assert_eq!(grew.len(), 2, "{events:#?}");
+        assert_eq!(grew.len(), 3, "{events:#?}");
         assert!(grew.iter().all(|e| e.level == Level::DEBUG));
         assert_eq!(grew[0].num("frame_len"), lens[0]);
+        assert_eq!(grew[1].num("frame_len"), lens[1]);
+        assert_eq!(grew[1].num("intern_entries"), 3);
+        assert!(grew[1].num("heap_bytes") > grew[0].num("heap_bytes"));
+        let grew = [&grew[0], &grew[2]];
         assert_eq!(grew[1].num("frame_len"), lens[2]);
         // "sensor", "attic", "celsius"; then "cellar".
         assert_eq!(grew[0].num("intern_entries"), 3);
@@ -187,7 +193,10 @@ fn frame_lengths_and_table_growth_are_traced() {
                 )
             })
             .collect();
-        assert_eq!(sizes, [(lens[0], 3, 18), (lens[2], 4, 24)]);
+        assert_eq!(
+            sizes,
+            [(lens[0], 3, 18), (lens[1], 3, 18), (lens[2], 4, 24)]
+        );
         // The mirrored tables agree; the memory is each side's own (the encoder's index and
         // predictions are not mirrored), and is traced too.
         let table_sizes = |s: SessionStats| {

@@ -2,11 +2,13 @@
 //! column's values, chosen by exact cost. Integers, floats and bools go through the QPack
 //! packer when it is smaller, else a plain array; strings as a string block
 //! (`codec::strings::pick`) or, when that is not smaller and the caller allows it, as
-//! per-value strings through the intern table. Under the entropy stage (Compression) a body
-//! is tANS-coded when that is smaller. Top-level columns ([`super::write`]) and child
+//! per-value strings through the intern table, or as number text (`docs/SPEC.md` §22.1) when
+//! that is strictly smaller. Under the entropy stage (Compression) a body is tANS-coded when
+//! that is smaller. Top-level columns ([`super::write`]) and child
 //! columns ([`super::nested`]) pick their codecs here, so both choose alike.
 
 use super::Class;
+use super::numtext::{self, Form};
 use crate::codec;
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::{self, Census, Pick};
@@ -25,6 +27,15 @@ pub(crate) enum Body {
     Bytes(Vec<u8>),
     /// Per-value strings through the intern table, written when the container is.
     PerValue,
+}
+
+/// A leaf column's body as [`leaf_body`] chose it.
+pub(crate) struct Leaf {
+    pub(crate) body: Body,
+    /// Decoded output a decoder charges for a [`Body::Bytes`] body (§13).
+    pub(crate) units: u64,
+    /// A string column's number-text form (kind bits `10`/`20`).
+    pub(crate) text: Form,
 }
 
 /// The bytes of string block `blk` under the entropy stage, and the output units a decoder
@@ -57,20 +68,22 @@ fn entropy_block(census: &Census<'_>, blk: strings::StrBlock<'_>) -> (Vec<u8>, u
 }
 
 /// The body of a leaf column of `class` (not residual) and the decoded output a decoder
-/// charges for it (§13): `vals` the numbers' bits (number and bool columns), `census` the
-/// strings (string columns). `per_value`: per-value strings are allowed (a top-level column
-/// without the column index); a child column always takes a block, so its bytes are known
-/// when it is planned.
+/// charges for it (§13): `vals` the numbers' bits (number and bool columns), `strs` and
+/// `census` the strings (string columns). `per_value`: per-value strings are allowed (a
+/// top-level column without the column index); a child column always takes a block or
+/// number text, so its bytes are known when it is planned.
 pub(crate) fn leaf_body(
     sink: &Sink,
     class: Class,
     vals: Vec<u64>,
+    strs: &[&[u8]],
     census: Option<&mut Census<'_>>,
     per_value: bool,
-) -> Result<(Body, u64)> {
+) -> Result<Leaf> {
     let feats = sink.opts().feature_bits();
     let indexed = sink.col_index_allowed() && feats.contains(Features::COLUMN_INDEX);
     let mut units = 0;
+    let mut text = Form::Plain;
     let mut body = match (class, census) {
         (Class::Str, Some(census)) => {
             let pick = if sink.opts().keeps_strings_borrowable() {
@@ -86,7 +99,7 @@ pub(crate) fn leaf_body(
             // borrowable strings.
             let entropy =
                 feats.contains(Features::ENTROPY) && !sink.opts().keeps_strings_borrowable();
-            match pick {
+            let body = match pick {
                 Pick::Block(blk) if entropy => {
                     let (bytes, u) = entropy_block(census, blk);
                     units = u;
@@ -116,6 +129,25 @@ pub(crate) fn leaf_body(
                     }
                 }
                 Pick::PerValue => Body::PerValue,
+            };
+            // Canonical decimal or hex text as numbers or bytes, when strictly smaller
+            // (its values are rebuilt on decode, so never for borrowable strings).
+            let cost = match &body {
+                Body::Bytes(v) => v.len(),
+                _ => census.per_value(),
+            };
+            let num = if sink.opts().keeps_strings_borrowable() {
+                None
+            } else {
+                numtext::encode(strs, sink.opts(), cost)?
+            };
+            match num {
+                Some(t) => {
+                    units = t.units;
+                    text = t.text;
+                    Body::Bytes(t.bytes)
+                }
+                None => body,
             }
         }
         (Class::Str | Class::Residual | Class::Struct | Class::List, _) => Body::Rows,
@@ -147,5 +179,5 @@ pub(crate) fn leaf_body(
         units = units.saturating_add(v.len() as u64);
         *v = w;
     }
-    Ok((body, units))
+    Ok(Leaf { body, units, text })
 }

@@ -7,6 +7,7 @@
 //!   replayed through the real serializer when the batch does not become columnar);
 //! - [`write`]: choosing the column codecs, the size gate, writing the container;
 //! - [`read`]: the container header and column bodies on the decoder side;
+//! - [`numtext`]: string columns of canonical decimal or hex text stored as numbers or bytes;
 //! - [`row`]: the rows presented to serde (a `SeqAccess` of row maps), subset decode;
 //! - [`body`]: a leaf column's codec by exact cost, shared by top-level and child columns;
 //! - [`nested`]: struct and list columns (child columns of a column), feature
@@ -16,6 +17,7 @@
 
 pub(crate) mod body;
 pub(crate) mod nested;
+pub(crate) mod numtext;
 pub(crate) mod plan;
 pub(crate) mod read;
 pub(crate) mod row;
@@ -97,7 +99,7 @@ pub(crate) fn enabled(opts: &Options) -> bool {
     )
 }
 
-/// True when `opts` writes struct and list columns (`docs/SPEC.md` §22.1).
+/// True when `opts` writes struct and list columns (`docs/SPEC.md` §22.2).
 pub(crate) fn nested_enabled(opts: &Options) -> bool {
     opts.has(Features::NESTED_COLUMNS)
 }

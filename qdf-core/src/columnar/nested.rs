@@ -1,4 +1,4 @@
-//! Struct and list columns on the encoder side (`docs/SPEC.md` §22.1, feature
+//! Struct and list columns on the encoder side (`docs/SPEC.md` §22.2, feature
 //! `NESTED_COLUMNS`): a column whose values are all structs becomes a struct column whose
 //! child columns hold the structs' fields; a column whose values are all sequences becomes
 //! a list column, a lengths column and one element column over the concatenated elements.
@@ -19,6 +19,7 @@
 use std::borrow::Cow;
 
 use super::body::{Body, leaf_body};
+use super::numtext::Form;
 use super::plan::{Batch, Offer, scan_cells};
 use super::tape::{Cell, Depth, Ev, EvRef, Open, Tape};
 use super::{Class, Decl, MIN_ROWS, NULLABLE, OPTIONAL, mask};
@@ -207,9 +208,8 @@ fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<N
     if items.len() >= MIN_ROWS * ats.len() {
         return Ok(None);
     }
-    let (Body::Bytes(lengths), units) =
-        leaf_body(sink, Class::Int { neg: false }, lens, None, false)?
-    else {
+    let lengths = leaf_body(sink, Class::Int { neg: false }, lens, &[], None, false)?;
+    let (Body::Bytes(lengths), units) = (lengths.body, lengths.units) else {
         return Ok(None);
     };
     let entropy = lengths.first() == Some(&tags::ENTROPY);
@@ -265,12 +265,21 @@ fn child(
     }
     let min_intern = sink.opts().intern_min_len() as usize;
     let scan = scan_cells(present.iter().copied(), present.len(), &tape.arena);
+    let mut text = Form::Plain;
     let (class, children, units, row_cost, entropy) = if scan.class != Class::Residual {
         let mut census = (scan.class == Class::Str).then(|| Census::new(&scan.strs, min_intern));
-        let (body, units) = leaf_body(sink, scan.class, scan.vals, census.as_mut(), false)?;
-        let Body::Bytes(body) = body else {
+        let leaf = leaf_body(
+            sink,
+            scan.class,
+            scan.vals,
+            &scan.strs,
+            census.as_mut(),
+            false,
+        )?;
+        let (Body::Bytes(body), units) = (leaf.body, leaf.units) else {
             return Ok(None);
         };
+        text = leaf.text;
         let entropy = body.first() == Some(&tags::ENTROPY);
         bytes.extend_from_slice(&body);
         let strs = census.as_mut().map_or(0, Census::per_value);
@@ -283,7 +292,7 @@ fn child(
         bytes.extend_from_slice(&n.body);
         (n.class, n.children, n.units, n.row_cost + nulls, n.entropy)
     };
-    let mut kind = class.nibble();
+    let mut kind = class.nibble() | text.bits();
     if optional {
         kind |= OPTIONAL;
     }

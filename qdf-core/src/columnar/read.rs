@@ -14,6 +14,7 @@
 
 use std::borrow::Cow;
 
+use super::numtext::{self, Form};
 use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::{self, CheckedStrs};
@@ -74,6 +75,8 @@ impl Data<'_> {
 pub(crate) struct Column<'de> {
     pub(crate) name: Cow<'de, str>,
     pub(crate) class: Class,
+    /// How a string column's values are stored (kind bits `10`/`20`).
+    pub(crate) text: Form,
     pub(crate) optional: bool,
     pub(crate) nullable: bool,
     /// The presence mask (empty unless optional).
@@ -97,7 +100,7 @@ pub(crate) struct Column<'de> {
     /// makes of a column in the common case).
     pub(crate) always: bool,
     /// A struct column's child columns, a list column's element column (`docs/SPEC.md`
-    /// §22.1); their slots are this column's present non-null values (a list's: its
+    /// §22.2); their slots are this column's present non-null values (a list's: its
     /// elements).
     pub(crate) children: Vec<Column<'de>>,
     /// A list column's lengths, one per present non-null value.
@@ -134,7 +137,7 @@ impl<'de> Container<'de> {
     /// declaration when the id is 0, and the column index.
     ///
     /// Errors: `M` below 16, a declaration of no column, an unknown shape id (`UnknownStateId`), a kind byte with an
-    /// unknown class or reserved bits, a nullable residual column, residual columns in an
+    /// unknown class or reserved bits (`10`/`20` on a column that is not a string, both), a nullable residual column, residual columns in an
     /// `EF` (or none, or only residual ones, in an `F7`), a declaration over this side's caps
     /// (`SessionCap`), counts beyond the input, the output budget.
     pub(crate) fn read_header(src: &mut Source<'de>, tag: u8) -> Result<Self> {
@@ -242,7 +245,7 @@ impl<'de> Container<'de> {
             col.at = start;
             let v = col.read_masks(src, m)?;
             let indexed = self.index.as_ref().map(|ix| ix[j] as u64);
-            if indexed.is_some() && col.class == Class::Str {
+            if indexed.is_some() && col.class == Class::Str && col.text == Form::Plain {
                 expect_block(src)?;
             }
             col.data = match (col.class, wanted, indexed) {
@@ -255,23 +258,15 @@ impl<'de> Container<'de> {
                     src.take(rest as usize, "a column (by the column index)")?;
                     Data::Skipped
                 }
-                (Class::Struct | Class::List, wanted, indexed) => {
-                    col.read_children(src, v, indexed.is_some(), &mut self.arena)?;
+                (_, wanted, indexed) => {
+                    let d = col.read_body(src, v, indexed.is_some(), &mut self.arena)?;
                     if wanted {
-                        Data::Nested
+                        d
                     } else {
                         col.children = Vec::new();
                         col.lens = Vec::new();
                         Data::Skipped
                     }
-                }
-                (Class::Str, wanted, _) => {
-                    let s = read_strs(src, v, &mut self.arena)?;
-                    if wanted { s } else { Data::Skipped }
-                }
-                (class, wanted, _) => {
-                    let n = read_nums(src, class, v)?;
-                    if wanted { Data::nums(n) } else { Data::Skipped }
                 }
             };
             if let Some(len) = indexed
@@ -296,8 +291,10 @@ impl Container<'_> {
 
 impl<'de> Column<'de> {
     fn new(name: Cow<'de, str>, kind: u8, at: u64) -> Result<Self> {
+        // Bits 10/20 (number text) only on a string column.
+        let text = Form::from_kind(kind);
         let class = Class::from_nibble(kind & 0x0F)
-            .filter(|_| kind & 0x30 == 0)
+            .filter(|&c| text == Some(Form::Plain) || (text.is_some() && c == Class::Str))
             .ok_or_else(|| bad(at, "column kind byte"))?;
         let nullable = kind & NULLABLE != 0;
         if class == Class::Residual && nullable {
@@ -306,6 +303,7 @@ impl<'de> Column<'de> {
         Ok(Column {
             name,
             class,
+            text: text.unwrap_or_default(),
             optional: kind & OPTIONAL != 0,
             nullable,
             present: &[],
@@ -331,7 +329,7 @@ impl<'de> Column<'de> {
 
     /// The kind byte.
     pub(crate) fn kind(&self) -> u8 {
-        let mut k = self.class.nibble();
+        let mut k = self.class.nibble() | self.text.bits();
         if self.optional {
             k |= OPTIONAL;
         }
@@ -389,20 +387,34 @@ impl<'de> Column<'de> {
         for c in &mut self.children {
             c.at = src.offset();
             let cv = c.read_masks(src, slots)?;
-            if indexed && c.class == Class::Str {
+            if indexed && c.class == Class::Str && c.text == Form::Plain {
                 expect_block(src)?;
             }
-            c.data = match c.class {
-                Class::Struct | Class::List => {
-                    c.read_children(src, cv, indexed, arena)?;
-                    Data::Nested
-                }
-                Class::Str => read_strs(src, cv, arena)?,
-                class => Data::nums(read_nums(src, class, cv)?),
-            };
+            c.data = c.read_body(src, cv, indexed, arena)?;
         }
         src.leave();
         Ok(())
+    }
+
+    /// Reads the values of a column that is not residual, its masks read (`v` values):
+    /// numbers, strings (per-value, a block, or number text) or a struct or list column's
+    /// children.
+    fn read_body(
+        &mut self,
+        src: &mut Source<'de>,
+        v: usize,
+        indexed: bool,
+        arena: &mut String,
+    ) -> Result<Data<'de>> {
+        Ok(match self.class {
+            Class::Struct | Class::List => {
+                self.read_children(src, v, indexed, arena)?;
+                Data::Nested
+            }
+            Class::Str if self.text != Form::Plain => Data::Block(numtext::read(src, self.text, v)?),
+            Class::Str => read_strs(src, v, arena)?,
+            class => Data::nums(read_nums(src, class, v)?),
+        })
     }
 }
 
@@ -417,7 +429,7 @@ fn expect_block(src: &Source<'_>) -> Result<()> {
     }
 }
 
-/// Reads one column's declaration (`docs/SPEC.md` §22.1): its name (not for a list's
+/// Reads one column's declaration (`docs/SPEC.md` §22.2): its name (not for a list's
 /// element column), kind byte and, for a struct or list column, its children one depth
 /// level deeper; pushes its column-shape table entries onto `entries` (a struct's entry is
 /// `uvarint(child count)` then its name).

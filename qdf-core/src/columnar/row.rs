@@ -351,7 +351,7 @@ fn skip_children(col: &mut Column<'_>, val: Option<(usize, usize)>, arena: &str)
     Ok(())
 }
 
-/// One value of a struct or list column (`docs/SPEC.md` §22.1), presented as row mode
+/// One value of a struct or list column (`docs/SPEC.md` §22.2), presented as row mode
 /// presents the same value: a null as `None`, a struct as a map of its children present in
 /// this slot (in column order), a list as a sequence of its elements; each one depth level,
 /// as in row mode.

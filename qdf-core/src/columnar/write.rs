@@ -8,7 +8,8 @@
 //! Column bodies are what Balanced writes for a `Vec` of the column's values: integers,
 //! floats and bools through the QPack packer when it is smaller, else a plain array; strings
 //! as a string block (`codec::strings::pick`) or, when that is not smaller, as per-value
-//! strings through the intern table. With the column index no column is per-value, so an
+//! strings through the intern table; a column of canonical decimal or hex text as integers or
+//! packed bytes (`numtext`) when that is smaller than both. With the column index no column is per-value, so an
 //! indexed column never touches the Dense state and a reader may jump over it.
 //!
 //! The gate (an estimate): a column stays a column only if its masks and body are not larger
@@ -23,6 +24,7 @@ use std::borrow::Cow;
 
 use super::body::{Body, leaf_body};
 use super::nested::{self, shape_entries};
+use super::numtext::Form;
 use super::plan::Batch;
 use super::tape::{Cell, CellRef, Ev, EvRef, Tape};
 use super::{Class, Decl, MIN_ROWS, NULLABLE, OPTIONAL, mask, mask_len, nested_enabled};
@@ -50,6 +52,8 @@ pub(crate) trait ValueWriter {
 struct ColPlan {
     name: &'static str,
     class: Class,
+    /// A string column's number-text form (kind bits `10`/`20`).
+    text: Form,
     optional: bool,
     nullable: bool,
     body: Body,
@@ -64,7 +68,7 @@ struct ColPlan {
 
 impl ColPlan {
     fn kind(&self) -> u8 {
-        let mut k = self.class.nibble();
+        let mut k = self.class.nibble() | self.text.bits();
         if self.optional {
             k |= OPTIONAL;
         }
@@ -177,7 +181,7 @@ fn plan_container(
         let scan = b.scan(present);
         let mut class = scan.class;
         let mut census = (class == Class::Str).then(|| Census::new(&scan.strs, min_intern));
-        let (body, units) = leaf_body(sink, class, scan.vals, census.as_mut(), true)?;
+        let leaf = leaf_body(sink, class, scan.vals, &scan.strs, census.as_mut(), true)?;
         if class == Class::Residual
             && nested_on
             && let Some(n) = nested::plan_top(sink, b, present)?
@@ -198,6 +202,7 @@ fn plan_container(
                 plans.push(ColPlan {
                     name,
                     class: n.class,
+                    text: Form::Plain,
                     optional,
                     nullable: nulls > 0,
                     body: Body::Bytes(n.body),
@@ -211,10 +216,11 @@ fn plan_container(
         let mut plan = ColPlan {
             name,
             class,
+            text: leaf.text,
             optional,
             nullable: scan.nulls > 0 && class != Class::Residual,
-            body,
-            units,
+            body: leaf.body,
+            units: leaf.units,
             children: Vec::new(),
             entropy: false,
         };
@@ -239,6 +245,7 @@ fn plan_container(
         if class != Class::Residual && !fits {
             class = Class::Residual;
             plan.class = class;
+            plan.text = Form::Plain;
             plan.nullable = false;
             plan.body = Body::Rows;
             plan.units = 0;

@@ -6,6 +6,7 @@
 
 mod access;
 pub(crate) mod dupkeys;
+mod num;
 mod serde_impl;
 mod shape;
 
@@ -43,6 +44,11 @@ impl<'de> Deserializer<'de> {
     }
 
     /// [`Deserializer::from_slice`] with limits from `opts`.
+    ///
+    /// Errors: input shorter than the header (`UnexpectedEof`, `Eof`); a magic other than
+    /// `QDF` (`BadMagic`) or a version other than 1 (`BadVersion`); reserved flag bits, or the
+    /// stream-only checksum flag `10` ([`ErrorCode::BadFlags`](crate::ErrorCode::BadFlags)); all `Syntax`, at offset 0
+    /// to 4 (`docs/SPEC.md` §1).
     pub fn from_slice_with(input: &'de [u8], opts: Options) -> Result<Self> {
         Ok(Deserializer {
             src: Source::message(input, &opts)?,
@@ -58,12 +64,13 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// Fails with `TrailingBytes` unless all input was consumed.
+    /// Fails with [`ErrorCode::TrailingBytes`](crate::ErrorCode::TrailingBytes) (`Data`, at
+    /// the first unread byte) unless all input was consumed; call it after the value.
     pub fn end(&self) -> Result<()> {
         self.src.end()
     }
 
-    /// The input not consumed yet.
+    /// The input not consumed yet: after one value, the bytes that follow its body.
     pub fn remaining_input(&self) -> &'de [u8] {
         self.src.rest()
     }

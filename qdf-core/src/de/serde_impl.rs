@@ -14,8 +14,9 @@ use crate::wire::ext::{self, magic};
 use crate::wire::read::Text;
 use crate::wire::tags::*;
 
+/// Hands number `n` to `visitor` by its wire type.
 #[inline]
-fn visit_num<'de, V: Visitor<'de>>(n: Num, visitor: V) -> Result<V::Value> {
+pub(super) fn visit_num<'de, V: Visitor<'de>>(n: Num, visitor: V) -> Result<V::Value> {
     match n {
         Num::U64(v) => visitor.visit_u64(v),
         Num::I64(v) => visitor.visit_i64(v),

@@ -6,6 +6,7 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Deserializer;
+use crate::dense::{is_plain_num, is_predicted};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::ext::SHAPE_ESCAPE;
 use crate::wire::read::{Reference, Text};
@@ -195,6 +196,16 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        // A reuse's field read without a name has a numeric slot (`docs/SPEC.md` §15.2).
+        // Most field values are no number: one byte test first.
+        if let Some(t) = self.de.src.peek()
+            && (is_plain_num(t) || is_predicted(t))
+            && self.id != 0
+            && matches!(self.phase, Phase::Shape | Phase::Open)
+            && self.de.src.tracks_numbers()
+        {
+            return self.slotted_value(seed, self.names + self.idx - 1);
+        }
         seed.deserialize(&mut *self.de)
     }
 
@@ -208,6 +219,16 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
 }
 
 impl<'de> ShapeAccess<'_, 'de> {
+    /// The value of numeric slot `k` (see [`Source::slotted`](crate::source::Source)):
+    /// a predicted number is handed to `seed` as the number it stands for.
+    #[inline(never)]
+    fn slotted_value<V: DeserializeSeed<'de>>(&mut self, seed: V, k: usize) -> Result<V::Value> {
+        match self.de.src.slotted(k)? {
+            Some((n, at)) => seed.deserialize(super::num::NumDe::new(n, at)),
+            None => seed.deserialize(&mut *self.de),
+        }
+    }
+
     /// [`next_key_seed`](de::MapAccess::next_key_seed) for every other step.
     #[inline(never)]
     fn next_key_other<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {

@@ -119,6 +119,8 @@ pub(crate) struct ShapeCursor {
     /// In [`Mode::Reuse`], the stored-name indices `names.0..names.1` of the shape's
     /// fields (the predicted name of field `idx` is stored name `names.0 + idx`), else empty.
     names: (usize, usize),
+    /// The Dense state keeps per-field numbers (`docs/SPEC.md` §15.2).
+    nums: bool,
 }
 
 impl ShapeCursor {
@@ -126,6 +128,17 @@ impl ShapeCursor {
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// The numeric slot of the field just named (`docs/SPEC.md` §15.2): its stored-name
+    /// index while the struct is a reuse whose names were all predicted (so the decoder
+    /// reads the value without a name), `None` otherwise or without numeric state.
+    #[inline(always)]
+    pub(crate) fn slot(&self) -> Option<usize> {
+        match self.mode {
+            Mode::Reuse(_) if self.nums && self.idx > 0 => Some(self.names.0 + self.idx - 1),
+            _ => None,
+        }
     }
 
     fn key(&self) -> PredKey {
@@ -170,6 +183,7 @@ impl DenseState {
             first: None,
             names: self.reuse_names(mode),
             mode,
+            nums: self.tracks_numbers(),
         };
         (cur, start)
     }
@@ -208,6 +222,7 @@ impl DenseState {
             first: Some(h1),
             names: self.reuse_names(mode),
             mode,
+            nums: self.tracks_numbers(),
         };
         Some((cur, start))
     }

@@ -65,8 +65,13 @@ impl<'de> DecState<'de> {
     #[cold]
     #[inline(never)]
     fn create_dense(&mut self) {
-        self.dense
-            .get_or_insert_with(|| Box::new(DenseState::new_decoder(&self.opts, self.session)));
+        self.dense.get_or_insert_with(|| {
+            Box::new(if self.session {
+                DenseState::new_session_decoder(&self.opts)
+            } else {
+                DenseState::new_decoder(&self.opts, false)
+            })
+        });
     }
 
     /// The Dense state if any was used, for shape lookups (which do not read the

@@ -41,6 +41,7 @@ mod cursor;
 pub(crate) mod decode;
 pub(crate) mod encode;
 mod intern;
+mod numeric;
 mod predict;
 mod shape;
 mod stats;
@@ -58,6 +59,8 @@ pub use stats::SessionStats;
 use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
 use intern::InternTable;
+use numeric::NumSlots;
+pub(crate) use numeric::{NumVal, is_plain_num, is_predicted, plain_num};
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
 
@@ -170,6 +173,9 @@ pub(crate) struct DenseState {
     shapes: ShapeTable,
     shape_pred: ShapePredictor,
     col_shapes: ColShapes,
+    /// Per-field numeric state (`docs/SPEC.md` §15.2): session decoders always, session
+    /// encoders with `NUM_STATE`; `None` for one-shot messages, which never carry it.
+    nums: Option<Box<NumSlots>>,
     mark: Option<Mark>,
     /// Encoder sessions: per id of this generation, 1 once referenced (admission learning).
     used: Vec<u8>,
@@ -207,6 +213,7 @@ impl DenseState {
             shapes: ShapeTable::default(),
             shape_pred: ShapePredictor::default(),
             col_shapes: ColShapes::default(),
+            nums: None,
             mark: None,
             used: Vec::new(),
             admit: None,
@@ -219,6 +226,9 @@ impl DenseState {
     pub(crate) fn new_session_encoder(opts: &Options) -> Self {
         let mut s = DenseState::new_encoder(opts);
         s.admit = Some(Box::new(Admission::new(opts.renews())));
+        if s.has(Features::NUM_STATE) && s.has(Features::SHAPE_INTERN) {
+            s.nums = Some(Box::default());
+        }
         s
     }
 
@@ -236,6 +246,14 @@ impl DenseState {
             InternTable::new_uncopied()
         };
         DenseState::with(opts, table)
+    }
+
+    /// Decoder state of a session: entries keep their bytes, and per-field numbers are
+    /// tracked (the peer may predict them whatever this side's features say).
+    pub(crate) fn new_session_decoder(opts: &Options) -> Self {
+        let mut s = DenseState::new_decoder(opts, true);
+        s.nums = Some(Box::default());
+        s
     }
 
     /// True if the encoder feature is on.
@@ -275,6 +293,9 @@ impl DenseState {
             + self.shapes.heap_bytes()
             + self.shape_pred.heap_bytes()
             + self.col_shapes.heap_bytes()
+            + self.nums.as_ref().map_or(0, |n| {
+                std::mem::size_of::<NumSlots>() as u64 + n.heap_bytes()
+            })
             + self.used.capacity() as u64
             + self.admit.as_ref().map_or(0, |a| {
                 std::mem::size_of::<Admission>() as u64 + a.heap_bytes()
@@ -574,12 +595,53 @@ impl DenseState {
             .define(cols, self.cfg.shape_cap, self.cfg.byte_cap, encoder)
     }
 
+    // ---- per-field numbers (both sides) ---------------------------------------------------
+
+    /// Whether this side keeps per-field numeric state (`docs/SPEC.md` §15.2).
+    #[inline(always)]
+    pub(crate) fn tracks_numbers(&self) -> bool {
+        self.nums.is_some()
+    }
+
+    /// Encoder: the value of slot `k` was just written plain at `out[at..]`; see
+    /// [`NumSlots::encode`].
+    #[inline]
+    pub(crate) fn encode_num(&mut self, out: &mut Vec<u8>, at: usize, k: usize) {
+        if let Some(n) = self.nums.as_deref_mut() {
+            n.encode(out, at, k);
+        }
+    }
+
+    /// Decoder: the plain number `v` was read as the value of slot `k`.
+    #[inline]
+    pub(crate) fn observe_num(&mut self, k: usize, v: NumVal) {
+        if let Some(n) = self.nums.as_deref_mut() {
+            n.observe(k, v);
+        }
+    }
+
+    /// Decoder: the predicted form `tag` (consumed), payload at the front of `buf`, as the
+    /// value of slot `k`; the value and the payload bytes used. Errors as
+    /// [`NumSlots::decode`], and [`ErrorCode::BadTag`] on a side that keeps no state.
+    pub(crate) fn decode_num(&mut self, k: usize, tag: u8, buf: &[u8]) -> Result<(NumVal, usize)> {
+        match self.nums.as_deref_mut() {
+            Some(n) => n.decode(k, tag, buf),
+            None => Err(Error::new(ErrorCode::BadTag {
+                found: tag,
+                expected: "a value (predicted numbers need a session)",
+            })),
+        }
+    }
+
     // ---- encoder checkpoints ------------------------------------------------------------
 
     /// Records the state before an encoder message. Nested checkpoints are not supported.
     pub(crate) fn checkpoint(&mut self) {
         let pred = self.pred.mark();
         self.shape_pred.mark();
+        if let Some(n) = self.nums.as_deref_mut() {
+            n.mark();
+        }
         self.mark = Some(Mark {
             table_len: self.table.len(),
             hits: self.counts.hits,
@@ -595,6 +657,9 @@ impl DenseState {
         self.mark = None;
         self.pred.commit();
         self.shape_pred.commit();
+        if let Some(n) = self.nums.as_deref_mut() {
+            n.commit();
+        }
     }
 
     /// Restores the state of the last [`checkpoint`](Self::checkpoint) exactly.
@@ -610,6 +675,9 @@ impl DenseState {
         self.shapes.rollback(&mark.shapes);
         self.shape_pred.rollback(self.shapes.len());
         self.col_shapes.rollback(&mark.col_shapes);
+        if let Some(n) = self.nums.as_deref_mut() {
+            n.rollback();
+        }
     }
 
     // ---- renewal (both sides) -------------------------------------------------------------
@@ -644,6 +712,9 @@ impl DenseState {
         self.shapes.clear();
         self.shape_pred.renew();
         self.col_shapes.clear();
+        if let Some(n) = self.nums.as_deref_mut() {
+            n.clear();
+        }
     }
 
     /// Decoder: applies the renewal `FF uvarint(generation)` at the front of `body`

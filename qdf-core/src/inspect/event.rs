@@ -379,6 +379,10 @@ pub enum ColumnValues {
     Block(StringBlock),
     /// V strings through the Dense rules.
     PerValue,
+    /// A hex-text string column's packed bytes (kind bit `20`, §22.1); a decimal-text
+    /// column's integers (kind bit `10`) are [`Packed`](ColumnValues::Packed) or
+    /// [`Array`](ColumnValues::Array).
+    HexBytes,
     /// Residual: the values are in the rows (`F7`).
     Residual,
 }
@@ -391,6 +395,7 @@ impl fmt::Display for ColumnValues {
             ColumnValues::Array => f.write_str("plain array"),
             ColumnValues::Block(b) => write!(f, "{b}"),
             ColumnValues::PerValue => f.write_str("per-value strings"),
+            ColumnValues::HexBytes => f.write_str("hex bytes"),
             ColumnValues::Residual => f.write_str("residual (in the rows)"),
         }
     }

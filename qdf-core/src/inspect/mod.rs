@@ -126,8 +126,9 @@ pub fn message(
         key: false,
         kind: EventKind::Header { flags: input[4] },
     });
-    // Keep the entries' bytes so every reference resolves from the table.
-    src.carry_dense(opts, None);
+    // Keep the entries' bytes so every reference resolves from the table; no numeric state,
+    // as in a single message (`from_slice`).
+    src.carry_dense(opts, Some(Box::new(DenseState::new_decoder(opts, true))));
     let mut w = Walker {
         src,
         input: &input[HEADER_LEN..],
@@ -238,7 +239,7 @@ pub fn stream(
         let mut body_start = body_start;
         if flags & FLAG_DENSE != 0 && input[body_start..body_end].first() == Some(&RENEW) {
             // Read and applied as `DecoderSession` does; its errors are body errors.
-            let d = dense.get_or_insert_with(|| Box::new(DenseState::new_decoder(opts, true)));
+            let d = dense.get_or_insert_with(|| Box::new(DenseState::new_session_decoder(opts)));
             let at = body_start as u64;
             body_start += d
                 .apply_renewal(&input[body_start..body_end])

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::codec;
+use crate::columnar::numtext::Form;
 use crate::columnar::read::{Container, Data};
 use crate::columnar::{Class, mask_len};
 use crate::dense::{DenseState, Kind};
@@ -283,7 +284,7 @@ impl<'de> Walker<'de, '_> {
                 Phase::Shape | Phase::Open if idx < count => {
                     self.field(names + idx);
                     idx += 1;
-                    self.value(false)?;
+                    self.slotted_value(names + idx - 1)?;
                 }
                 // An open reuse after the shape's values.
                 Phase::Shape | Phase::Open => phase = Phase::Escaped,
@@ -310,6 +311,18 @@ impl<'de> Walker<'de, '_> {
         self.src.leave();
         self.close();
         Ok(())
+    }
+
+    /// The value of a reuse's field `k` (a numeric slot in a session, `docs/SPEC.md` §15.2).
+    fn slotted_value(&mut self, k: usize) -> Result<()> {
+        if self.src.tracks_numbers() {
+            let at = self.src.offset();
+            if let Some((n, _)) = self.src.slotted(k)? {
+                self.emit(at, false, num_event(n));
+                return Ok(());
+            }
+        }
+        self.value(false)
     }
 
     /// A declaration's names are complete: the shape is defined.
@@ -516,7 +529,8 @@ impl<'de> Walker<'de, '_> {
                 .flatten();
             let values = match (&col.data, first) {
                 (Data::Residual, _) => ColumnValues::Residual,
-                (_, first) if col.class == Class::Str => first
+                (_, _) if col.text == Form::Hex => ColumnValues::HexBytes,
+                (_, first) if col.class == Class::Str && col.text == Form::Plain => first
                     .and_then(block)
                     .map_or(ColumnValues::PerValue, ColumnValues::Block),
                 (_, Some(t)) => match Codec::from_tag(t, None) {

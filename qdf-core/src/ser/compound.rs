@@ -480,12 +480,19 @@ impl SerializeMap for Compound<'_> {
             return Err(self.ser.sink.poison(e));
         }
         self.key_open = false;
+        let slot = self.shape.as_ref().and_then(ShapeCursor::slot);
+        let at = self.ser.sink.len();
         let r = match self.kind {
             Kind::Carrier(subtype) => self.carried(subtype, value),
             _ => value.serialize(&mut *self.ser),
         };
         match r {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                if let Some(k) = slot {
+                    self.ser.sink.encode_num(at, k);
+                }
+                Ok(())
+            }
             Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
@@ -517,8 +524,15 @@ impl SerializeStruct for Compound<'_> {
             Some(cursor) => dense::shape_name(&mut self.ser.sink, cursor, self.start, key),
             None => self.ser.sink.write_str(key),
         };
+        let slot = self.shape.as_ref().and_then(ShapeCursor::slot);
+        let at = self.ser.sink.len();
         match named.and_then(|()| value.serialize(&mut *self.ser)) {
-            Ok(()) => Ok(()),
+            Ok(()) => {
+                if let Some(k) = slot {
+                    self.ser.sink.encode_num(at, k);
+                }
+                Ok(())
+            }
             Err(e) => Err(self.ser.sink.poison(e)),
         }
     }

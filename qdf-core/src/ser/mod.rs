@@ -67,12 +67,16 @@ pub struct Serializer {
 }
 
 impl Serializer {
-    /// A serializer with an empty buffer.
+    /// A serializer with an empty buffer and fresh Dense state, writing bodies with `opts`'
+    /// features (no header: prepend one, or use [`to_vec_with`](crate::to_vec_with), to get
+    /// a message `from_slice` reads). Allocates nothing until the first write.
     pub fn new(opts: Options) -> Self {
         Self::with_buffer(Vec::new(), opts)
     }
 
-    /// A serializer that appends to `buf` (its contents are kept).
+    /// A serializer that appends to `buf`: its contents are kept in front of what is
+    /// written, and its capacity is reused (pass a cleared `Vec` to encode into a recycled
+    /// buffer). Offsets in errors count from the start of `buf`.
     pub fn with_buffer(buf: Vec<u8>, opts: Options) -> Self {
         Serializer::over(Sink::new(buf, opts))
     }
@@ -87,17 +91,18 @@ impl Serializer {
         }
     }
 
-    /// The bytes written so far.
+    /// The buffer so far: what `with_buffer` was given, then every body written.
     pub fn as_bytes(&self) -> &[u8] {
         self.sink.bytes()
     }
 
-    /// The buffer.
+    /// Ends the serializer and returns its buffer (the Dense state is dropped). After an
+    /// error it holds a partial value: truncate it to its length before the failed call.
     pub fn into_inner(self) -> Vec<u8> {
         self.sink.into_inner()
     }
 
-    /// The options.
+    /// The options it was built with.
     pub fn options(&self) -> &Options {
         self.sink.opts()
     }

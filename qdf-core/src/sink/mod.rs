@@ -136,6 +136,19 @@ impl Sink {
         self.dense.as_deref_mut()
     }
 
+    /// The value of shape field slot `k` was just written at `at..`: the Dense state keeps its
+    /// number and may rewrite it in a shorter predicted form (`docs/SPEC.md` §15.2).
+    #[inline(always)]
+    pub(crate) fn encode_num(&mut self, at: usize, k: usize) {
+        // Most field values are no number: one byte test, no call.
+        if let Some(&t) = self.out.get(at)
+            && crate::dense::is_plain_num(t)
+            && let Some(d) = self.dense.as_deref_mut()
+        {
+            d.encode_num(&mut self.out, at, k);
+        }
+    }
+
     /// True if maps may be shaped (feature `MAP_SHAPE` with Dense state).
     #[inline]
     pub(crate) fn map_shapes(&self) -> bool {

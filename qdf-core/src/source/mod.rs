@@ -12,8 +12,8 @@
 pub(crate) mod keys;
 pub(crate) mod parse;
 
-use crate::dense::DenseState;
 use crate::dense::decode::DecState;
+use crate::dense::{DenseState, is_predicted, plain_num};
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
 use crate::wire::budget::Budget;
@@ -223,5 +223,38 @@ impl<'de> Source<'de> {
     #[cold]
     pub(crate) fn eof(&self, expected: &'static str) -> Error {
         self.read.eof(expected)
+    }
+
+    /// Whether the values of shape fields have numeric slots (a session's Dense state).
+    #[inline]
+    pub(crate) fn tracks_numbers(&self) -> bool {
+        self.dense_ref().is_some_and(DenseState::tracks_numbers)
+    }
+
+    /// The value of numeric slot `k` is next (`docs/SPEC.md` §15.2): a predicted form is
+    /// resolved against the slot and consumed, giving the number and its offset; a plain
+    /// number updates the slot and is left for the caller to read (`None`), as is any other
+    /// value (which leaves the slot alone).
+    ///
+    /// Errors: those of [`DenseState::decode_num`], at the form's payload.
+    pub(crate) fn slotted(&mut self, k: usize) -> Result<Option<(Num, u64)>> {
+        let rest = self.rest();
+        match rest.first() {
+            Some(&tag) if is_predicted(tag) => {
+                let at = self.offset();
+                let (v, used) = self
+                    .dense()
+                    .decode_num(k, tag, &rest[1..])
+                    .map_err(|e| e.shifted(at + 1).with_offset(at + 1))?;
+                self.take(1 + used, "a predicted number")?;
+                Ok(Some((Num::from(v), at)))
+            }
+            _ => {
+                if let Some(v) = plain_num(rest) {
+                    self.dense().observe_num(k, v);
+                }
+                Ok(None)
+            }
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! check for the smallest form lives here (`docs/SPEC.md` §12).
 
 use super::Source;
+use crate::dense::NumVal;
 use crate::error::{Error, ErrorCode, Result};
 use crate::utf8::utf8;
 use crate::wire::ext;
@@ -18,6 +19,18 @@ pub(crate) enum Num {
     I128(i128),
     F32(f32),
     F64(f64),
+}
+
+impl From<NumVal> for Num {
+    /// A slot's number as the wire's plain token of it would read.
+    fn from(v: NumVal) -> Num {
+        match v {
+            NumVal::Int(i) if i < 0 => Num::I64(i as i64),
+            NumVal::Int(i) => Num::U64(i as u64),
+            NumVal::F32(b) => Num::F32(f32::from_bits(b)),
+            NumVal::F64(b) => Num::F64(f64::from_bits(b)),
+        }
+    }
 }
 
 /// 2^128 and 2^127 as `f64` (exact): the first floats past `u128::MAX` and `i128::MAX`.

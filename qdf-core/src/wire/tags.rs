@@ -106,10 +106,12 @@ pub const QP_DICT: u8 = 0xED;
 pub const QP_PFOR: u8 = 0xEE;
 /// Columnar container.
 pub const COLUMNAR: u8 = 0xEF;
-/// Blocked integer QPack (Go meaning kept; reserved).
-pub const QP_BLOCK: u8 = 0xF0;
-/// Zone-map chunk (Go meaning kept; reserved).
-pub const ZONE_CHUNK: u8 = 0xF1;
+/// Predicted number (`docs/SPEC.md` §15.2): the value its field's state predicts; only as
+/// a slotted field value of a session (the Go library's reserved blocked-QPack tag).
+pub const NUM_SAME: u8 = 0xF0;
+/// Number step `uvarint(payload)` (`docs/SPEC.md` §15.2): an integer delta or
+/// delta-of-delta, or a float's decimal step; only as a slotted field value of a session.
+pub const NUM_DELTA: u8 = 0xF1;
 /// serde extension: a subtype byte follows (`docs/SPEC.md` §9).
 pub const EXT: u8 = 0xF2;
 /// Timestamp: `zigzag-uvarint(sec) uvarint(nsec)` (Go meaning kept).
@@ -132,8 +134,10 @@ pub const COL_STR_FRONT: u8 = 0xFA;
 pub const COL_STR_ALPHA: u8 = 0xFB;
 /// String column: dictionary with QPack-coded index.
 pub const COL_STR_DICTQ: u8 = 0xFC;
-/// Lossy vector (Go meaning kept; reserved).
-pub const LOSSY_VEC: u8 = 0xFD;
+/// Float form `mode uvarint(payload)` (`docs/SPEC.md` §15.2): a decimal step at a new
+/// exponent or an XOR against the field's last float; only as a slotted field value of a
+/// session.
+pub const NUM_FLOAT: u8 = 0xFD;
 /// Session renewal, `uvarint(generation)`: only first in a frame body of a Dense stream
 /// (`docs/SPEC.md` §18); anywhere else it is an unassigned tag.
 pub const RENEW: u8 = 0xFF;

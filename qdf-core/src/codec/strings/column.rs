@@ -242,6 +242,32 @@ pub(crate) struct CheckedStrs<'a> {
     rows: FlatRows,
 }
 
+impl CheckedStrs<'_> {
+    /// A column whose text the decoder printed (the number-text columns of
+    /// `docs/SPEC.md` §22.1): row `i` is the next `lens[i]` bytes of `store`.
+    ///
+    /// Errors: [`ErrorCode::BadCodec`] when the lengths run past `store` or `store` is 4 GiB
+    /// or more (spans are 32-bit); [`ErrorCode::InvalidUtf8`] (no offset) when a row is not
+    /// UTF-8.
+    pub(crate) fn rebuilt(store: Vec<u8>, lens: impl Iterator<Item = usize>) -> Result<Self> {
+        let too_long = || Error::new(ErrorCode::BadCodec("rebuilt text past its store"));
+        if u32::try_from(store.len()).is_err() {
+            return Err(too_long());
+        }
+        let mut spans = Vec::with_capacity(lens.size_hint().0);
+        let mut start = 0usize;
+        for len in lens {
+            let end = start
+                .checked_add(len)
+                .filter(|&e| e <= store.len())
+                .ok_or_else(too_long)?;
+            spans.push(Span::new(start, end));
+            start = end;
+        }
+        StrColumn::new(Store::Arena(store), Rows::Each(spans)).into_checked()
+    }
+}
+
 impl<'a> CheckedStrs<'a> {
     /// Row `i`: `Ok` with the input's lifetime where the block keeps it in the input (F5,
     /// F8, F9), `Err` from the decoder's store otherwise; `None` past the end.

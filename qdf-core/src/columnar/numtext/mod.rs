@@ -1,0 +1,108 @@
+//! Canonical number-text columns (`docs/SPEC.md` §22.1): a string column whose every value is
+//! a canonical decimal integer is stored as an integer body (kind bit [`DECIMAL`]), one whose
+//! every value is canonical fixed-length hex as packed bytes (kind bit [`HEX`]); the decoder
+//! prints the same strings back, byte for byte.
+//!
+//! - [`decimal`]: `"0"`, `"-12"`, `"1782036644636668325"` (no leading zeros, no `+`, no
+//!   `"-0"`, within `i64`/`u64`: QPack's reach) as a QPack value or a plain array of integers;
+//! - [`hex`]: `"4bf92f35…"` (even length, one length and one case over the column, empty
+//!   strings allowed) as a case/mask flag byte, the byte length and the packed bytes.
+//!
+//! The writer offers a column's strings to [`encode`] with the size of the block it would
+//! write otherwise and takes the answer only when it is strictly smaller; a value that is not
+//! canonical ends the check at once, so text columns pay one failed byte test. The reader
+//! calls [`read`] for a string column with either bit and gets a [`CheckedStrs`] whose values
+//! the decoder rebuilt (never borrowed from the input).
+
+mod decimal;
+mod hex;
+
+use crate::codec::strings::CheckedStrs;
+use crate::error::{Error, ErrorCode, Result};
+use crate::options::Options;
+use crate::source::Source;
+
+/// Kind-byte bit of a string column stored as integers (canonical decimal text).
+pub(crate) const DECIMAL: u8 = 0x10;
+/// Kind-byte bit of a string column stored as packed bytes (canonical hex text).
+pub(crate) const HEX: u8 = 0x20;
+
+/// How a string column's values are stored.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub(crate) enum Form {
+    /// As strings (a string block or per-value strings, `docs/SPEC.md` §20).
+    #[default]
+    Plain,
+    /// As integers printed in decimal (kind bit [`DECIMAL`]).
+    Decimal,
+    /// As bytes printed in hex (kind bit [`HEX`]).
+    Hex,
+}
+
+impl Form {
+    /// The kind-byte bits of this form.
+    pub(crate) fn bits(self) -> u8 {
+        match self {
+            Form::Plain => 0,
+            Form::Decimal => DECIMAL,
+            Form::Hex => HEX,
+        }
+    }
+
+    /// The form of a kind byte's bits `30`; `None` for both bits set.
+    pub(crate) fn from_kind(kind: u8) -> Option<Form> {
+        match kind & (DECIMAL | HEX) {
+            0 => Some(Form::Plain),
+            DECIMAL => Some(Form::Decimal),
+            HEX => Some(Form::Hex),
+            _ => None,
+        }
+    }
+}
+
+/// A string column's body in a number-text form.
+pub(crate) struct Body {
+    /// The form (its kind-byte bit).
+    pub(crate) text: Form,
+    /// The column's values as written after the masks.
+    pub(crate) bytes: Vec<u8>,
+    /// Decoded output the reader charges for it (`docs/SPEC.md` §13).
+    pub(crate) units: u64,
+}
+
+/// The smallest number-text body of the string column `strs` (row order) when one is
+/// strictly smaller than `beat` bytes, else `None` (some value is not canonical in either
+/// form, or neither body is smaller).
+pub(crate) fn encode(strs: &[&[u8]], opts: &Options, beat: usize) -> Result<Option<Body>> {
+    let mut best = hex::encode(strs, beat);
+    let limit = best.as_ref().map_or(beat, |b| b.bytes.len());
+    if let Some(d) = decimal::encode(strs, opts, limit)? {
+        best = Some(d);
+    }
+    Ok(best)
+}
+
+/// Reads the body of a string column of form `text` (not [`Form::Plain`]) holding `v`
+/// values, charging the rebuilt text to the output budget.
+///
+/// Errors (`BadCodec`, Syntax, at the failing byte): a decimal body that is not integers,
+/// holds 128-bit values, mixes a negative with a value above `i64::MAX`, or a signed QPack
+/// kind without a negative value; a hex body with unknown flag bits, a zero length, an empty
+/// mask without a set bit or with padding bits; a count that differs from `v`; truncation
+/// (`Eof`, `LengthOverrun`); the output limit.
+pub(crate) fn read<'de>(src: &mut Source<'de>, text: Form, v: usize) -> Result<CheckedStrs<'de>> {
+    match text {
+        Form::Decimal => decimal::read(src, v),
+        Form::Hex => hex::read(src, v),
+        Form::Plain => Err(bad(
+            src.offset(),
+            "a plain string column has no number-text body",
+        )),
+    }
+}
+
+/// A layout error at `at`.
+#[cold]
+fn bad(at: u64, what: &'static str) -> Error {
+    Error::at(ErrorCode::BadCodec(what), at)
+}
