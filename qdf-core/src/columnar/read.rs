@@ -411,7 +411,9 @@ impl<'de> Column<'de> {
                 self.read_children(src, v, indexed, arena)?;
                 Data::Nested
             }
-            Class::Str if self.text != Form::Plain => Data::Block(numtext::read(src, self.text, v)?),
+            Class::Str if self.text != Form::Plain => {
+                Data::Block(numtext::read(src, self.text, v)?)
+            }
             Class::Str => read_strs(src, v, arena)?,
             class => Data::nums(read_nums(src, class, v)?),
         })
