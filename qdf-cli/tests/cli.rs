@@ -390,6 +390,58 @@ fn golden_inspect_of_a_small_message() {
 }
 
 #[test]
+fn inspect_shows_struct_and_list_columns() {
+    #[derive(Serialize)]
+    struct P {
+        x: u8,
+        y: u8,
+    }
+    #[derive(Serialize)]
+    struct Row {
+        p: P,
+        v: Vec<u16>,
+    }
+    let rows: Vec<Row> = (0..16u8)
+        .map(|i| Row {
+            p: P { x: i, y: 2 },
+            v: (0..u16::from(i % 3))
+                .map(|j| j * 7 + u16::from(i))
+                .collect(),
+        })
+        .collect();
+    let dir = tmp("nested");
+    let p = write_qdf(&dir, "nested.qdf", &rows, Options::balanced());
+    let text = ok(&["inspect", s(&p)]);
+    // (indent, text) of each column line, after the 8-wide offset and two spaces.
+    let cols: Vec<(usize, &str)> = text
+        .lines()
+        .filter_map(|l| l.get(10..))
+        .filter(|l| l.trim_start().starts_with("column "))
+        .map(|l| (l.len() - l.trim_start().len(), l.trim_start()))
+        .collect();
+    assert_eq!(cols.len(), 5, "{text}");
+    // The struct column covers x (6 bytes) and y (5 bytes), one level deeper.
+    assert_eq!(
+        cols[0].1,
+        r#"column 0 "p" struct: struct of 2 child columns, 16 values, 11 bytes"#
+    );
+    assert!(cols[1].1.starts_with(r#"column 0 "x" uint: "#), "{text}");
+    assert!(cols[1].1.ends_with(", 16 values, 6 bytes"), "{text}");
+    assert!(cols[2].1.starts_with(r#"column 1 "y" uint: "#), "{text}");
+    assert!(cols[2].1.ends_with(", 16 values, 5 bytes"), "{text}");
+    // The list column: 9 bytes of lengths, then the element column's 13.
+    assert_eq!(
+        cols[3].1,
+        r#"column 1 "v" list: list of 15 elements, lengths FOR, 16 values, 22 bytes"#
+    );
+    assert!(cols[4].1.starts_with(r#"column 0 "" uint: "#), "{text}");
+    assert!(cols[4].1.ends_with(", 15 values, 13 bytes"), "{text}");
+    let indents: Vec<usize> = cols.iter().map(|c| c.0).collect();
+    let d = indents[0];
+    assert_eq!(indents, [d, d + 2, d + 2, d, d + 2], "{text}");
+}
+
+#[test]
 fn help_and_stdin() {
     let help = ok(&["--help"]);
     for cmd in ["inspect", "to-json", "from-json", "stats"] {
