@@ -6,11 +6,12 @@
 //! | tier | preset | features |
 //! |---|---|---|
 //! | Speed | [`Options::speed`] | none: plain tags |
-//! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF` |
+//! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE` |
 //! | Compression | [`Options::compression`] | Balanced `| FLOAT_XOR | ENTROPY | FSST` |
 //!
 //! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes,
-//! QPack sequences and columnar containers for sequences of ≥ 16 structs; Compression adds the
+//! QPack sequences, columnar containers for sequences of ≥ 16 structs and, in sessions only,
+//! per-field numbers across messages (`NUM_STATE`, `docs/SPEC.md` §15.2); Compression adds the
 //! float XOR/decimal codecs (Gorilla, Chimp128, ALP), FSST string columns and, in one-shot
 //! messages, entropy-coded blocks (tag `FE`, tANS) around column values and packed sequences
 //! that shrink by exact cost. `COLUMN_INDEX`

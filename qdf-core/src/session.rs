@@ -1,7 +1,7 @@
 //! Sessions: the state kept across the messages of one stream, and sans-IO framing on top.
 //!
 //! A stream is the 5-byte header once, then per frame `uvarint(len) ‖ body` (`docs/SPEC.md`
-//! §4). Transports that frame messages themselves (gRPC) use the `*_message` calls: the
+//! §17). Transports that frame messages themselves (gRPC) use the `*_message` calls: the
 //! header before the first body, then bodies without a length prefix.
 //!
 //! # Checksums
