@@ -83,7 +83,8 @@ impl Features {
     pub const DENSE: Features = Features(1 << 0);
     /// Bit 1: QPack numeric slice codecs.
     pub const QPACK: Features = Features(1 << 1);
-    /// Bit 2: shape interning of structs (tag 0xEC).
+    /// Bit 2: shape interning of structs (tag 0xEC); needs `DENSE` (without it structs are
+    /// written as plain maps).
     pub const SHAPE_INTERN: Features = Features(1 << 2);
     /// Bit 3: Markov-1 pair predictor (tag 0xEA).
     pub const PAIR_PRED: Features = Features(1 << 3);
@@ -104,11 +105,12 @@ impl Features {
     /// its keys in entry order; later non-string keys are escaped (`docs/SPEC.md` §15.1).
     /// Decoding needs no feature bit.
     pub const MAP_SHAPE: Features = Features(1 << 9);
-    /// Bit 10: per-field numeric state in
-    /// sessions (`docs/SPEC.md` §15.2). A session encoder with `SHAPE_INTERN` keeps the last
-    /// number of every field of its struct shapes and writes the next one as the predicted
-    /// value, a delta, a decimal step or a float XOR when that is shorter. One-shot messages
-    /// never use it; decoding needs no feature bit (session decoders always keep the state).
+    /// Bit 10: per-field numeric state in sessions (`docs/SPEC.md` §15.2). A session encoder
+    /// with `DENSE` and `SHAPE_INTERN` keeps the last number of every field of its struct
+    /// shapes and writes the next one as the predicted value, a delta, a decimal step or a
+    /// float XOR when that is shorter. One-shot messages
+    /// never use it; decoding needs no feature bit (the session decoder of a Dense stream,
+    /// header flag `01`, always keeps the state).
     pub const NUM_STATE: Features = Features(1 << 10);
 
     /// The Balanced preset, `0x41F`: bits 0–4 and `NUM_STATE`.
