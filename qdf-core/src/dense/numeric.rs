@@ -336,40 +336,74 @@ impl NumSlots {
         }
     }
 
+    /// Replaces slot `k` by what `f` makes of it, with one lookup, logging the old value
+    /// while a checkpoint is open; returns `f`'s other result.
+    #[inline(always)]
+    fn update<R>(&mut self, k: usize, f: impl FnOnce(Slot) -> (Slot, R)) -> R {
+        if k >= self.slots.len() {
+            self.grow(k);
+        }
+        let slot = &mut self.slots[k];
+        let old = *slot;
+        let (next, r) = f(old);
+        *slot = next;
+        if self.logging {
+            self.undo.push((k as u32, old));
+        }
+        r
+    }
+
     /// Decoder: a plain number `v` was read as the value of slot `k`.
     #[inline]
     pub(crate) fn observe(&mut self, k: usize, v: NumVal) {
-        let s = self.get(k).next(v, None);
-        self.set(k, s);
+        self.update(k, |s| (s.next(v, None), ()));
     }
 
     /// Encoder: the value of slot `k` was just written plain at `out[at..]`. If it is a
     /// number, updates the slot and replaces the token by a predicted form when that is
     /// shorter (ties keep the plain token).
-    #[inline]
+    #[inline(never)]
     pub(crate) fn encode(&mut self, out: &mut Vec<u8>, at: usize, k: usize) {
         let Some(v) = out.get(at..).and_then(plain_num) else {
             return;
         };
-        let slot = self.get(k);
         let plain = out.len() - at;
-        let (pick, next) = match v {
-            // Integers (most numbers) without the float machinery of `best`, and the step
-            // computed once for the pick and the slot.
-            NumVal::Int(v) => {
-                let step = slot.step_to(v);
-                (int_pick(step, slot.d, plain), Slot::of_int(v, step))
-            }
-            _ => {
-                let pick = best(slot, v, plain);
-                let e = match pick {
-                    Pick::Delta(_, e) | Pick::Float(_, _, e) => e,
-                    Pick::Plain | Pick::Same => None,
-                };
-                (pick, slot.next(v, e))
-            }
+        // Integers (most numbers) without the float machinery of `best`, and the step
+        // computed once for the pick and the slot.
+        let NumVal::Int(v) = v else {
+            return self.encode_float(out, at, k, v);
         };
-        self.set(k, next);
+        let pick = self.update(k, |slot| {
+            let step = slot.step_to(v);
+            (Slot::of_int(v, step), int_pick(step, slot.d, plain))
+        });
+        match pick {
+            Pick::Same => {
+                out[at] = tags::NUM_SAME;
+                out.truncate(at + 1);
+            }
+            Pick::Delta(p, _) => {
+                out[at] = tags::NUM_DELTA;
+                // Shorter than the token it replaces, so written in place.
+                let n = put_uvarint(&mut out[at + 1..], p);
+                out.truncate(at + 1 + n);
+            }
+            Pick::Plain | Pick::Float(..) => {}
+        }
+    }
+
+    /// [`encode`](Self::encode) of a float `v`.
+    #[inline(never)]
+    fn encode_float(&mut self, out: &mut Vec<u8>, at: usize, k: usize, v: NumVal) {
+        let plain = out.len() - at;
+        let pick = self.update(k, |slot| {
+            let pick = best(slot, v, plain);
+            let e = match pick {
+                Pick::Delta(_, e) | Pick::Float(_, _, e) => e,
+                Pick::Plain | Pick::Same => None,
+            };
+            (slot.next(v, e), pick)
+        });
         let len = match pick {
             Pick::Plain => return,
             Pick::Same => {

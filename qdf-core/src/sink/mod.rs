@@ -144,7 +144,7 @@ impl Sink {
 
     /// The value of shape field slot `k` was just written at `at..`: the Dense state keeps its
     /// number and may rewrite it in a shorter predicted form (`docs/SPEC.md` §15.2).
-    #[inline(never)]
+    #[inline]
     pub(crate) fn encode_num(&mut self, at: usize, k: usize) {
         if let Some(d) = self.dense.as_deref_mut() {
             d.encode_num(&mut self.out, at, k);
