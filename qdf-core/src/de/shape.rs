@@ -6,7 +6,7 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Deserializer;
-use crate::dense::is_slotted_num;
+use crate::dense::{is_predicted, is_slotted_num};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::ext::SHAPE_ESCAPE;
 use crate::wire::read::{Reference, Text};
@@ -203,9 +203,15 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
         // A reuse's field read without a name has a numeric slot (`docs/SPEC.md` §15.2).
         if self.nums
             && matches!(self.phase, Phase::Shape | Phase::Open)
-            && self.de.src.peek().is_some_and(is_slotted_num)
+            && let Some(t) = self.de.src.peek()
+            && is_slotted_num(t)
         {
-            return self.slotted_value(seed, self.names + self.idx - 1);
+            let k = self.names + self.idx - 1;
+            if is_predicted(t) {
+                return self.slotted_value(seed, k);
+            }
+            // A plain number: the slot keeps it, and the value is read as usual.
+            self.de.src.observe_plain(k);
         }
         seed.deserialize(&mut *self.de)
     }
@@ -220,8 +226,8 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
 }
 
 impl<'de> ShapeAccess<'_, 'de> {
-    /// The value of numeric slot `k` (see [`Source::slotted`](crate::source::Source)):
-    /// a predicted number is handed to `seed` as the number it stands for.
+    /// The value of numeric slot `k` (see [`Source::slotted`](crate::source::Source)), a
+    /// predicted number: handed to `seed` as the number it stands for.
     #[inline(never)]
     fn slotted_value<V: DeserializeSeed<'de>>(&mut self, seed: V, k: usize) -> Result<V::Value> {
         match self.de.src.slotted(k)? {

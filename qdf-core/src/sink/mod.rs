@@ -139,7 +139,9 @@ impl Sink {
     /// Whether a plain number of the forms a numeric slot keeps starts at `out[at]`.
     #[inline(always)]
     pub(crate) fn plain_num_at(&self, at: usize) -> bool {
-        self.out.get(at).is_some_and(|&t| crate::dense::is_plain_num(t))
+        self.out
+            .get(at)
+            .is_some_and(|&t| crate::dense::is_plain_num(t))
     }
 
     /// The value of shape field slot `k` was just written at `at..`: the Dense state keeps its
