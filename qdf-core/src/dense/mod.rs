@@ -60,7 +60,7 @@ use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
 use intern::InternTable;
 use numeric::NumSlots;
-pub(crate) use numeric::{NumVal, is_plain_num, is_predicted, plain_num};
+pub(crate) use numeric::{NumVal, is_plain_num, is_predicted, is_slotted_num, plain_num};
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
 
