@@ -302,7 +302,9 @@ fn class(kind: u8) -> String {
         2 => "f64",
         3 => "bool",
         4 => "str",
+        5 => "struct",
         6 => "f32",
+        7 => "list",
         0x0F => "residual",
         _ => "?",
     };

@@ -36,15 +36,15 @@
 /// assert!(!(f - Features::DENSE).contains(Features::DENSE));
 /// assert_eq!(f & Features::MAP_SHAPE, Features::MAP_SHAPE);
 /// assert_eq!(!Features::NONE, Features::ALL);
-/// assert_eq!(f.bits(), 0x61F);
-/// assert_eq!(Features::from_bits(0x61F), Some(f));
-/// assert_eq!(Features::from_bits(0x800), None);
+/// assert_eq!(f.bits(), 0xE1F);
+/// assert_eq!(Features::from_bits(0xE1F), Some(f));
+/// assert_eq!(Features::from_bits(0x1000), None);
 /// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Features(pub(crate) u32);
 
 /// The bits by name, in bit order (`Debug`).
-const FEATURE_NAMES: [(&str, Features); 11] = [
+const FEATURE_NAMES: [(&str, Features); 12] = [
     ("DENSE", Features::DENSE),
     ("QPACK", Features::QPACK),
     ("SHAPE_INTERN", Features::SHAPE_INTERN),
@@ -56,6 +56,7 @@ const FEATURE_NAMES: [(&str, Features); 11] = [
     ("FSST", Features::FSST),
     ("MAP_SHAPE", Features::MAP_SHAPE),
     ("NUM_STATE", Features::NUM_STATE),
+    ("NESTED_COLUMNS", Features::NESTED_COLUMNS),
 ];
 
 impl std::fmt::Debug for Features {
@@ -112,13 +113,17 @@ impl Features {
     /// never use it; decoding needs no feature bit (the session decoder of a Dense stream,
     /// header flag `01`, always keeps the state).
     pub const NUM_STATE: Features = Features(1 << 10);
+    /// Bit 11: struct and list columns inside columnar containers (child columns of a
+    /// column, `docs/SPEC.md` §22.2). Decoders that predate it reject such a container
+    /// (the classes were reserved); decoding needs no feature bit.
+    pub const NESTED_COLUMNS: Features = Features(1 << 11);
 
-    /// The Balanced preset, `0x41F`: bits 0–4 and `NUM_STATE`.
-    pub const BALANCED: Features = Features(0x41F);
-    /// The Compression preset, `0x57F`: Balanced plus `FLOAT_XOR`, `ENTROPY` and `FSST`.
-    pub const COMPRESSION: Features = Features(0x57F);
-    /// Every defined bit, `0x7FF`.
-    pub const ALL: Features = Features(0x7FF);
+    /// The Balanced preset, `0xC1F`: bits 0–4, `NUM_STATE` and `NESTED_COLUMNS`.
+    pub const BALANCED: Features = Features(0xC1F);
+    /// The Compression preset, `0xD7F`: Balanced plus `FLOAT_XOR`, `ENTROPY` and `FSST`.
+    pub const COMPRESSION: Features = Features(0xD7F);
+    /// Every defined bit, `0xFFF`.
+    pub const ALL: Features = Features(0xFFF);
 
     /// The bits as a `u32` (bit `n` is the feature constant `1 << n` above).
     #[inline]
@@ -126,7 +131,7 @@ impl Features {
         self.0
     }
 
-    /// The set with these bits, if every one is a defined feature (`bits & !0x7FF == 0`).
+    /// The set with these bits, if every one is a defined feature (`bits & !0xFFF == 0`).
     #[inline]
     pub const fn from_bits(bits: u32) -> Option<Features> {
         if bits & !Features::ALL.0 == 0 {

@@ -71,7 +71,9 @@ fn golden_ef_and_f7() {
             t: vec![i; (i % 2) as usize],
         })
         .collect();
-    let b = qdf_core::to_vec(&v).unwrap();
+    // Without struct and list columns (§22.2) the list field stays in the rows.
+    let flat = Options::balanced().features(Features::BALANCED - Features::NESTED_COLUMNS);
+    let b = qdf_core::to_vec_with(&v, flat).unwrap();
     assert_eq!(tag(&b), F7);
     assert_eq!(
         hex(&b),

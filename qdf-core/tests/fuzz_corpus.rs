@@ -72,6 +72,49 @@ fn ids(n: u64) -> Vec<Ids> {
         .collect()
 }
 
+/// Rows with a struct field and two list fields (a list of structs among them): Balanced
+/// writes struct and list child columns (`docs/SPEC.md` §22.2).
+#[derive(serde::Serialize)]
+struct Span {
+    id: u32,
+    at: Point,
+    codes: Vec<u16>,
+    events: Vec<Mark>,
+}
+
+#[derive(serde::Serialize)]
+struct Point {
+    x: i32,
+    y: f64,
+}
+
+#[derive(serde::Serialize)]
+struct Mark {
+    t: u32,
+    name: &'static str,
+    attrs: Vec<u8>,
+}
+
+fn spans(n: u32) -> Vec<Span> {
+    (0..n)
+        .map(|i| Span {
+            id: 7 * i,
+            at: Point {
+                x: i as i32 - 9,
+                y: f64::from(i) * 0.5,
+            },
+            codes: (0..i % 4).map(|k| (200 + k * 100) as u16).collect(),
+            events: (0..i % 3)
+                .map(|k| Mark {
+                    t: i * 10 + k,
+                    name: ["retry", "exception"][(k % 2) as usize],
+                    attrs: vec![k as u8; (i % 2) as usize],
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 /// Seed bodies: the test encodings, without their header.
 fn seeds() -> Vec<Vec<u8>> {
     let body = |b: Vec<u8>| b[5..].to_vec();
@@ -97,6 +140,8 @@ fn seeds() -> Vec<Vec<u8>> {
         body(qdf_core::to_vec_with(&rows(40), qdf_core::Options::compression()).unwrap()),
         body(qdf_core::to_vec(&ids(20)).unwrap()),
         body(qdf_core::to_vec_with(&ids(40), qdf_core::Options::compression()).unwrap()),
+        body(qdf_core::to_vec(&spans(20)).unwrap()),
+        body(qdf_core::to_vec_with(&spans(40), qdf_core::Options::compression()).unwrap()),
     ]
 }
 
@@ -267,4 +312,48 @@ fn seeds_pass_the_checks() {
             }
         }
     }
+}
+
+/// Struct and list columns (as [`qdf_core::inspect`] reports them) in a message.
+fn child_columns(bytes: &[u8], opts: &qdf_core::Options) -> (usize, usize) {
+    use qdf_core::inspect::{ColumnValues, EventKind};
+    let mut n = (0, 0);
+    qdf_core::inspect::message(bytes, opts, &mut |e| {
+        if let EventKind::Column { values, .. } = &e.kind {
+            match values {
+                ColumnValues::Struct(_) => n.0 += 1,
+                ColumnValues::List { .. } => n.1 += 1,
+                _ => {}
+            }
+        }
+    })
+    .unwrap();
+    n
+}
+
+/// The nested seeds hold struct and list columns; so do the Balanced encodings of the
+/// batches the committed `nested_round_trip` inputs build (the target reaches child columns).
+#[test]
+fn nested_seeds_hold_child_columns() {
+    use qdf_core::Options;
+    let b = Options::balanced();
+    let c = Options::compression();
+    // `at`, the events' elements; `codes`, `events`, the events' `attrs`.
+    assert_eq!(
+        child_columns(&qdf_core::to_vec(&spans(20)).unwrap(), &b),
+        (2, 3)
+    );
+    let bytes = qdf_core::to_vec_with(&spans(40), c).unwrap();
+    assert_eq!(child_columns(&bytes, &c), (2, 3));
+    let mut found = (0, 0);
+    for e in std::fs::read_dir(corpus_dir("nested_round_trip")).unwrap() {
+        let data = std::fs::read(e.unwrap().path()).unwrap();
+        let mut u = arbitrary::Unstructured::new(&data);
+        let Ok(batch) = checks::nested_checks::batch(&mut u) else {
+            continue;
+        };
+        let (s, l) = child_columns(&qdf_core::to_vec_with(&batch, b).unwrap(), &b);
+        found = (found.0 + s, found.1 + l);
+    }
+    assert!(found.0 > 0 && found.1 > 0, "{found:?}");
 }

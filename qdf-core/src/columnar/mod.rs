@@ -8,10 +8,15 @@
 //! - [`write`]: choosing the column codecs, the size gate, writing the container;
 //! - [`read`]: the container header and column bodies on the decoder side;
 //! - [`numtext`]: string columns of canonical decimal or hex text stored as numbers or bytes;
-//! - [`row`]: the rows presented to serde (a `SeqAccess` of row maps), subset decode.
+//! - [`row`]: the rows presented to serde (a `SeqAccess` of row maps), subset decode;
+//! - [`body`]: a leaf column's codec by exact cost, shared by top-level and child columns;
+//! - [`nested`]: struct and list columns (child columns of a column), feature
+//!   `NESTED_COLUMNS`.
 //!
 //! The gate: features `DENSE`, `SHAPE_INTERN` and `QPACK` all on (Balanced, Compression).
 
+pub(crate) mod body;
+pub(crate) mod nested;
 pub(crate) mod numtext;
 pub(crate) mod plan;
 pub(crate) mod read;
@@ -44,6 +49,10 @@ pub(crate) enum Class {
     Str,
     /// `f32` (kind 6).
     F32,
+    /// A struct (kind 5): its child columns follow in the declaration.
+    Struct,
+    /// A list (kind 7): a lengths column, then one element column over the elements.
+    List,
     /// Row-major values (kind `0F`, hybrid only).
     Residual,
 }
@@ -58,6 +67,8 @@ impl Class {
             Class::Bool => 3,
             Class::Str => 4,
             Class::F32 => 6,
+            Class::Struct => 5,
+            Class::List => 7,
             Class::Residual => RESIDUAL,
         }
     }
@@ -71,6 +82,8 @@ impl Class {
             3 => Class::Bool,
             4 => Class::Str,
             6 => Class::F32,
+            5 => Class::Struct,
+            7 => Class::List,
             RESIDUAL => Class::Residual,
             _ => return None,
         })
@@ -86,7 +99,30 @@ pub(crate) fn enabled(opts: &Options) -> bool {
     )
 }
 
+/// True when `opts` writes struct and list columns (`docs/SPEC.md` §22.2).
+pub(crate) fn nested_enabled(opts: &Options) -> bool {
+    opts.has(Features::NESTED_COLUMNS)
+}
+
 /// Bytes of a mask over `n` rows.
 pub(crate) fn mask_len(n: usize) -> usize {
     n.div_ceil(8)
+}
+
+/// An LSB-first bit mask of `n` bits with the bits of `set` on.
+pub(crate) fn mask(n: usize, set: impl Iterator<Item = usize>) -> Vec<u8> {
+    let mut m = vec![0u8; mask_len(n)];
+    for i in set {
+        m[i / 8] |= 1 << (i % 8);
+    }
+    m
+}
+
+/// The declaration of a child column (encoder): its name (empty for a list's elements,
+/// which is not written), kind byte and own children.
+#[derive(Debug)]
+pub(crate) struct Decl {
+    pub(crate) name: &'static str,
+    pub(crate) kind: u8,
+    pub(crate) children: Vec<Decl>,
 }

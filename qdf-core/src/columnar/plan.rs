@@ -194,104 +194,117 @@ impl Batch {
             .collect()
     }
 
-    /// One pass over the cells of a column (`present`): its class from the non-null cells
-    /// (one primitive kind, else residual), and for a column that is not residual the null
-    /// count, the row-mode bytes of the numbers and nulls, and the values.
+    /// One pass over the cells of a column (`present`): see [`scan_cells`].
     pub(crate) fn scan(&self, present: &[(u32, u32)]) -> Scan<'_> {
-        const INT: u8 = 1;
-        const F64: u8 = 2;
-        const F32: u8 = 4;
-        const BOOL: u8 = 8;
-        const STR: u8 = 16;
-        let mut s = Scan {
-            class: Class::Residual,
-            nulls: 0,
-            num_cost: 0,
-            strs: Vec::new(),
-            vals: Vec::new(),
-        };
-        // Room for every value in the vector the first non-null cell's kind fills.
-        let first = present
-            .iter()
-            .map(|&(_, i)| &self.cells[i as usize].cell)
-            .find(|c| **c != Cell::Null);
-        match first {
-            Some(Cell::Str(..)) => {
-                s.strs.reserve_exact(present.len());
-                // The common case, a column of strings only, in a loop of its own.
-                if self.strs_only(present, &mut s.strs) {
-                    s.class = Class::Str;
-                    return s;
-                }
-                s.strs.clear();
-            }
-            Some(Cell::Other(_)) => return Scan::residual(),
-            Some(_) => s.vals.reserve_exact(present.len()),
-            None => {}
-        }
-        let (mut kinds, mut neg, mut big) = (0u8, false, false);
-        for &(_, i) in present {
-            match self.cells[i as usize].cell {
-                Cell::Null => {
-                    s.nulls += 1;
-                    s.num_cost += 1;
-                }
-                Cell::Int(v, n) => {
-                    kinds |= INT;
-                    neg |= n;
-                    big |= !n && v > i64::MAX as u64;
-                    s.num_cost += int_len(v, n);
-                    s.vals.push(v);
-                }
-                Cell::F64(v) => {
-                    kinds |= F64;
-                    s.num_cost += 9;
-                    s.vals.push(v);
-                }
-                Cell::F32(v) => {
-                    kinds |= F32;
-                    s.num_cost += 5;
-                    s.vals.push(v as u64);
-                }
-                Cell::Bool(v) => {
-                    kinds |= BOOL;
-                    s.num_cost += 1;
-                    s.vals.push(v as u64);
-                }
-                Cell::Str(a, e) => {
-                    kinds |= STR;
-                    s.strs.push(&self.tape.arena[a as usize..e as usize]);
-                }
-                Cell::Other(_) => return Scan::residual(),
-            }
-        }
-        s.class = match kinds {
-            INT if neg && big => return Scan::residual(),
-            INT => Class::Int { neg },
-            F64 => Class::F64,
-            F32 => Class::F32,
-            BOOL => Class::Bool,
-            STR => Class::Str,
-            // Only nulls: an empty integer column.
-            0 => Class::Int { neg: false },
-            _ => return Scan::residual(),
-        };
-        s
+        scan_cells(
+            present.iter().map(|&(_, i)| self.cells[i as usize].cell),
+            present.len(),
+            &self.tape.arena,
+        )
     }
 }
 
-impl Batch {
-    /// Pushes the bytes of every cell of `present` onto `strs` while they are strings;
-    /// `false` at the first that is not.
-    fn strs_only<'b>(&'b self, present: &[(u32, u32)], strs: &mut Vec<&'b [u8]>) -> bool {
-        for &(_, i) in present {
-            let Cell::Str(a, e) = self.cells[i as usize].cell else {
-                return false;
-            };
-            strs.push(&self.tape.arena[a as usize..e as usize]);
+/// One pass over the `n` cells of a column (their strings in `arena`): its class from the
+/// non-null cells (one primitive kind, else residual), and for a column that is not
+/// residual the null count, the row-mode bytes of the numbers and nulls, and the values.
+/// Generic over the iterator: a top-level column reads its cells in place, a child column
+/// from its own list (`columnar::nested`).
+pub(crate) fn scan_cells<'b, I>(cells: I, n: usize, arena: &'b [u8]) -> Scan<'b>
+where
+    I: Iterator<Item = Cell> + Clone,
+{
+    const INT: u8 = 1;
+    const F64: u8 = 2;
+    const F32: u8 = 4;
+    const BOOL: u8 = 8;
+    const STR: u8 = 16;
+    let mut s = Scan {
+        class: Class::Residual,
+        nulls: 0,
+        num_cost: 0,
+        strs: Vec::new(),
+        vals: Vec::new(),
+    };
+    // Room for every value in the vector the first non-null cell's kind fills.
+    let first = cells.clone().find(|c| *c != Cell::Null);
+    match first {
+        Some(Cell::Str(..)) => {
+            s.strs.reserve_exact(n);
+            // The common case, a column of strings only, in a loop of its own.
+            if strs_only(cells.clone(), arena, &mut s.strs) {
+                s.class = Class::Str;
+                return s;
+            }
+            s.strs.clear();
         }
-        true
+        Some(Cell::Other(_)) => return Scan::residual(),
+        Some(_) => s.vals.reserve_exact(n),
+        None => {}
     }
+    let (mut kinds, mut neg, mut big) = (0u8, false, false);
+    for c in cells {
+        match c {
+            Cell::Null => {
+                s.nulls += 1;
+                s.num_cost += 1;
+            }
+            Cell::Int(v, n) => {
+                kinds |= INT;
+                neg |= n;
+                big |= !n && v > i64::MAX as u64;
+                s.num_cost += int_len(v, n);
+                s.vals.push(v);
+            }
+            Cell::F64(v) => {
+                kinds |= F64;
+                s.num_cost += 9;
+                s.vals.push(v);
+            }
+            Cell::F32(v) => {
+                kinds |= F32;
+                s.num_cost += 5;
+                s.vals.push(v as u64);
+            }
+            Cell::Bool(v) => {
+                kinds |= BOOL;
+                s.num_cost += 1;
+                s.vals.push(v as u64);
+            }
+            Cell::Str(a, e) => {
+                kinds |= STR;
+                s.strs.push(&arena[a as usize..e as usize]);
+            }
+            Cell::Other(_) => return Scan::residual(),
+        }
+    }
+    s.class = match kinds {
+        INT if neg && big => return Scan::residual(),
+        INT => Class::Int { neg },
+        F64 => Class::F64,
+        F32 => Class::F32,
+        BOOL => Class::Bool,
+        STR => Class::Str,
+        // Only nulls: an empty integer column.
+        0 => Class::Int { neg: false },
+        _ => return Scan::residual(),
+    };
+    s
+}
+
+/// Pushes the bytes of every cell of `cells` onto `strs` while they are strings; `false`
+/// at the first that is not.
+fn strs_only<'b>(
+    cells: impl Iterator<Item = Cell>,
+    arena: &'b [u8],
+    strs: &mut Vec<&'b [u8]>,
+) -> bool {
+    for c in cells {
+        let Cell::Str(a, e) = c else {
+            return false;
+        };
+        strs.push(&arena[a as usize..e as usize]);
+    }
+    true
 }
 
 /// What [`Batch::scan`] found in a column.

@@ -25,6 +25,7 @@ use crate::source::keys::repeated_column;
 use crate::source::{Num, Source};
 use crate::wire::read::{Reference, Text};
 use crate::wire::tags::{self, FALSE, FIXARR, FIXARR_MAX, TRUE};
+use crate::wire::varint::{read_uvarint, write_uvarint};
 
 /// One per-value string.
 pub(crate) enum StrRef<'de> {
@@ -53,6 +54,8 @@ pub(crate) enum Data<'de> {
     /// Per-value strings: borrowed from the input, or a range of the container's arena
     /// (entries copied out of the intern table).
     Each(Vec<StrRef<'de>>),
+    /// A struct or list column: the values are in its children.
+    Nested,
 }
 
 impl Data<'_> {
@@ -96,6 +99,14 @@ pub(crate) struct Column<'de> {
     /// Neither optional nor hidden: the column shows in every row (the one test a row
     /// makes of a column in the common case).
     pub(crate) always: bool,
+    /// A struct column's child columns, a list column's element column (`docs/SPEC.md`
+    /// §22.2); their slots are this column's present non-null values (a list's: its
+    /// elements).
+    pub(crate) children: Vec<Column<'de>>,
+    /// A list column's lengths, one per present non-null value.
+    pub(crate) lens: Vec<u64>,
+    /// A list column: elements handed out so far (the next list starts there).
+    pub(crate) next_elem: usize,
 }
 
 /// A container being read.
@@ -153,23 +164,16 @@ impl<'de> Container<'de> {
             // Each column declares a name (≥ 1 byte) and a kind byte.
             src.check_count(k, 2)?;
             cols.reserve(k as usize);
+            let mut entries = Vec::with_capacity(k as usize);
             for _ in 0..k {
                 let name_at = src.offset();
-                let tag = src.next_tag()?;
-                let name = match src.read_text(tag)? {
-                    Some(Text::Str(Reference::Borrowed(s))) => Cow::Borrowed(s),
-                    Some(Text::Str(Reference::Copied(s))) => Cow::Owned(s.to_owned()),
-                    _ => return Err(src.unexpected(tag, "a column name")),
-                };
-                if src.dup_keys() && !seen.insert(name.to_string()) {
-                    return Err(repeated_column(&name, name_at));
+                let col = read_decl(src, false, &mut entries)?;
+                if src.dup_keys() && !seen.insert(col.name.to_string()) {
+                    return Err(repeated_column(&col.name, name_at));
                 }
-                let kind_at = src.offset();
-                let kind = src.next("a column kind byte")?;
-                cols.push(Column::new(name, kind, kind_at)?);
+                cols.push(col);
             }
-            let list: Vec<(&[u8], u8)> =
-                cols.iter().map(|c| (c.name.as_bytes(), c.kind())).collect();
+            let list: Vec<(&[u8], u8)> = entries.iter().map(|(n, k)| (&n[..], *k)).collect();
             src.dense()
                 .define_col_shape(&list, false)
                 .map_err(|e| e.with_offset(id_at))?;
@@ -181,13 +185,17 @@ impl<'de> Container<'de> {
                 .map(|d| d.col_shapes())
                 .ok_or_else(unknown)?;
             let k = shapes.columns(id).ok_or_else(unknown)?;
-            for i in 0..k {
-                let (name, kind) = shapes.column(id, i).ok_or_else(unknown)?;
-                let name = std::str::from_utf8(name).map_err(|_| unknown())?;
-                if src.dup_keys() && !seen.insert(name.to_string()) {
-                    return Err(repeated_column(name, id_at));
+            let entries: Vec<(Vec<u8>, u8)> = (0..k)
+                .map(|i| shapes.column(id, i).map(|(n, kind)| (n.to_vec(), kind)))
+                .collect::<Option<_>>()
+                .ok_or_else(unknown)?;
+            let mut i = 0;
+            while i < entries.len() {
+                let col = from_entries(&entries, &mut i).ok_or_else(unknown)?;
+                if src.dup_keys() && !seen.insert(col.name.to_string()) {
+                    return Err(repeated_column(&col.name, id_at));
                 }
-                cols.push(Column::new(Cow::Owned(name.to_owned()), kind, id_at)?);
+                cols.push(col);
             }
         }
         let residual = cols.iter().filter(|c| c.class == Class::Residual).count();
@@ -238,15 +246,7 @@ impl<'de> Container<'de> {
             let v = col.read_masks(src, m)?;
             let indexed = self.index.as_ref().map(|ix| ix[j] as u64);
             if indexed.is_some() && col.class == Class::Str && col.text == Form::Plain {
-                match src.peek() {
-                    Some(t) if strings::is_block_tag(t) => {}
-                    Some(_) => {
-                        return Err(src.error(ErrorCode::BadCodec(
-                            "an indexed string column must be a string block",
-                        )));
-                    }
-                    None => return Err(src.eof("a string column block")),
-                }
+                expect_block(src)?;
             }
             col.data = match (col.class, wanted, indexed) {
                 (Class::Residual, ..) => Data::Residual,
@@ -258,21 +258,15 @@ impl<'de> Container<'de> {
                     src.take(rest as usize, "a column (by the column index)")?;
                     Data::Skipped
                 }
-                (Class::Str, wanted, _) if col.text != Form::Plain => {
-                    let s = numtext::read(src, col.text, v)?;
+                (_, wanted, indexed) => {
+                    let d = col.read_body(src, v, indexed.is_some(), &mut self.arena)?;
                     if wanted {
-                        Data::Block(s)
+                        d
                     } else {
+                        col.children = Vec::new();
+                        col.lens = Vec::new();
                         Data::Skipped
                     }
-                }
-                (Class::Str, wanted, _) => {
-                    let s = read_strs(src, v, &mut self.arena)?;
-                    if wanted { s } else { Data::Skipped }
-                }
-                (class, wanted, _) => {
-                    let n = read_nums(src, class, v)?;
-                    if wanted { Data::nums(n) } else { Data::Skipped }
                 }
             };
             if let Some(len) = indexed
@@ -321,6 +315,9 @@ impl<'de> Column<'de> {
             ident: false,
             hidden: false,
             always: kind & OPTIONAL == 0,
+            children: Vec::new(),
+            lens: Vec::new(),
+            next_elem: 0,
         })
     }
 
@@ -356,6 +353,170 @@ impl<'de> Column<'de> {
         self.non_null = read_mask(src, p)?;
         Ok(popcount(self.non_null))
     }
+}
+
+impl<'de> Column<'de> {
+    /// Reads the children of a struct or list column with `v` present non-null values (its
+    /// masks read), one depth level deeper: a list's lengths column first (a uint column of
+    /// `v` values, whose sum is charged to the output budget before the element column is
+    /// read), then each child's masks and body over the struct's `v` values or the list's
+    /// elements. `indexed`: string leaves must be blocks (they never touch the Dense state).
+    fn read_children(
+        &mut self,
+        src: &mut Source<'de>,
+        v: usize,
+        indexed: bool,
+        arena: &mut String,
+    ) -> Result<()> {
+        let slots = if self.class == Class::List {
+            let at = src.offset();
+            let Packed::Ints(_, lens) = read_nums(src, Class::Int { neg: false }, v)? else {
+                return Err(bad(at, "list lengths must be a uint column"));
+            };
+            let total = lens
+                .iter()
+                .try_fold(0u64, |acc, &l| acc.checked_add(l))
+                .ok_or_else(|| bad(at, "list lengths overflow"))?;
+            src.charge(total.saturating_mul(ELEMENT_CHARGE))?;
+            self.lens = lens;
+            usize::try_from(total).map_err(|_| bad(at, "list lengths do not fit in memory"))?
+        } else {
+            v
+        };
+        src.enter()?;
+        for c in &mut self.children {
+            c.at = src.offset();
+            let cv = c.read_masks(src, slots)?;
+            if indexed && c.class == Class::Str && c.text == Form::Plain {
+                expect_block(src)?;
+            }
+            c.data = c.read_body(src, cv, indexed, arena)?;
+        }
+        src.leave();
+        Ok(())
+    }
+
+    /// Reads the values of a column that is not residual, its masks read (`v` values):
+    /// numbers, strings (per-value, a block, or number text) or a struct or list column's
+    /// children.
+    fn read_body(
+        &mut self,
+        src: &mut Source<'de>,
+        v: usize,
+        indexed: bool,
+        arena: &mut String,
+    ) -> Result<Data<'de>> {
+        Ok(match self.class {
+            Class::Struct | Class::List => {
+                self.read_children(src, v, indexed, arena)?;
+                Data::Nested
+            }
+            Class::Str if self.text != Form::Plain => {
+                Data::Block(numtext::read(src, self.text, v)?)
+            }
+            Class::Str => read_strs(src, v, arena)?,
+            class => Data::nums(read_nums(src, class, v)?),
+        })
+    }
+}
+
+/// Checks that an indexed string column starts with a string block.
+fn expect_block(src: &Source<'_>) -> Result<()> {
+    match src.peek() {
+        Some(t) if strings::is_block_tag(t) => Ok(()),
+        Some(_) => Err(src.error(ErrorCode::BadCodec(
+            "an indexed string column must be a string block",
+        ))),
+        None => Err(src.eof("a string column block")),
+    }
+}
+
+/// Reads one column's declaration (`docs/SPEC.md` §22.2): its name (not for a list's
+/// element column), kind byte and, for a struct or list column, its children one depth
+/// level deeper; pushes its column-shape table entries onto `entries` (a struct's entry is
+/// `uvarint(child count)` then its name).
+///
+/// Errors: a struct column without a child, a residual child, an optional element column,
+/// a repeated child name under `deny_duplicate_keys`, nesting past the depth limit.
+fn read_decl<'de>(
+    src: &mut Source<'de>,
+    elem: bool,
+    entries: &mut Vec<(Vec<u8>, u8)>,
+) -> Result<Column<'de>> {
+    let name = if elem {
+        Cow::Borrowed("")
+    } else {
+        let tag = src.next_tag()?;
+        match src.read_text(tag)? {
+            Some(Text::Str(Reference::Borrowed(s))) => Cow::Borrowed(s),
+            Some(Text::Str(Reference::Copied(s))) => Cow::Owned(s.to_owned()),
+            _ => return Err(src.unexpected(tag, "a column name")),
+        }
+    };
+    let kind_at = src.offset();
+    let kind = src.next("a column kind byte")?;
+    let mut col = Column::new(name, kind, kind_at)?;
+    let entry = entries.len();
+    entries.push((col.name.as_bytes().to_vec(), kind));
+    let k = match col.class {
+        Class::Struct => {
+            let k = src.uvarint()?;
+            if k == 0 {
+                return Err(bad(kind_at, "a struct column with no child column"));
+            }
+            // Each child declares a name (≥ 1 byte) and a kind byte.
+            src.check_count(k, 2)?;
+            let mut e = Vec::with_capacity(entries[entry].0.len() + 2);
+            write_uvarint(&mut e, k);
+            e.extend_from_slice(&entries[entry].0);
+            entries[entry].0 = e;
+            k
+        }
+        Class::List => 1,
+        _ => return Ok(col),
+    };
+    src.enter()?;
+    let list = col.class == Class::List;
+    let mut seen = std::collections::HashSet::new();
+    col.children.reserve(k as usize);
+    for _ in 0..k {
+        let at = src.offset();
+        let c = read_decl(src, list, entries)?;
+        if c.class == Class::Residual {
+            return Err(bad(at, "a child column cannot be residual"));
+        }
+        if list && c.optional {
+            return Err(bad(at, "a list's element column cannot be optional"));
+        }
+        if !list && src.dup_keys() && !seen.insert(c.name.to_string()) {
+            return Err(repeated_column(&c.name, at));
+        }
+        col.children.push(c);
+    }
+    src.leave();
+    Ok(col)
+}
+
+/// The column at entry `*i` of a reused column shape (entries as [`read_decl`] made them,
+/// so well formed), its children after it; `None` for an entry that is not.
+fn from_entries<'de>(entries: &[(Vec<u8>, u8)], i: &mut usize) -> Option<Column<'de>> {
+    let (e, kind) = entries.get(*i)?;
+    *i += 1;
+    let class = Class::from_nibble(kind & 0x0F)?;
+    let (k, name) = match class {
+        Class::Struct => {
+            let (k, used) = read_uvarint(e).ok()?;
+            (k, &e[used..])
+        }
+        Class::List => (1, &e[..]),
+        _ => (0, &e[..]),
+    };
+    let name = std::str::from_utf8(name).ok()?;
+    let mut col = Column::new(Cow::Owned(name.to_owned()), *kind, 0).ok()?;
+    for _ in 0..k {
+        col.children.push(from_entries(entries, i)?);
+    }
+    Some(col)
 }
 
 fn popcount(mask: &[u8]) -> usize {

@@ -21,6 +21,7 @@ use crate::short::owned_str;
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
+use super::Class;
 use super::read::{Column, Container, Data, StrRef, bit};
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::{Num, Source};
@@ -252,13 +253,233 @@ impl<'de, D: RowDecoder<'de>> de::MapAccess<'de> for RowMap<'_, 'de, D> {
             let vet = self.hide && col.ident;
             return seed.deserialize(SkippedDe { col, vet });
         }
-        let v = cell(col, self.arena)?;
-        seed.deserialize(CellDe { de: self.de, v })
-            .map_err(|e| cell_error(e, col))
+        column_value(self.de, col, self.arena, seed)
     }
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.left())
+    }
+}
+
+/// The next value of loaded column `col` deserialized by `seed`: a stored or residual cell
+/// through [`CellDe`], a struct or list column's value through [`NestedDe`].
+#[inline(always)]
+fn column_value<'de, D: RowDecoder<'de>, S: DeserializeSeed<'de>>(
+    de: &mut D,
+    col: &mut Column<'de>,
+    arena: &str,
+    seed: S,
+) -> Result<S::Value> {
+    if let Data::Nested = col.data {
+        return nested_value(de, col, arena, seed);
+    }
+    let v = cell(col, arena)?;
+    seed.deserialize(CellDe { de, v })
+        .map_err(|e| cell_error(e, col))
+}
+
+/// [`column_value`] of a struct or list column.
+#[inline(never)]
+fn nested_value<'de, D: RowDecoder<'de>, S: DeserializeSeed<'de>>(
+    de: &mut D,
+    col: &mut Column<'de>,
+    arena: &str,
+    seed: S,
+) -> Result<S::Value> {
+    let val = take(col)?;
+    seed.deserialize(NestedDe {
+        de,
+        col,
+        arena,
+        val,
+    })
+}
+
+/// Advances struct or list column `col` past its next value: `None` for a null, else the
+/// value's slot in the children (a struct: its index among the column's values, and 0; a
+/// list: its first element and its length).
+fn take(col: &mut Column<'_>) -> Result<Option<(usize, usize)>> {
+    if col.nullable {
+        let p = col.next_present;
+        col.next_present += 1;
+        if !bit(col.non_null, p) {
+            return Ok(None);
+        }
+    }
+    let k = col.next_value;
+    col.next_value += 1;
+    if col.class != Class::List {
+        return Ok(Some((k, 0)));
+    }
+    let len = col.lens.get(k).ok_or_else(short_column)?;
+    // The lengths' sum was checked against the element column when it was loaded.
+    let len = *len as usize;
+    let first = col.next_elem;
+    col.next_elem += len;
+    Ok(Some((first, len)))
+}
+
+/// Advances loaded column `col` past its next value, and a struct or list column's children
+/// past that value's slots (a value ignored by the target).
+fn skip_value(col: &mut Column<'_>, arena: &str) -> Result<()> {
+    if !matches!(col.data, Data::Nested) {
+        return cell(col, arena).map(|_| ());
+    }
+    let val = take(col)?;
+    skip_children(col, val, arena)
+}
+
+/// Advances the children of struct or list column `col` past the slots of value `val`
+/// ([`take`]).
+fn skip_children(col: &mut Column<'_>, val: Option<(usize, usize)>, arena: &str) -> Result<()> {
+    let Some((k, len)) = val else {
+        return Ok(());
+    };
+    if col.class == Class::List {
+        if let Some(elem) = col.children.first_mut() {
+            for _ in 0..len {
+                skip_value(elem, arena)?;
+            }
+        }
+        return Ok(());
+    }
+    for c in &mut col.children {
+        if !c.optional || bit(c.present, k) {
+            skip_value(c, arena)?;
+        }
+    }
+    Ok(())
+}
+
+/// One value of a struct or list column (`docs/SPEC.md` §22.2), presented as row mode
+/// presents the same value: a null as `None`, a struct as a map of its children present in
+/// this slot (in column order), a list as a sequence of its elements; each one depth level,
+/// as in row mode.
+struct NestedDe<'x, 'de, D> {
+    de: &'x mut D,
+    col: &'x mut Column<'de>,
+    arena: &'x str,
+    /// What [`take`] returned for this value.
+    val: Option<(usize, usize)>,
+}
+
+impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for NestedDe<'_, 'de, D> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let Some((k, len)) = self.val else {
+            return visitor.visit_none();
+        };
+        self.de.source().enter()?;
+        let v = if self.col.class == Class::List {
+            let Some(elem) = self.col.children.first_mut() else {
+                return Err(short_column());
+            };
+            let mut seq = Elems {
+                de: &mut *self.de,
+                col: elem,
+                arena: self.arena,
+                left: len,
+            };
+            let v = visitor.visit_seq(&mut seq)?;
+            if seq.left != 0 {
+                return Err(Error::mismatch(
+                    "a list read to its end",
+                    format!("a list with {} more elements", seq.left),
+                ));
+            }
+            v
+        } else {
+            let mut map = RowMap {
+                rest: &mut self.col.children,
+                cur: None,
+                at: k / 8,
+                bit: 1 << (k % 8),
+                hide: false,
+                de: &mut *self.de,
+                arena: self.arena,
+            };
+            let v = visitor.visit_map(&mut map)?;
+            let left = map.left();
+            if left != 0 {
+                return Err(Error::mismatch(
+                    "a struct read to its end",
+                    format!("a struct with {left} more fields"),
+                ));
+            }
+            v
+        };
+        self.de.source().leave();
+        Ok(v)
+    }
+
+    /// `None` for a null value, else `Some(value)` (one depth level, as row mode counts it).
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.val.is_none() {
+            return visitor.visit_none();
+        }
+        self.de.source().enter()?;
+        let NestedDe {
+            de,
+            col,
+            arena,
+            val,
+        } = self;
+        let v = visitor.visit_some(NestedDe {
+            de: &mut *de,
+            col,
+            arena,
+            val,
+        })?;
+        de.source().leave();
+        Ok(v)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    /// The value's children are stepped over (their counters stay in step).
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        skip_children(self.col, self.val, self.arena)?;
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct seq tuple tuple_struct map struct enum identifier
+    }
+}
+
+/// The elements of one list value: the next `left` values of the element column.
+struct Elems<'x, 'de, D> {
+    de: &'x mut D,
+    col: &'x mut Column<'de>,
+    arena: &'x str,
+    left: usize,
+}
+
+impl<'de, D: RowDecoder<'de>> de::SeqAccess<'de> for Elems<'_, 'de, D> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        column_value(&mut *self.de, &mut *self.col, self.arena, seed).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
     }
 }
 
@@ -281,6 +502,8 @@ fn cell<'x, 'de>(col: &'x mut Column<'de>, arena: &'x str) -> Result<CellVal<'x,
     let v = match &col.data {
         Data::Residual => Some(CellVal::Residual),
         Data::Skipped | Data::Pending => Some(CellVal::Skipped(&col.name)),
+        // Struct and list columns are presented by `nested_value`.
+        Data::Nested => None,
         Data::U64(v) => v.get(k).map(|&x| CellVal::U64(x)),
         Data::I64(v) => v.get(k).map(|&x| match x as i64 {
             n if n < 0 => CellVal::I64(n),

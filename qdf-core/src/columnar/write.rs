@@ -20,17 +20,19 @@
 use serde::Serialize;
 use serde::ser::SerializeStruct;
 
-use super::numtext::{self, Form};
+use std::borrow::Cow;
+
+use super::body::{Body, leaf_body};
+use super::nested::{self, shape_entries};
+use super::numtext::Form;
 use super::plan::Batch;
 use super::tape::{Cell, CellRef, Ev, EvRef, Tape};
-use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
-use crate::codec;
+use super::{Class, Decl, MIN_ROWS, NULLABLE, OPTIONAL, mask, mask_len, nested_enabled};
 use crate::codec::cursor::ELEMENT_CHARGE;
-use crate::codec::strings::{self, Census, Pick};
+use crate::codec::strings::Census;
 use crate::dense::col_shape_key;
 use crate::error::Result;
 use crate::options::Features;
-use crate::qpack::encode::{PackBuf, PackClass};
 use crate::sink::{Header, Sink};
 use crate::wire::tags;
 
@@ -46,16 +48,6 @@ pub(crate) trait ValueWriter {
     fn variant_pending(&self) -> bool;
 }
 
-/// The encoding of one column's values.
-enum Body {
-    /// Residual: the values stay in the rows.
-    Rows,
-    /// Pre-encoded bytes (a QPack value, a plain array, or a string block).
-    Bytes(Vec<u8>),
-    /// Per-value strings through the intern table, written when the container is.
-    PerValue,
-}
-
 /// One column of the container being planned.
 struct ColPlan {
     name: &'static str,
@@ -68,6 +60,10 @@ struct ColPlan {
     /// Decoded output the decoder charges for a [`Body::Bytes`] body (`docs/SPEC.md` §13);
     /// per-value strings and residual cells are counted as they are written.
     units: u64,
+    /// A struct or list column's child columns (their declaration).
+    children: Vec<Decl>,
+    /// A struct or list column's body holds an entropy-coded block.
+    entropy: bool,
 }
 
 impl ColPlan {
@@ -81,15 +77,6 @@ impl ColPlan {
         }
         k
     }
-}
-
-/// An LSB-first bit mask of `n` bits with the bits of `set` on.
-fn mask(n: usize, set: impl Iterator<Item = usize>) -> Vec<u8> {
-    let mut m = vec![0u8; mask_len(n)];
-    for i in set {
-        m[i / 8] |= 1 << (i % 8);
-    }
-    m
 }
 
 /// Writes a residual cell as its replay would ([`CellRef`]), a captured map (labels,
@@ -170,35 +157,6 @@ impl Serialize for RowRef<'_> {
     }
 }
 
-/// The bytes of string block `blk` under the entropy stage, and the output units a decoder
-/// charges for them: the block, or the smallest entropy-coded block among it and the F8 slab
-/// of the same values (a slab often codes smaller than an FSST or alphabet block), by exact
-/// cost.
-fn entropy_block(census: &Census<'_>, blk: strings::StrBlock<'_>) -> (Vec<u8>, u64) {
-    let mut best = Vec::with_capacity(blk.cost());
-    blk.encode(&mut best);
-    let mut units = blk.decoded_units();
-    if let Some(w) = codec::entropy::wrap(&best) {
-        units += best.len() as u64;
-        best = w;
-    }
-    if matches!(
-        blk,
-        strings::StrBlock::Fsst(_) | strings::StrBlock::Alpha(_)
-    ) {
-        let slab = strings::StrBlock::Slab(census.values());
-        let mut raw = Vec::with_capacity(slab.cost());
-        slab.encode(&mut raw);
-        if let Some(w) = codec::entropy::wrap(&raw)
-            && w.len() < best.len()
-        {
-            units = slab.decoded_units() + raw.len() as u64;
-            best = w;
-        }
-    }
-    (best, units)
-}
-
 /// The column plans and the shape id to reuse (`None`: declare), or `None` when the
 /// batch stays in row mode.
 #[allow(clippy::type_complexity)]
@@ -214,122 +172,57 @@ fn plan_container(
     if m < MIN_ROWS {
         return Ok(None);
     }
-    let feats = sink.opts().feature_bits();
-    let indexed = sink.col_index_allowed() && feats.contains(Features::COLUMN_INDEX);
     let min_intern = sink.opts().intern_min_len() as usize;
+    let nested_on = nested_enabled(sink.opts());
     let mut plans = Vec::with_capacity(b.order.len());
     for (j, &present) in cols.iter().enumerate() {
         let name = b.cols[b.order[j] as usize];
         let optional = present.len() < m;
         let scan = b.scan(present);
         let mut class = scan.class;
-        let mut census = None;
-        let mut units = 0;
-        let mut text = Form::Plain;
-        let mut body = match class {
-            Class::Residual => Body::Rows,
-            Class::Str => {
-                let census = census.insert(Census::new(&scan.strs, min_intern));
-                let pick = if sink.opts().keeps_strings_borrowable() {
-                    strings::pick_borrowable(census)
-                } else if indexed {
-                    strings::pick_with(census, feats.without(Features::DENSE), |_, _| true)
-                } else {
-                    strings::pick_with(census, feats, |c, cost| c.per_value_exceeds(cost))
-                };
-                // An FE block's strings are rebuilt on decode, so never for
-                // borrowable strings.
-                let entropy =
-                    feats.contains(Features::ENTROPY) && !sink.opts().keeps_strings_borrowable();
-                let body = match pick {
-                    Pick::Block(blk) if entropy => {
-                        let (bytes, u) = entropy_block(census, blk);
-                        units = u;
-                        Body::Bytes(bytes)
-                    }
-                    Pick::Block(blk) => {
-                        let mut out = Vec::with_capacity(blk.cost());
-                        blk.encode(&mut out);
-                        units = blk.decoded_units();
-                        Body::Bytes(out)
-                    }
-                    // With the entropy stage a block can beat the per-value form once
-                    // coded: try the block the picker would write without Dense.
-                    Pick::PerValue if entropy => {
-                        let forced = strings::pick_with(census, feats, |_, _| true);
-                        match forced {
-                            Pick::Block(blk) => {
-                                let (bytes, u) = entropy_block(census, blk);
-                                if bytes[0] == tags::ENTROPY
-                                    && census.per_value_exceeds(bytes.len())
-                                {
-                                    units = u;
-                                    Body::Bytes(bytes)
-                                } else {
-                                    Body::PerValue
-                                }
-                            }
-                            Pick::PerValue => Body::PerValue,
-                        }
-                    }
-                    Pick::PerValue => Body::PerValue,
-                };
-                // Canonical decimal or hex text as numbers or bytes, when strictly smaller
-                // (its values are rebuilt on decode, so never for borrowable strings).
-                let cost = match &body {
-                    Body::Bytes(v) => v.len(),
-                    _ => census.per_value(),
-                };
-                let num = if sink.opts().keeps_strings_borrowable() {
-                    None
-                } else {
-                    numtext::encode(&scan.strs, sink.opts(), cost)?
-                };
-                match num {
-                    Some(t) => {
-                        units = t.units;
-                        text = t.text;
-                        Body::Bytes(t.bytes)
-                    }
-                    None => body,
-                }
-            }
-            _ => {
-                let (pc, neg) = match class {
-                    Class::Int { neg } => (PackClass::Int, neg),
-                    Class::F64 => (PackClass::F64, false),
-                    Class::F32 => (PackClass::F32, false),
-                    _ => (PackClass::Bool, false),
-                };
-                let v = scan.vals.len() as u64;
-                let bytes = PackBuf::of(pc, scan.vals, neg).encode_seq(sink.opts())?;
-                // A QPack body is charged 8 units a value; a plain array its count, then
-                // 8 units a value (`read_nums`).
-                let packed = bytes.first().is_some_and(|&t| codec::is_qpack_tag(t));
-                units = v.saturating_mul(ELEMENT_CHARGE + u64::from(!packed));
-                Body::Bytes(bytes)
-            }
-        };
-        // The Compression tier codes a QPack body's bytes with tANS when that is smaller
-        // (string blocks were tried above); the decoder charges the decoded bytes on top
-        // of the block's own units.
-        if let Body::Bytes(v) = &mut body
-            && feats.contains(Features::ENTROPY)
-            && class != Class::Str
-            && v.first().is_some_and(|&t| codec::is_qpack_tag(t))
-            && let Some(w) = codec::entropy::wrap(v)
+        let mut census = (class == Class::Str).then(|| Census::new(&scan.strs, min_intern));
+        let leaf = leaf_body(sink, class, scan.vals, &scan.strs, census.as_mut(), true)?;
+        if class == Class::Residual
+            && nested_on
+            && let Some(n) = nested::plan_top(sink, b, present)?
         {
-            units = units.saturating_add(v.len() as u64);
-            *v = w;
+            // A struct or list column: kept when its masks and body are not larger than
+            // its values in row mode (an estimate), else residual as before.
+            let nulls = present
+                .iter()
+                .filter(|&&(_, i)| b.cells[i as usize].cell == Cell::Null)
+                .count();
+            let masks = if optional { mask_len(m) } else { 0 }
+                + if nulls > 0 {
+                    mask_len(present.len())
+                } else {
+                    0
+                };
+            if masks + n.body.len() <= n.row_cost + nulls {
+                plans.push(ColPlan {
+                    name,
+                    class: n.class,
+                    text: Form::Plain,
+                    optional,
+                    nullable: nulls > 0,
+                    body: Body::Bytes(n.body),
+                    units: n.units,
+                    children: n.children,
+                    entropy: n.entropy,
+                });
+                continue;
+            }
         }
         let mut plan = ColPlan {
             name,
             class,
-            text,
+            text: leaf.text,
             optional,
             nullable: scan.nulls > 0 && class != Class::Residual,
-            body,
-            units,
+            body: leaf.body,
+            units: leaf.units,
+            children: Vec::new(),
+            entropy: false,
         };
         let body_cost = match &plan.body {
             Body::Rows => 0,
@@ -362,15 +255,45 @@ fn plan_container(
     if plans.iter().all(|p| p.class == Class::Residual) {
         return Ok(None);
     }
-    let list: Vec<(&[u8], u8)> = plans
-        .iter()
-        .map(|p| (p.name.as_bytes(), p.kind()))
-        .collect();
+    let entries = shape_list(&plans);
+    let list: Vec<(&[u8], u8)> = entries.iter().map(|(n, k)| (&n[..], *k)).collect();
     let shape = dense.col_shapes().find(&col_shape_key(&list));
     if shape.is_none() && !dense.may_declare_col_shape() {
         return Ok(None);
     }
     Ok(Some((plans, shape)))
+}
+
+/// The column-shape table entries of `plans` (their children included, see
+/// [`shape_entries`]).
+fn shape_list(plans: &[ColPlan]) -> Vec<(Cow<'static, [u8]>, u8)> {
+    let mut out = Vec::with_capacity(plans.len());
+    for p in plans {
+        shape_entries(p.name, p.kind(), &p.children, &mut out);
+    }
+    out
+}
+
+/// The declaration of a struct or list column's children after its kind byte: a struct's
+/// child count, then each child's name (through the Dense rules) and kind byte; a list's
+/// element kind byte alone; each followed by its own children.
+fn write_children(sink: &mut Sink, kind: u8, children: &[Decl]) -> Result<()> {
+    let list = match Class::from_nibble(kind & 0x0F) {
+        Some(Class::List) => true,
+        Some(Class::Struct) => false,
+        _ => return Ok(()),
+    };
+    if !list {
+        sink.write_uvarint(children.len() as u64);
+    }
+    for c in children {
+        if !list {
+            sink.write_str(c.name)?;
+        }
+        sink.push(c.kind);
+        write_children(sink, c.kind, &c.children)?;
+    }
+    Ok(())
 }
 
 fn write_container<W: ValueWriter>(
@@ -403,11 +326,10 @@ fn write_container<W: ValueWriter>(
             for p in plans {
                 sink.write_str(p.name)?;
                 sink.push(p.kind());
+                write_children(sink, p.kind(), &p.children)?;
             }
-            let list: Vec<(&[u8], u8)> = plans
-                .iter()
-                .map(|p| (p.name.as_bytes(), p.kind()))
-                .collect();
+            let entries = shape_list(plans);
+            let list: Vec<(&[u8], u8)> = entries.iter().map(|(n, k)| (&n[..], *k)).collect();
             let dense = sink
                 .dense_mut()
                 .expect("columnar containers need Dense state");
@@ -439,7 +361,7 @@ fn write_container<W: ValueWriter>(
         match &p.body {
             Body::Rows => {}
             Body::Bytes(v) => {
-                if v.first() == Some(&tags::ENTROPY) {
+                if p.entropy || v.first() == Some(&tags::ENTROPY) {
                     sink.note_entropy();
                 }
                 sink.extend(v)

@@ -145,7 +145,11 @@ pub enum EventKind<'a> {
         /// Intern ids defined by the column names of the declaration.
         interned: Range<u32>,
     },
-    /// One column of a columnar container, a leaf covering its masks and values.
+    /// One column of a columnar container, a leaf covering its masks and values; a struct
+    /// or list column ([`ColumnValues::Struct`], [`ColumnValues::List`]) opens instead,
+    /// covering its children too, which follow one level deeper (their `index` counts
+    /// among their siblings; a list's element column has an empty name), then a
+    /// [`EventKind::Close`].
     Column {
         /// Position in the declaration, from 0.
         index: usize,
@@ -166,8 +170,8 @@ pub enum EventKind<'a> {
         /// Row index, from 0.
         index: u64,
     },
-    /// Closes the innermost open array, map, shape, `Some`, variant, container, row or
-    /// frame; `offset` and `end` are where it ends.
+    /// Closes the innermost open array, map, shape, `Some`, variant, container, struct or
+    /// list column, row or frame; `offset` and `end` are where it ends.
     Close,
 }
 
@@ -385,6 +389,18 @@ pub enum ColumnValues {
     HexBytes,
     /// Residual: the values are in the rows (`F7`).
     Residual,
+    /// A struct column (`docs/SPEC.md` §22.2) of this many child columns: their events
+    /// follow one level deeper, then a [`EventKind::Close`].
+    Struct(usize),
+    /// A list column (§22.2): a lengths column (its QPack codec, `None` for a plain array)
+    /// for `elements` elements in all; its element column's event follows one level
+    /// deeper, then a [`EventKind::Close`].
+    List {
+        /// Elements of all its lists (the element column's slots).
+        elements: u64,
+        /// The lengths column's codec (`None`: a plain array).
+        lengths: Option<Codec>,
+    },
 }
 
 impl fmt::Display for ColumnValues {
@@ -397,6 +413,15 @@ impl fmt::Display for ColumnValues {
             ColumnValues::PerValue => f.write_str("per-value strings"),
             ColumnValues::HexBytes => f.write_str("hex bytes"),
             ColumnValues::Residual => f.write_str("residual (in the rows)"),
+            ColumnValues::Struct(k) => write!(f, "struct of {k} child columns"),
+            ColumnValues::List {
+                elements,
+                lengths: Some(c),
+            } => write!(f, "list of {elements} elements, lengths {c}"),
+            ColumnValues::List {
+                elements,
+                lengths: None,
+            } => write!(f, "list of {elements} elements, lengths as a plain array"),
         }
     }
 }

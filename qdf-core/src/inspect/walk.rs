@@ -3,7 +3,7 @@
 use super::*;
 use crate::codec;
 use crate::columnar::numtext::Form;
-use crate::columnar::read::{Container, Data};
+use crate::columnar::read::{Column, Container, Data};
 use crate::columnar::{Class, mask_len};
 use crate::dense::{DenseState, Kind};
 use crate::error::{Error, ErrorCode, Result};
@@ -504,72 +504,8 @@ impl<'de> Walker<'de, '_> {
         let end = self.src.offset();
         let m = c.m;
         for j in 0..c.cols.len() {
-            let col = &c.cols[j];
             let col_end = c.cols.get(j + 1).map_or(end, |n| n.at);
-            let present = if col.optional {
-                col.present.iter().map(|b| b.count_ones() as u64).sum()
-            } else {
-                m as u64
-            };
-            let count = if col.nullable {
-                col.non_null.iter().map(|b| b.count_ones() as u64).sum()
-            } else {
-                present
-            };
-            let mut values_at = col.at;
-            if col.optional {
-                values_at += mask_len(m) as u64;
-            }
-            if col.nullable {
-                values_at += mask_len(present as usize) as u64;
-            }
-            // A string column with no value and no block has no value bytes at all.
-            let first = (values_at < col_end)
-                .then(|| self.byte_at(values_at))
-                .flatten();
-            let values = match (&col.data, first) {
-                (Data::Residual, _) => ColumnValues::Residual,
-                (_, _) if col.text == Form::Hex => ColumnValues::HexBytes,
-                (_, first) if col.class == Class::Str && col.text == Form::Plain => first
-                    .and_then(block)
-                    .map_or(ColumnValues::PerValue, ColumnValues::Block),
-                (_, Some(t)) => match Codec::from_tag(t, None) {
-                    Some(_) => {
-                        let kind = (!matches!(t, QP_BOOL | ENTROPY))
-                            .then(|| self.byte_at(values_at + 1))
-                            .flatten();
-                        // `from_tag` knows `t`: it named a codec just above.
-                        let codec = Codec::from_tag(t, kind).unwrap_or(Codec::Raw);
-                        ColumnValues::Packed(codec, kind)
-                    }
-                    None => ColumnValues::Array,
-                },
-                (_, None) => ColumnValues::Array,
-            };
-            let interned = if values == ColumnValues::PerValue {
-                let from = usize::try_from(values_at - self.base).unwrap_or(usize::MAX);
-                let to = usize::try_from(col_end - self.base).unwrap_or(usize::MAX);
-                let body = self.input.get(from..to).unwrap_or(&[]);
-                let n = definitions(body, values_at, count)?;
-                next_id += n;
-                next_id - n..next_id
-            } else {
-                next_id..next_id
-            };
-            (self.sink)(&Event {
-                offset: col.at,
-                end: col_end,
-                depth: self.depth,
-                key: false,
-                kind: EventKind::Column {
-                    index: j,
-                    name: &col.name,
-                    kind: col.kind(),
-                    values,
-                    count,
-                    interned,
-                },
-            });
+            self.column(&c.cols[j], j, m, col_end, &mut next_id)?;
         }
         if tag != HYBRID {
             // The decoder enters a level for each row it presents.
@@ -606,6 +542,121 @@ impl<'de> Walker<'de, '_> {
         self.src.leave();
         self.close();
         Ok(())
+    }
+
+    /// Emits the event of column `col` (position `index` among its siblings), decoded by the
+    /// columnar reader over `slots` slots, its bytes ending at `end`. A struct or list
+    /// column opens: its child columns follow one level deeper (slots: its values, or its
+    /// lists' elements), then a `Close`. `next_id`: the next intern id a per-value string
+    /// column defines (columns are read in this order).
+    fn column(
+        &mut self,
+        col: &Column<'_>,
+        index: usize,
+        slots: usize,
+        end: u64,
+        next_id: &mut u32,
+    ) -> Result<()> {
+        let ones = |mask: &[u8]| mask.iter().map(|b| u64::from(b.count_ones())).sum::<u64>();
+        let present = if col.optional {
+            ones(col.present)
+        } else {
+            slots as u64
+        };
+        let count = if col.nullable {
+            ones(col.non_null)
+        } else {
+            present
+        };
+        let mut values_at = col.at;
+        if col.optional {
+            values_at += mask_len(slots) as u64;
+        }
+        if col.nullable {
+            values_at += mask_len(present as usize) as u64;
+        }
+        // A string column with no value and no block has no value bytes at all.
+        let first = (values_at < end).then(|| self.byte_at(values_at)).flatten();
+        let values = match (&col.data, first) {
+            (Data::Residual, _) => ColumnValues::Residual,
+            _ if col.class == Class::Struct => ColumnValues::Struct(col.children.len()),
+            _ if col.class == Class::List => ColumnValues::List {
+                elements: col.lens.iter().sum(),
+                lengths: match self.leaf_values(first, values_at) {
+                    ColumnValues::Packed(codec, _) => Some(codec),
+                    _ => None,
+                },
+            },
+            (_, _) if col.text == Form::Hex => ColumnValues::HexBytes,
+            (_, first) if col.class == Class::Str && col.text == Form::Plain => first
+                .and_then(block)
+                .map_or(ColumnValues::PerValue, ColumnValues::Block),
+            (_, first) => self.leaf_values(first, values_at),
+        };
+        let interned = if values == ColumnValues::PerValue {
+            let from = usize::try_from(values_at - self.base).unwrap_or(usize::MAX);
+            let to = usize::try_from(end - self.base).unwrap_or(usize::MAX);
+            let body = self.input.get(from..to).unwrap_or(&[]);
+            let n = definitions(body, values_at, count)?;
+            *next_id += n;
+            *next_id - n..*next_id
+        } else {
+            *next_id..*next_id
+        };
+        (self.sink)(&Event {
+            offset: col.at,
+            end,
+            depth: self.depth,
+            key: false,
+            kind: EventKind::Column {
+                index,
+                name: &col.name,
+                kind: col.kind(),
+                values,
+                count,
+                interned,
+            },
+        });
+        if !matches!(values, ColumnValues::Struct(_) | ColumnValues::List { .. }) {
+            return Ok(());
+        }
+        let slots = match values {
+            ColumnValues::List { elements, .. } => elements as usize,
+            _ => count as usize,
+        };
+        self.depth += 1;
+        for (k, child) in col.children.iter().enumerate() {
+            let child_end = col.children.get(k + 1).map_or(end, |n| n.at);
+            self.column(child, k, slots, child_end, next_id)?;
+        }
+        self.depth -= 1;
+        (self.sink)(&Event {
+            offset: end,
+            end,
+            depth: self.depth,
+            key: false,
+            kind: EventKind::Close,
+        });
+        Ok(())
+    }
+
+    /// How a number column's values starting with tag `first` (at `values_at`) are
+    /// written: a QPack codec with its kind byte, else a plain array.
+    fn leaf_values(&self, first: Option<u8>, values_at: u64) -> ColumnValues {
+        let Some(t) = first else {
+            return ColumnValues::Array;
+        };
+        match Codec::from_tag(t, None) {
+            Some(_) => {
+                let kind = (!matches!(t, QP_BOOL | ENTROPY))
+                    .then(|| self.byte_at(values_at + 1))
+                    .flatten();
+                // `from_tag` knows `t`: it named a codec just above.
+                let codec = Codec::from_tag(t, kind).unwrap_or(Codec::Raw);
+                ColumnValues::Packed(codec, kind)
+            }
+            None => ColumnValues::Array,
+        }
     }
 
     /// Intern entries defined so far.

@@ -272,6 +272,12 @@ impl Tape {
         }
     }
 
+    /// Whether the newtype struct named by name index `n` is transparent in row mode (not
+    /// one of `Value`'s private carriers).
+    pub(crate) fn plain_newtype(&self, n: u32) -> bool {
+        crate::wire::ext::magic::variant_kind(self.names[n as usize]).is_none()
+    }
+
     /// The string at `arena[a..b]`, the range of a [`Ev::Str`] or [`Cell::Str`] of this tape.
     pub(crate) fn str(&self, a: u32, b: u32) -> &str {
         let bytes = &self.arena[a as usize..b as usize];

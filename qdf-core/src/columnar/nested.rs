@@ -1,0 +1,335 @@
+//! Struct and list columns on the encoder side (`docs/SPEC.md` §22.2, feature
+//! `NESTED_COLUMNS`): a column whose values are all structs becomes a struct column whose
+//! child columns hold the structs' fields; a column whose values are all sequences becomes
+//! a list column, a lengths column and one element column over the concatenated elements.
+//! Children are planned the same way, recursively, and a leaf child picks its codec as a
+//! top-level column does ([`leaf_body`]).
+//!
+//! The captured values are walked on the [`Tape`]: a struct's fields are captured again as
+//! the rows of a [`Batch`] of their own (so a child's plan follows the same order rule as
+//! the top level), a sequence's items are read in place. A value that is neither (a map, an
+//! enum, a tuple, `Some(None)`, a field order that contradicts the plan, an item kind that
+//! differs) leaves the whole top-level column residual, as today: the fallback is exact.
+//!
+//! A child column is pre-encoded when it is planned (masks and body, strings always as a
+//! block), so it never touches the Dense state and its bytes are known: the caller keeps
+//! the column only when these bytes are not more than an estimate of its values in row
+//! mode.
+
+use std::borrow::Cow;
+
+use super::body::{Body, leaf_body};
+use super::numtext::Form;
+use super::plan::{Batch, Offer, scan_cells};
+use super::tape::{Cell, Depth, Ev, EvRef, Open, Tape};
+use super::{Class, Decl, MIN_ROWS, NULLABLE, OPTIONAL, mask};
+use crate::codec::cursor::ELEMENT_CHARGE;
+use crate::codec::strings::Census;
+use crate::error::Result;
+use crate::sink::Sink;
+use crate::wire::tags;
+use crate::wire::varint::write_uvarint;
+
+/// Row-mode bytes of a struct value beyond its fields (a shape reference, estimated).
+const STRUCT_OVERHEAD: usize = 2;
+
+/// A planned struct or list column's values (its present, non-null values; the caller
+/// writes its masks).
+pub(crate) struct Nested {
+    pub(crate) class: Class,
+    /// The declaration of its child columns.
+    pub(crate) children: Vec<Decl>,
+    /// The lengths column (lists) and the children's masks and bodies.
+    pub(crate) body: Vec<u8>,
+    /// Decoded output the decoder charges for the body (§13).
+    pub(crate) units: u64,
+    /// Estimated bytes of the same values in row mode.
+    pub(crate) row_cost: usize,
+    /// Some leaf body is an entropy-coded block (header flag `04`).
+    pub(crate) entropy: bool,
+}
+
+/// One planned child column.
+struct Child {
+    decl: Decl,
+    bytes: Vec<u8>,
+    units: u64,
+    row_cost: usize,
+    entropy: bool,
+}
+
+/// Plans the struct or list column of top-level column `present` (its `(row, cell)` list)
+/// of batch `b`: `None` when its values are not all structs or all sequences of one planned
+/// shape (the column stays residual).
+pub(crate) fn plan_top(sink: &Sink, b: &Batch, present: &[(u32, u32)]) -> Result<Option<Nested>> {
+    let vals: Vec<Cell> = present
+        .iter()
+        .map(|&(_, i)| b.cells[i as usize].cell)
+        .filter(|c| *c != Cell::Null)
+        .collect();
+    nested(sink, &b.tape, &vals, 0)
+}
+
+/// The value a wrapper event stands for: `Some` and plain newtypes are transparent in row
+/// mode (a `Some` around a value that starts with nil keeps a wrapper there, so it is
+/// refused: `None`).
+fn unwrap(tape: &Tape, mut at: usize) -> Option<usize> {
+    let mut some = false;
+    loop {
+        match tape.evs[at] {
+            Ev::Some => some = true,
+            Ev::NewtypeStruct(n) if tape.plain_newtype(n) => {}
+            Ev::None | Ev::Unit | Ev::UnitStruct(_) if some => return None,
+            _ => return Some(at),
+        }
+        at += 1;
+    }
+}
+
+/// The cell of the value at event `at` (an item of a captured sequence): primitives as
+/// [`CellSer`](super::tape::CellSer) makes them, anything else [`Cell::Other`].
+fn cell_at(tape: &Tape, at: usize) -> Cell {
+    let Some(i) = unwrap(tape, at) else {
+        return Cell::Other(at as u32);
+    };
+    match tape.evs[i] {
+        Ev::Bool(v) => Cell::Bool(v),
+        Ev::I64(v) => Cell::Int(v as u64, v < 0),
+        Ev::U64(v) => Cell::Int(v, false),
+        Ev::F32(v) => Cell::F32(v),
+        Ev::F64(v) => Cell::F64(v),
+        Ev::Str(a, e) => Cell::Str(a, e),
+        // A bare `None`; `Some(None)` was refused above.
+        Ev::None if i == at => Cell::Null,
+        _ => Cell::Other(at as u32),
+    }
+}
+
+/// Nesting levels of child columns planned at most (a deeper value stays residual; the
+/// decoder's depth limit bounds what it accepts).
+const MAX_LEVELS: u32 = 32;
+
+/// The struct or list column of `vals` (non-null [`Cell::Other`] values on `tape`), or
+/// `None`.
+fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<Nested>> {
+    if vals.is_empty() || level >= MAX_LEVELS {
+        return Ok(None);
+    }
+    let mut ats = Vec::with_capacity(vals.len());
+    for c in vals {
+        let Cell::Other(at) = *c else {
+            return Ok(None);
+        };
+        let Some(i) = unwrap(tape, at as usize) else {
+            return Ok(None);
+        };
+        ats.push(i);
+    }
+    match tape.evs[ats[0]] {
+        Ev::Open(Open::Struct(..), _) => structs(sink, tape, &ats, level),
+        Ev::Open(Open::Seq(_), _) => lists(sink, tape, &ats, level),
+        _ => Ok(None),
+    }
+}
+
+/// A struct column over the structs at events `ats`: their fields captured as the rows of
+/// a batch, one child column per planned field.
+fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Nested>> {
+    let mut sub = Batch::new(ats.len(), tape.check_keys);
+    // The values were captured within the serializer's depth limit already.
+    let depth = Depth {
+        depth: 0,
+        limit: u32::MAX,
+    };
+    for &at in ats {
+        if !matches!(tape.evs[at], Ev::Open(Open::Struct(..), _)) {
+            return Ok(None);
+        }
+        let v = EvRef {
+            tape,
+            at: at as u32,
+        };
+        if sub.offer(&v, depth) != Offer::Taken {
+            return Ok(None);
+        }
+    }
+    let n = ats.len();
+    if sub.order.is_empty() {
+        return Ok(None);
+    }
+    let mut out = Nested {
+        class: Class::Struct,
+        children: Vec::with_capacity(sub.order.len()),
+        body: Vec::new(),
+        units: 0,
+        row_cost: n * STRUCT_OVERHEAD,
+        entropy: false,
+    };
+    for present in sub.columns() {
+        let mut slots = vec![None; n];
+        for &(r, i) in present {
+            slots[r as usize] = Some(sub.cells[i as usize].cell);
+        }
+        let name = sub.cols[sub.order[out.children.len()] as usize];
+        let Some(c) = child(sink, &sub.tape, name, &slots, level + 1)? else {
+            return Ok(None);
+        };
+        out.add(c);
+    }
+    Ok(Some(out))
+}
+
+/// A list column over the sequences at events `ats`: their lengths, then one element column
+/// over all their items.
+fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Nested>> {
+    let mut lens = Vec::with_capacity(ats.len());
+    let mut items = Vec::new();
+    let mut row_cost = 0;
+    for &at in ats {
+        let Ev::Open(Open::Seq(_), end) = tape.evs[at] else {
+            return Ok(None);
+        };
+        let Ev::End(n) = tape.evs[end as usize] else {
+            return Ok(None);
+        };
+        lens.push(u64::from(n));
+        // An array header: one byte up to 15 items, else three (estimated).
+        row_cost += if n < 16 { 1 } else { 3 };
+        let mut i = at + 1;
+        for _ in 0..n {
+            items.push(Some(cell_at(tape, i)));
+            i = tape.next(i);
+        }
+    }
+    let total = items.len() as u64;
+    // Lists as long as a container on average are coded one by one in row mode (a
+    // container, or a packed sequence with its own codec, often smaller than one column
+    // over all of them, which the row estimate cannot see): they stay residual.
+    if items.len() >= MIN_ROWS * ats.len() {
+        return Ok(None);
+    }
+    let lengths = leaf_body(sink, Class::Int { neg: false }, lens, &[], None, false)?;
+    let (Body::Bytes(lengths), units) = (lengths.body, lengths.units) else {
+        return Ok(None);
+    };
+    let entropy = lengths.first() == Some(&tags::ENTROPY);
+    let mut out = Nested {
+        class: Class::List,
+        children: Vec::with_capacity(1),
+        body: lengths,
+        // The decoder charges every element when it reads the lengths.
+        units: units.saturating_add(total.saturating_mul(ELEMENT_CHARGE)),
+        row_cost,
+        entropy,
+    };
+    let Some(c) = child(sink, tape, "", &items, level + 1)? else {
+        return Ok(None);
+    };
+    out.add(c);
+    Ok(Some(out))
+}
+
+impl Nested {
+    fn add(&mut self, c: Child) {
+        self.body.extend_from_slice(&c.bytes);
+        self.units = self.units.saturating_add(c.units);
+        self.row_cost += c.row_cost;
+        self.entropy |= c.entropy;
+        self.children.push(c.decl);
+    }
+}
+
+/// A child column `name` over `slots` (`None`: absent in that slot): its masks, then a leaf
+/// body or its own children.
+fn child(
+    sink: &Sink,
+    tape: &Tape,
+    name: &'static str,
+    slots: &[Option<Cell>],
+    level: u32,
+) -> Result<Option<Child>> {
+    let present: Vec<Cell> = slots.iter().flatten().copied().collect();
+    let optional = present.len() < slots.len();
+    let nulls = present.iter().filter(|c| **c == Cell::Null).count();
+    let mut bytes = Vec::new();
+    if optional {
+        let set = slots.iter().enumerate().filter(|(_, c)| c.is_some());
+        bytes.extend_from_slice(&mask(slots.len(), set.map(|(k, _)| k)));
+    }
+    if nulls > 0 {
+        let set = present
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c != Cell::Null);
+        bytes.extend_from_slice(&mask(present.len(), set.map(|(k, _)| k)));
+    }
+    let min_intern = sink.opts().intern_min_len() as usize;
+    let scan = scan_cells(present.iter().copied(), present.len(), &tape.arena);
+    let mut text = Form::Plain;
+    let (class, children, units, row_cost, entropy) = if scan.class != Class::Residual {
+        let mut census = (scan.class == Class::Str).then(|| Census::new(&scan.strs, min_intern));
+        let leaf = leaf_body(
+            sink,
+            scan.class,
+            scan.vals,
+            &scan.strs,
+            census.as_mut(),
+            false,
+        )?;
+        let (Body::Bytes(body), units) = (leaf.body, leaf.units) else {
+            return Ok(None);
+        };
+        text = leaf.text;
+        let entropy = body.first() == Some(&tags::ENTROPY);
+        bytes.extend_from_slice(&body);
+        let strs = census.as_mut().map_or(0, Census::per_value);
+        (scan.class, Vec::new(), units, scan.num_cost + strs, entropy)
+    } else {
+        let vals: Vec<Cell> = present.into_iter().filter(|c| *c != Cell::Null).collect();
+        let Some(n) = nested(sink, tape, &vals, level)? else {
+            return Ok(None);
+        };
+        bytes.extend_from_slice(&n.body);
+        (n.class, n.children, n.units, n.row_cost + nulls, n.entropy)
+    };
+    let mut kind = class.nibble() | text.bits();
+    if optional {
+        kind |= OPTIONAL;
+    }
+    if nulls > 0 {
+        kind |= NULLABLE;
+    }
+    Ok(Some(Child {
+        decl: Decl {
+            name,
+            kind,
+            children,
+        },
+        bytes,
+        units,
+        row_cost,
+        entropy,
+    }))
+}
+
+/// The column-shape table entries of a declared column and its children, in declaration
+/// order: a struct column's entry is `uvarint(child count)` then its name (the count makes
+/// the flat list a tree again), a list's element entry has an empty name.
+pub(crate) fn shape_entries<'n>(
+    name: &'n str,
+    kind: u8,
+    children: &[Decl],
+    out: &mut Vec<(Cow<'n, [u8]>, u8)>,
+) {
+    if Class::from_nibble(kind & 0x0F) == Some(Class::Struct) {
+        let mut e = Vec::with_capacity(name.len() + 1);
+        write_uvarint(&mut e, children.len() as u64);
+        e.extend_from_slice(name.as_bytes());
+        out.push((Cow::Owned(e), kind));
+    } else {
+        out.push((Cow::Borrowed(name.as_bytes()), kind));
+    }
+    for c in children {
+        shape_entries(c.name, c.kind, &c.children, out);
+    }
+}
