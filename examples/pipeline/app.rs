@@ -37,14 +37,15 @@ options:
   --telemetry N   generated telemetry events to send (default 20000)
   -h, --help      this text";
 
-/// What the legend under the table says each format and column is.
 /// Records of each generated per-record stream (metric points, IoT readings).
 const STREAM_RECORDS: usize = 20_000;
 
+/// What the legend under the table says each format and column is.
 const LEGEND: &str = "\
 formats:
   qdf dense    QdfCodec::dense(): Balanced tier, one Dense session per connection (strings,
-               keys and shapes sent once), QPack numbers
+               keys and shapes sent once, each field's numbers predicted from its last
+               value), QPack numbers
   qdf fast     QdfCodec::fast(): Speed tier, plain tags, no session state
   JSON lines   serde_json, one line per record
   protobuf     prost messages of the same records, varint length-delimited

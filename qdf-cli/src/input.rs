@@ -38,7 +38,9 @@ pub fn read_options() -> Options {
 /// The layout of `bytes`: as asked, else detected. A message and a stream share the header,
 /// so: flag `10` (frame checksums) means a stream; else the bytes are a message if they
 /// walk as one, a stream if they walk as one, and otherwise whichever walk got further, so
-/// that its error is the one reported.
+/// that its error is the one reported. A stream walk whose first frame runs past the end of
+/// the input is no evidence of a stream (any body's first bytes read as some length): a cut
+/// message is reported as a message (`--stream` reads it as a stream).
 pub fn mode(args: &QdfInput, bytes: &[u8]) -> Mode {
     if args.stream {
         return Mode::Stream;
@@ -56,6 +58,7 @@ pub fn mode(args: &QdfInput, bytes: &[u8]) -> Mode {
     };
     match inspect::stream(bytes, &opts, args.max_frame_len, &mut |_| {}) {
         Ok(_) => Mode::Stream,
+        Err(e) if e.error.is_eof() && e.frame.is_none_or(|f| f.index == 0) => Mode::Message,
         Err(e) if reach(&e) > reach(&msg) => Mode::Stream,
         Err(_) => Mode::Message,
     }

@@ -82,8 +82,8 @@ struct FromJsonArgs {
     /// The JSON file, or `-` for standard input.
     #[arg(default_value = "-")]
     file: String,
-    /// Write a qdf stream with one frame per JSON value (JSON lines, or any whitespace-
-    /// separated JSON values). Default: exactly one JSON value, one qdf message.
+    /// Write a qdf stream with one frame per JSON value (JSON lines, or any
+    /// whitespace-separated JSON values). Default: exactly one JSON value, one qdf message.
     #[arg(long)]
     stream: bool,
     /// The encoder tier.

@@ -98,7 +98,8 @@ pub enum ErrorCode {
     ///
     /// Category: [`Category::Eof`].
     LengthOverrun {
-        /// The length or count announced.
+        /// The bytes the announced length needs; for a count of elements, the least bytes
+        /// they occupy (`count × minimum element size`, saturating).
         len: u64,
         /// Bytes remaining in the input.
         remaining: u64,

@@ -116,7 +116,9 @@ pub(crate) fn read_stream_header(buf: &[u8]) -> Result<u8> {
 /// Errors: header errors, [`ErrorCode::NonMinimal`] / [`ErrorCode::VarintOverflow`] for the
 /// length, [`ErrorCode::FrameTooLarge`] for a body above `max_len` and
 /// [`ErrorCode::UnexpectedEof`] for a length below the checksum's 4 bytes (both checked as
-/// soon as the varint is complete, before any body byte is needed).
+/// soon as the varint is complete, before any body byte is needed);
+/// [`ErrorCode::NotAStream`] when the first length is not a varint and `buf` is a whole
+/// one-shot message.
 #[inline]
 pub(crate) fn next_frame(buf: &[u8], stream_flags: Option<u8>, max_len: usize) -> Result<Next> {
     // The common frame: after the header, a one-byte length within the maximum (what the
@@ -162,7 +164,9 @@ pub(crate) fn next_frame(buf: &[u8], stream_flags: Option<u8>, max_len: usize) -
         Ok(v) => v,
         Err(e) if e.is_eof() => return Ok(Next::Incomplete { needed: 1 }),
         // Right after the header, a body tag where a length should be: a one-shot message.
-        Err(_) if flags.is_some() => return Err(Error::at(ErrorCode::NotAStream, at as u64)),
+        Err(_) if flags.is_some() && is_message(buf) => {
+            return Err(Error::at(ErrorCode::NotAStream, at as u64));
+        }
         Err(e) => return Err(e.with_offset(at as u64)),
     };
     let body_start = at + prefix;
@@ -190,10 +194,6 @@ pub(crate) fn next_frame(buf: &[u8], stream_flags: Option<u8>, max_len: usize) -
     })
 }
 
-/// Checks that input may end with `rest` unread: nothing left, or (before the first frame) a
-/// lone complete header. Errors with [`ErrorCode::UnexpectedEof`] at `rest.len()` otherwise,
-/// with the header's own error if `rest` is not a header prefix, or with
-/// [`ErrorCode::NotAStream`] if the unread input is a whole one-shot message.
 /// Whether `bytes` is one whole one-shot message (header and one value, nothing after).
 fn is_message(bytes: &[u8]) -> bool {
     use serde::Deserialize as _;
@@ -203,6 +203,10 @@ fn is_message(bytes: &[u8]) -> bool {
     serde::de::IgnoredAny::deserialize(&mut de).is_ok() && de.end().is_ok()
 }
 
+/// Checks that input may end with `rest` unread: nothing left, or (before the first frame) a
+/// lone complete header. Errors with [`ErrorCode::UnexpectedEof`] at `rest.len()` otherwise,
+/// with the header's own error if `rest` is not a header prefix, or with
+/// [`ErrorCode::NotAStream`] if the unread input is a whole one-shot message.
 pub(crate) fn check_end(rest: &[u8], header_seen: bool) -> Result<()> {
     if rest.is_empty() {
         return Ok(());

@@ -6,11 +6,12 @@
 //! | tier | preset | features |
 //! |---|---|---|
 //! | Speed | [`Options::speed`] | none: plain tags |
-//! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF` |
+//! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE` |
 //! | Compression | [`Options::compression`] | Balanced `| FLOAT_XOR | ENTROPY | FSST` |
 //!
 //! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes,
-//! QPack sequences and columnar containers for sequences of ≥ 16 structs; Compression adds the
+//! QPack sequences, columnar containers for sequences of ≥ 16 structs and, in sessions only,
+//! per-field numbers across messages (`NUM_STATE`, `docs/SPEC.md` §15.2); Compression adds the
 //! float XOR/decimal codecs (Gorilla, Chimp128, ALP), FSST string columns and, in one-shot
 //! messages, entropy-coded blocks (tag `FE`, tANS) around column values and packed sequences
 //! that shrink by exact cost. `COLUMN_INDEX`
@@ -83,7 +84,8 @@ impl Features {
     pub const DENSE: Features = Features(1 << 0);
     /// Bit 1: QPack numeric slice codecs.
     pub const QPACK: Features = Features(1 << 1);
-    /// Bit 2: shape interning of structs (tag 0xEC).
+    /// Bit 2: shape interning of structs (tag 0xEC); needs `DENSE` (without it structs are
+    /// written as plain maps).
     pub const SHAPE_INTERN: Features = Features(1 << 2);
     /// Bit 3: Markov-1 pair predictor (tag 0xEA).
     pub const PAIR_PRED: Features = Features(1 << 3);
@@ -104,11 +106,12 @@ impl Features {
     /// its keys in entry order; later non-string keys are escaped (`docs/SPEC.md` §15.1).
     /// Decoding needs no feature bit.
     pub const MAP_SHAPE: Features = Features(1 << 9);
-    /// Bit 10: per-field numeric state in
-    /// sessions (`docs/SPEC.md` §15.2). A session encoder with `SHAPE_INTERN` keeps the last
-    /// number of every field of its struct shapes and writes the next one as the predicted
-    /// value, a delta, a decimal step or a float XOR when that is shorter. One-shot messages
-    /// never use it; decoding needs no feature bit (session decoders always keep the state).
+    /// Bit 10: per-field numeric state in sessions (`docs/SPEC.md` §15.2). A session encoder
+    /// with `DENSE` and `SHAPE_INTERN` keeps the last number of every field of its struct
+    /// shapes and writes the next one as the predicted value, a delta, a decimal step or a
+    /// float XOR when that is shorter. One-shot messages
+    /// never use it; decoding needs no feature bit (the session decoder of a Dense stream,
+    /// header flag `01`, always keeps the state).
     pub const NUM_STATE: Features = Features(1 << 10);
     /// Bit 11: struct and list columns inside columnar containers (child columns of a
     /// column, `docs/SPEC.md` §22.2). Decoders that predate it reject such a container

@@ -1,7 +1,7 @@
 //! Sessions: the state kept across the messages of one stream, and sans-IO framing on top.
 //!
 //! A stream is the 5-byte header once, then per frame `uvarint(len) ‖ body` (`docs/SPEC.md`
-//! §4). Transports that frame messages themselves (gRPC) use the `*_message` calls: the
+//! §17). Transports that frame messages themselves (gRPC) use the `*_message` calls: the
 //! header before the first body, then bodies without a length prefix.
 //!
 //! # Checksums
@@ -445,8 +445,9 @@ impl DecoderSession {
     /// [`frame_status`](Self::frame_status) reports for the same `buf`).
     ///
     /// In a stream with checksums the frame's CRC-32C is checked before its body is read: a
-    /// mismatch is [`ErrorCode::ChecksumMismatch`] (category `Syntax`, at the offset of the
-    /// checksum in `buf`) and breaks the session.
+    /// mismatch is [`ErrorCode::ChecksumMismatch`] (category `Syntax`, at the checksum's
+    /// offset in the stream, as every error of a session counts from the stream's first
+    /// byte, not from `buf`) and breaks the session.
     #[inline]
     pub fn decode_frame<T: DeserializeOwned>(&mut self, buf: &[u8]) -> Result<Option<(T, usize)>> {
         let (flags, body_start, body_end, end) = match self.next(buf)? {

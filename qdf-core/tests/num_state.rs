@@ -85,6 +85,34 @@ fn single_messages_are_unchanged() {
     assert_eq!(with, without);
 }
 
+/// A session's first message predicts fields from earlier structs of the same message (3
+/// structs: too few for a column); `from_slice` and `inspect::message` read it too (§24's
+/// unary call is such a message).
+#[test]
+fn a_first_session_message_is_a_single_message() {
+    let ps: Vec<P> = (0..3u64)
+        .map(|i| P {
+            t: 1_700_000_000 + 60 * i,
+            v: 20.5 + i as f64 / 10.0,
+        })
+        .collect();
+    let mut enc = EncoderSession::new(Options::balanced());
+    let mut msg = Vec::new();
+    enc.encode_message(&ps, &mut msg).unwrap();
+    assert!(
+        msg.contains(&0xF1),
+        "the third struct predicts its fields: {msg:02x?}"
+    );
+    let mut dec = DecoderSession::new(Options::balanced());
+    assert_eq!(dec.decode_message::<Vec<P>>(&msg).unwrap(), ps);
+    let one = qdf_core::from_slice::<Vec<P>>(&msg).unwrap();
+    assert_eq!(one, ps);
+    assert_eq!(one[2].v.to_bits(), ps[2].v.to_bits());
+    let mut events = 0;
+    qdf_core::inspect::message(&msg, &Options::default(), &mut |_| events += 1).unwrap();
+    assert!(events > 8, "{events} events");
+}
+
 #[test]
 fn renewal_empties_the_slots() {
     let rec = P { t: 1000, v: 1.5 };

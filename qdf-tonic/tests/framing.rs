@@ -192,6 +192,18 @@ async fn a_unary_message_is_a_whole_qdf_message() {
     let msgs = messages(&wire);
     assert_eq!(msgs.len(), 1);
     assert_eq!(qdf_core::from_slice::<Record>(&msgs[0].1).unwrap(), sent);
+    // A few records in one message: the later ones predict numbers from the earlier ones
+    // (`docs/SPEC.md` §15.2), which a single-message decoder reads too.
+    let sent = records(4);
+    let wire = encode::<_, DefaultLimits>(vec![sent.clone()], None)
+        .await
+        .unwrap();
+    let msgs = messages(&wire);
+    assert!(msgs[0].1.contains(&0xF0), "{:02x?}", msgs[0].1);
+    assert_eq!(
+        qdf_core::from_slice::<Vec<Record>>(&msgs[0].1).unwrap(),
+        sent
+    );
 }
 
 #[tokio::test]

@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Arguments: `dense` | `fast` | `dense-crc` | `fast-crc` (the same with frame checksums,
-//! `Builder::checksum`) | `rmp`, then `both` (encode and decode) | `enc`, then the number of
+//! `Builder::checksum`) | `dense-nonum` (Balanced without `NUM_STATE`, to isolate the cost
+//! of the per-field numbers) | `rmp`, then `both` (encode and decode) | `enc`, then the number of
 //! rounds of 1000 events. Per-message counts: (count at 10 rounds − count at 5
 //! rounds) / 5000.
 
@@ -28,9 +29,12 @@ fn main() {
     let mut buf = BytesMut::with_capacity(1 << 20);
     let t = std::time::Instant::now();
     match mode {
-        "dense" | "fast" | "dense-crc" | "fast-crc" => {
+        "dense" | "fast" | "dense-crc" | "fast-crc" | "dense-nonum" => {
             let codec = || -> QdfCodec<TelemetryEvent> {
-                let opts = if mode.starts_with("dense") {
+                let opts = if mode == "dense-nonum" {
+                    let f = qdf_core::Features::BALANCED.without(qdf_core::Features::NUM_STATE);
+                    qdf_core::Options::balanced().features(f)
+                } else if mode.starts_with("dense") {
                     qdf_core::Options::balanced()
                 } else {
                     qdf_core::Options::speed()

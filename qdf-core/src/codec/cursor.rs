@@ -122,7 +122,7 @@ impl<'a> Cursor<'a> {
         }
         if need_bits > have_bits {
             return Err(ErrorCode::LengthOverrun {
-                len: n,
+                len: u64::try_from(need_bits.div_ceil(8)).unwrap_or(u64::MAX),
                 remaining: self.remaining() as u64,
             });
         }

@@ -6,7 +6,7 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Deserializer;
-use crate::dense::{is_plain_num, is_predicted};
+use crate::dense::{is_predicted, is_slotted_num};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::ext::SHAPE_ESCAPE;
 use crate::wire::read::{Reference, Text};
@@ -38,6 +38,8 @@ pub(crate) struct ShapeAccess<'a, 'de> {
     /// The stored-name index of the shape's first field (reuses; see
     /// [`ShapeTable::name_indices`](crate::dense::ShapeTable::name_indices)).
     names: usize,
+    /// A reuse in a session that keeps per-field numbers: its nameless values have slots.
+    nums: bool,
 }
 
 /// A field name read from the input: borrowed, or copied out of the intern table.
@@ -79,6 +81,7 @@ impl<'de> Deserializer<'de> {
         // comes: a shaped struct costs one unit per entry, as a plain map does (§13).
         self.src.charge(count as u64)?;
         self.src.enter()?;
+        let nums = id != 0 && self.src.tracks_numbers();
         let mut access = ShapeAccess {
             de: self,
             id: id as u32,
@@ -86,6 +89,7 @@ impl<'de> Deserializer<'de> {
             idx: 0,
             phase: Phase::Shape,
             names,
+            nums,
         };
         let v = if keys {
             visitor.visit_map(super::dupkeys::DupCheck::new(&mut access))?
@@ -197,14 +201,17 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         // A reuse's field read without a name has a numeric slot (`docs/SPEC.md` §15.2).
-        // Most field values are no number: one byte test first.
-        if let Some(t) = self.de.src.peek()
-            && (is_plain_num(t) || is_predicted(t))
-            && self.id != 0
+        if self.nums
             && matches!(self.phase, Phase::Shape | Phase::Open)
-            && self.de.src.tracks_numbers()
+            && let Some(t) = self.de.src.peek()
+            && is_slotted_num(t)
         {
-            return self.slotted_value(seed, self.names + self.idx - 1);
+            let k = self.names + self.idx - 1;
+            if is_predicted(t) {
+                return self.slotted_value(seed, k);
+            }
+            // A plain number: the slot keeps it, and the value is read as usual.
+            self.de.src.observe_plain(k);
         }
         seed.deserialize(&mut *self.de)
     }
@@ -219,8 +226,8 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
 }
 
 impl<'de> ShapeAccess<'_, 'de> {
-    /// The value of numeric slot `k` (see [`Source::slotted`](crate::source::Source)):
-    /// a predicted number is handed to `seed` as the number it stands for.
+    /// The value of numeric slot `k` (see [`Source::slotted`](crate::source::Source)), a
+    /// predicted number: handed to `seed` as the number it stands for.
     #[inline(never)]
     fn slotted_value<V: DeserializeSeed<'de>>(&mut self, seed: V, k: usize) -> Result<V::Value> {
         match self.de.src.slotted(k)? {

@@ -116,11 +116,11 @@ fn huge_counts_fail_before_allocating() {
         let e = err(body);
         assert_eq!(e.classify(), Category::Eof, "{body}: {e:?}");
     }
-    // A map needs two bytes per entry.
+    // A map needs two bytes per entry: 2 entries need 4 bytes, 3 remain.
     assert!(matches!(
         err("d5 02 01 02 03").code(),
         ErrorCode::LengthOverrun {
-            len: 2,
+            len: 4,
             remaining: 3
         }
     ));

@@ -60,7 +60,7 @@ use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
 use intern::InternTable;
 use numeric::NumSlots;
-pub(crate) use numeric::{NumVal, is_plain_num, is_predicted, plain_num};
+pub(crate) use numeric::{NumVal, is_plain_num, is_predicted, is_slotted_num, plain_num};
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
 
@@ -239,21 +239,23 @@ impl DenseState {
 
     /// Decoder state: caps from `opts` (the features are the peer's business); `keep`: the
     /// intern entries' bytes are kept for later bodies (a session), else only counted.
+    /// Per-field numbers are always tracked: the peer may predict them whatever this side's
+    /// features say, and a session's first message, predictions and all, is also a single
+    /// message (`docs/SPEC.md` §15.2, §24).
     pub(crate) fn new_decoder(opts: &Options, keep: bool) -> Self {
         let table = if keep {
             InternTable::new(false)
         } else {
             InternTable::new_uncopied()
         };
-        DenseState::with(opts, table)
-    }
-
-    /// Decoder state of a session: entries keep their bytes, and per-field numbers are
-    /// tracked (the peer may predict them whatever this side's features say).
-    pub(crate) fn new_session_decoder(opts: &Options) -> Self {
-        let mut s = DenseState::new_decoder(opts, true);
+        let mut s = DenseState::with(opts, table);
         s.nums = Some(Box::default());
         s
+    }
+
+    /// Decoder state of a session: entries keep their bytes for later bodies.
+    pub(crate) fn new_session_decoder(opts: &Options) -> Self {
+        DenseState::new_decoder(opts, true)
     }
 
     /// True if the encoder feature is on.

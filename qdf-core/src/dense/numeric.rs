@@ -15,7 +15,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::tags;
-use crate::wire::varint::{read_uvarint, unzigzag, uvarint_len, write_uvarint, zigzag};
+use crate::wire::varint::{read_uvarint, unzigzag, uvarint_len, zigzag};
 
 /// The largest decimal exponent of the decimal forms: `10^15` is exact in `f64`, and a
 /// value with more decimals rarely repeats its step.
@@ -88,25 +88,34 @@ impl Slot {
         }
     }
 
+    /// The step from this slot's integer to `v`, if the slot holds one and the step fits
+    /// an `i64`.
+    #[inline(always)]
+    fn step_to(&self, v: i128) -> Option<i64> {
+        self.int()
+            .and_then(|(last, _)| i64::try_from(v - last).ok())
+    }
+
+    /// The slot of integer `v` reached by `step` (`None`: no step, `d` = 0).
+    #[inline(always)]
+    fn of_int(v: i128, step: Option<i64>) -> Slot {
+        Slot {
+            x: v as u64,
+            d: step.unwrap_or(0),
+            kind: if v < 0 {
+                SlotKind::NInt
+            } else {
+                SlotKind::UInt
+            },
+            e: 0,
+        }
+    }
+
     /// The slot after value `v`; `e`: the exponent of a decimal form, if `v` came as one.
+    #[inline]
     fn next(self, v: NumVal, e: Option<u8>) -> Slot {
         match v {
-            NumVal::Int(v) => {
-                let d = self
-                    .int()
-                    .and_then(|(last, _)| i64::try_from(v - last).ok())
-                    .unwrap_or(0);
-                Slot {
-                    x: v as u64,
-                    d,
-                    kind: if v < 0 {
-                        SlotKind::NInt
-                    } else {
-                        SlotKind::UInt
-                    },
-                    e: 0,
-                }
-            }
+            NumVal::Int(v) => Slot::of_int(v, self.step_to(v)),
             NumVal::F32(b) => self.next_float(b as u64, SlotKind::F32, e),
             NumVal::F64(b) => self.next_float(b, SlotKind::F64, e),
         }
@@ -206,29 +215,66 @@ fn decimal_step(last: u64, bits: u64, wide: bool, e: u8) -> Option<i64> {
     (decimal_bits(n0, step, wide, e) == Some(bits)).then_some(step)
 }
 
+/// What each tag byte starts, for the slot tests: `1..=9`, a plain number a slot keeps
+/// (the 64-bit integer forms, `f32`, `f64`) of that many bytes with its tag; [`PREDICTED`],
+/// a predicted form (`F0`, `F1`, `FD`); 0, anything else. One load answers each test.
+const TAG_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i <= tags::FIXINT_MAX as usize {
+        t[i] = 1;
+        i += 1;
+    }
+    let mut i = tags::NEGFIXINT as usize;
+    while i <= tags::NEGFIXINT_MAX as usize {
+        t[i] = 1;
+        i += 1;
+    }
+    t[tags::U8 as usize] = 2;
+    t[tags::I8 as usize] = 2;
+    t[tags::U16 as usize] = 3;
+    t[tags::I16 as usize] = 3;
+    t[tags::U32 as usize] = 5;
+    t[tags::I32 as usize] = 5;
+    t[tags::F32 as usize] = 5;
+    t[tags::U64 as usize] = 9;
+    t[tags::I64 as usize] = 9;
+    t[tags::F64 as usize] = 9;
+    t[tags::NUM_SAME as usize] = PREDICTED;
+    t[tags::NUM_DELTA as usize] = PREDICTED;
+    t[tags::NUM_FLOAT as usize] = PREDICTED;
+    t
+};
+
+/// [`TAG_CLASS`] of the predicted forms.
+const PREDICTED: u8 = 0x80;
+
 /// The number the plain token at the front of `b` holds, if `b` starts with one (the
 /// 64-bit integer forms, `f32`, `f64`; minimality is the reader's business).
+#[inline]
 pub(crate) fn plain_num(b: &[u8]) -> Option<NumVal> {
     let (&tag, rest) = b.split_first()?;
-    let le = |n: usize| -> Option<u64> {
+    if tag <= tags::FIXINT_MAX {
+        return Some(NumVal::Int(tag as i128));
+    }
+    fn le<const N: usize>(rest: &[u8]) -> Option<u64> {
+        let b: [u8; N] = rest.get(..N)?.try_into().ok()?;
         let mut a = [0u8; 8];
-        a[..n].copy_from_slice(rest.get(..n)?);
+        a[..N].copy_from_slice(&b);
         Some(u64::from_le_bytes(a))
-    };
-    let sext = |v: u64, n: u32| -> i128 { ((v << (64 - 8 * n)) as i64 >> (64 - 8 * n)) as i128 };
+    }
     Some(match tag {
-        0..=tags::FIXINT_MAX => NumVal::Int(tag as i128),
         tags::NEGFIXINT..=tags::NEGFIXINT_MAX => NumVal::Int(-((tag & 7) as i128) - 1),
-        tags::U8 => NumVal::Int(le(1)? as i128),
-        tags::U16 => NumVal::Int(le(2)? as i128),
-        tags::U32 => NumVal::Int(le(4)? as i128),
-        tags::U64 => NumVal::Int(le(8)? as i128),
-        tags::I8 => NumVal::Int(sext(le(1)?, 1)),
-        tags::I16 => NumVal::Int(sext(le(2)?, 2)),
-        tags::I32 => NumVal::Int(sext(le(4)?, 4)),
-        tags::I64 => NumVal::Int(le(8)? as i64 as i128),
-        tags::F32 => NumVal::F32(le(4)? as u32),
-        tags::F64 => NumVal::F64(le(8)?),
+        tags::U8 => NumVal::Int(*rest.first()? as i128),
+        tags::U16 => NumVal::Int(le::<2>(rest)? as i128),
+        tags::U32 => NumVal::Int(le::<4>(rest)? as i128),
+        tags::U64 => NumVal::Int(le::<8>(rest)? as i128),
+        tags::I8 => NumVal::Int(*rest.first()? as i8 as i128),
+        tags::I16 => NumVal::Int(le::<2>(rest)? as u16 as i16 as i128),
+        tags::I32 => NumVal::Int(le::<4>(rest)? as u32 as i32 as i128),
+        tags::I64 => NumVal::Int(le::<8>(rest)? as i64 as i128),
+        tags::F32 => NumVal::F32(le::<4>(rest)? as u32),
+        tags::F64 => NumVal::F64(le::<8>(rest)?),
         _ => return None,
     })
 }
@@ -237,15 +283,20 @@ pub(crate) fn plain_num(b: &[u8]) -> Option<NumVal> {
 /// `f64`): the cheap test before [`plain_num`].
 #[inline(always)]
 pub(crate) fn is_plain_num(tag: u8) -> bool {
-    tag <= tags::FIXINT_MAX
-        || (tags::U8..=tags::F64).contains(&tag)
-        || (tags::NEGFIXINT..=tags::NEGFIXINT_MAX).contains(&tag)
+    TAG_CLASS[tag as usize].wrapping_sub(1) < 9
+}
+
+/// Whether `tag` starts a value a slot reads: a plain number of [`is_plain_num`] or a
+/// predicted form of [`is_predicted`].
+#[inline(always)]
+pub(crate) fn is_slotted_num(tag: u8) -> bool {
+    TAG_CLASS[tag as usize] != 0
 }
 
 /// Whether `tag` starts a predicted number (`F0`, `F1`, `FD`).
-#[inline]
+#[inline(always)]
 pub(crate) fn is_predicted(tag: u8) -> bool {
-    matches!(tag, tags::NUM_SAME | tags::NUM_DELTA | tags::NUM_FLOAT)
+    TAG_CLASS[tag as usize] == PREDICTED
 }
 
 #[cold]
@@ -254,71 +305,123 @@ fn bad(what: &'static str) -> Error {
 }
 
 impl NumSlots {
-    #[inline]
-    fn get(&self, k: usize) -> Slot {
-        self.slots.get(k).copied().unwrap_or_default()
+    /// Slot `k`, the slots grown to hold it (a slot beyond the ones used so far is empty).
+    #[inline(always)]
+    fn slot_mut(&mut self, k: usize) -> &mut Slot {
+        if k >= self.slots.len() {
+            self.grow(k);
+        }
+        &mut self.slots[k]
+    }
+
+    /// Grows the slots to hold slot `k`.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, k: usize) {
+        self.slots.resize(k + 1, Slot::default());
     }
 
     #[inline]
+    fn get(&mut self, k: usize) -> Slot {
+        *self.slot_mut(k)
+    }
+
+    /// Writes slot `k`, logging its old value while a checkpoint is open.
+    #[inline(always)]
     fn set(&mut self, k: usize, s: Slot) {
-        match self.slots.get_mut(k) {
-            Some(slot) => {
-                if self.logging {
-                    self.undo.push((k as u32, *slot));
-                }
-                *slot = s;
-            }
-            None => self.grow_set(k, s),
+        let logging = self.logging;
+        let old = std::mem::replace(self.slot_mut(k), s);
+        if logging {
+            self.undo.push((k as u32, old));
         }
     }
 
-    /// [`set`](Self::set) of a slot beyond the ones used so far.
-    #[cold]
-    #[inline(never)]
-    fn grow_set(&mut self, k: usize, s: Slot) {
-        self.slots.resize(k + 1, Slot::default());
-        self.set(k, s);
+    /// Replaces slot `k` by what `f` makes of it, with one lookup, logging the old value
+    /// while a checkpoint is open; returns `f`'s other result.
+    #[inline(always)]
+    fn update<R>(&mut self, k: usize, f: impl FnOnce(Slot) -> (Slot, R)) -> R {
+        if k >= self.slots.len() {
+            self.grow(k);
+        }
+        let slot = &mut self.slots[k];
+        let old = *slot;
+        let (next, r) = f(old);
+        *slot = next;
+        if self.logging {
+            self.undo.push((k as u32, old));
+        }
+        r
     }
 
     /// Decoder: a plain number `v` was read as the value of slot `k`.
     #[inline]
     pub(crate) fn observe(&mut self, k: usize, v: NumVal) {
-        let s = self.get(k).next(v, None);
-        self.set(k, s);
+        self.update(k, |s| (s.next(v, None), ()));
     }
 
     /// Encoder: the value of slot `k` was just written plain at `out[at..]`. If it is a
     /// number, updates the slot and replaces the token by a predicted form when that is
     /// shorter (ties keep the plain token).
+    #[inline(never)]
     pub(crate) fn encode(&mut self, out: &mut Vec<u8>, at: usize, k: usize) {
         let Some(v) = out.get(at..).and_then(plain_num) else {
             return;
         };
-        let slot = self.get(k);
         let plain = out.len() - at;
-        let pick = best(slot, v, plain);
-        let e = match pick {
-            Pick::Delta(_, e) | Pick::Float(_, _, e) => e,
-            Pick::Plain | Pick::Same => None,
+        // Integers (most numbers) without the float machinery of `best`, and the step
+        // computed once for the pick and the slot.
+        let NumVal::Int(v) = v else {
+            return self.encode_float(out, at, k, v);
         };
-        self.set(k, slot.next(v, e));
+        let pick = self.update(k, |slot| {
+            let step = slot.step_to(v);
+            (Slot::of_int(v, step), int_pick(step, slot.d, plain))
+        });
         match pick {
-            Pick::Plain => {}
             Pick::Same => {
-                out.truncate(at);
-                out.push(tags::NUM_SAME);
+                out[at] = tags::NUM_SAME;
+                out.truncate(at + 1);
             }
             Pick::Delta(p, _) => {
-                out.truncate(at);
-                out.push(tags::NUM_DELTA);
-                write_uvarint(out, p);
+                out[at] = tags::NUM_DELTA;
+                // Shorter than the token it replaces, so written in place.
+                let n = put_uvarint(&mut out[at + 1..], p);
+                out.truncate(at + 1 + n);
+            }
+            Pick::Plain | Pick::Float(..) => {}
+        }
+    }
+
+    /// [`encode`](Self::encode) of a float `v`.
+    #[inline(never)]
+    fn encode_float(&mut self, out: &mut Vec<u8>, at: usize, k: usize, v: NumVal) {
+        let plain = out.len() - at;
+        let pick = self.update(k, |slot| {
+            let pick = best(slot, v, plain);
+            let e = match pick {
+                Pick::Delta(_, e) | Pick::Float(_, _, e) => e,
+                Pick::Plain | Pick::Same => None,
+            };
+            (slot.next(v, e), pick)
+        });
+        let len = match pick {
+            Pick::Plain => return,
+            Pick::Same => {
+                out[at] = tags::NUM_SAME;
+                1
+            }
+            Pick::Delta(p, _) => {
+                out[at] = tags::NUM_DELTA;
+                1 + put_uvarint(&mut out[at + 1..], p)
             }
             Pick::Float(mode, p, _) => {
-                out.truncate(at);
-                out.extend_from_slice(&[tags::NUM_FLOAT, mode]);
-                write_uvarint(out, p);
+                out[at] = tags::NUM_FLOAT;
+                out[at + 1] = mode;
+                2 + put_uvarint(&mut out[at + 2..], p)
             }
-        }
+        };
+        // The form is shorter than the token it replaces, so it was written in place.
+        out.truncate(at + len);
     }
 
     /// Decoder: the predicted form `tag` (consumed) whose payload starts `buf`, as the value
@@ -409,6 +512,48 @@ impl NumSlots {
     pub(crate) fn heap_bytes(&self) -> u64 {
         (self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.undo.capacity() * std::mem::size_of::<(u32, Slot)>()) as u64
+    }
+}
+
+/// Writes `v` as a uvarint at the front of `buf`, which has room for it; returns its length.
+#[inline]
+fn put_uvarint(buf: &mut [u8], mut v: u64) -> usize {
+    let mut n = 0;
+    while v >= 0x80 {
+        buf[n] = v as u8 | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    buf[n] = v as u8;
+    n + 1
+}
+
+/// [`best`] for an integer whose plain token takes `plain` bytes: `step` is its distance
+/// from the slot's integer (`None`: no integer, or a step beyond `i64`), `d` the slot's step.
+#[inline(always)]
+fn int_pick(step: Option<i64>, d: i64, plain: usize) -> Pick {
+    let Some(x) = step else {
+        return Pick::Plain;
+    };
+    // Nothing is shorter than a 1-byte token, and only `F0` than a 2-byte one.
+    if x == d {
+        return if plain > 1 { Pick::Same } else { Pick::Plain };
+    }
+    if plain <= 2 {
+        return Pick::Plain;
+    }
+    // The shorter of delta and delta of delta (a tie keeps the delta), if shorter than plain.
+    let cost = |p: Option<u64>| p.map_or(usize::MAX, |p| 1 + uvarint_len(p));
+    let delta = int_step(x, 0);
+    let dod = x.checked_sub(d).and_then(|y| int_step(y, 1));
+    let (p, c) = if cost(dod) < cost(delta) {
+        (dod, cost(dod))
+    } else {
+        (delta, cost(delta))
+    };
+    match p {
+        Some(p) if c < plain => Pick::Delta(p, None),
+        _ => Pick::Plain,
     }
 }
 

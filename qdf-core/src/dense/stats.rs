@@ -36,13 +36,15 @@ pub struct SessionStats {
     pub shapes: u32,
     /// Column shapes of columnar containers defined, at most `max_shapes`.
     pub col_shapes: u32,
-    /// Bytes the shape and column-shape tables charge against `max_intern_bytes` (each
-    /// name's length plus 4).
+    /// Bytes the shape and column-shape tables charge against `max_intern_bytes` (a field
+    /// name's length plus 4; a column's name its length plus 5, its kind byte included).
     pub shape_bytes: u64,
     /// Heap bytes this side's Dense state holds: the tables above as allocated, plus what
     /// only this side keeps (the encoder's content index and front cache, its shape
-    /// predictions and checkpoint undo logs; both sides' predictor ring and pair table).
-    /// So, unlike the other fields, it differs between an encoder and its decoder. Every
+    /// predictions and checkpoint undo logs; both sides' predictor ring and pair table and
+    /// the per-field numbers of `docs/SPEC.md` §15.2, which only the decoder keeps when the
+    /// encoder runs without `NUM_STATE`). So, unlike the other fields, it differs between an
+    /// encoder and its decoder. Every
     /// part is capped (`docs/SPEC.md` §16, Caps), so it stays flat however long the session
     /// runs once the caps are reached. Allocations are kept for reuse: a failed (rolled
     /// back) message may leave it higher while the tables are as before.

@@ -110,14 +110,34 @@ fn non_minimal_and_overflowing_lengths_are_syntax_errors() {
 /// `to_vec` output given to a stream decoder: the body's first tag is read as a length.
 #[test]
 fn a_one_shot_message_is_named_as_such() {
-    // A header, then a body tag with the high bit set and a 0 after it (non-minimal).
-    let msg = b"QDF\x01\x03\xde\x00\x02";
+    // `[0]`: a header, then an array tag with the high bit set and a 0 after it (read as a
+    // non-minimal length).
+    let msg = b"QDF\x01\x00\xa1\x00";
+    assert_eq!(crate::from_slice::<Vec<u8>>(msg).unwrap(), [0]);
     let e = next_frame(msg, None, 1 << 20).unwrap_err();
     assert_eq!((e.code(), e.offset()), (&ErrorCode::NotAStream, Some(5)));
     assert_eq!(
         e.to_string(),
         "expected a qdf stream (a length-prefixed frame after the header), found a \
          one-shot qdf message, not a stream (decode it with `from_slice`) at byte 5"
+    );
+}
+
+/// A bad first length that is not a one-shot message either keeps its varint error.
+#[test]
+fn a_bad_first_length_that_is_no_message_is_a_varint_error() {
+    let e = next_frame(b"QDF\x01\x03\x81\x00\xc0", None, 1 << 20).unwrap_err();
+    assert_eq!(
+        (e.code(), e.offset()),
+        (&ErrorCode::NonMinimal("a uvarint"), Some(5))
+    );
+    let mut over = b"QDF\x01\x03".to_vec();
+    over.extend([0xFF; 10]);
+    over.push(0x01);
+    let e = next_frame(&over, None, 1 << 20).unwrap_err();
+    assert_eq!(
+        (e.code(), e.offset()),
+        (&ErrorCode::VarintOverflow, Some(5))
     );
 }
 

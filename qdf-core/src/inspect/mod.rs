@@ -126,8 +126,7 @@ pub fn message(
         key: false,
         kind: EventKind::Header { flags: input[4] },
     });
-    // Keep the entries' bytes so every reference resolves from the table; no numeric state,
-    // as in a single message (`from_slice`).
+    // Keep the entries' bytes so every reference resolves from the table.
     src.carry_dense(opts, Some(Box::new(DenseState::new_decoder(opts, true))));
     let mut w = Walker {
         src,

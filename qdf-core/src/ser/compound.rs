@@ -282,6 +282,20 @@ impl<'a> Compound<'a> {
     /// stands for (`docs/SPEC.md` §13): one unit per entry of a map or struct (plain or
     /// shaped) and per element of a plain array; the packed and columnar forms count
     /// themselves.
+    /// The value of the field just named was written at `at..`: if the field has a numeric
+    /// slot (`docs/SPEC.md` §15.2) and the value is a plain number, the Dense state keeps it
+    /// and may rewrite it shorter. The byte test comes before the slot: most values are no
+    /// number.
+    #[inline(always)]
+    fn slotted_value(&mut self, at: usize) {
+        if let Some(cur) = &self.shape
+            && self.ser.sink.plain_num_at(at)
+            && let Some(k) = cur.slot()
+        {
+            self.ser.sink.encode_num(at, k);
+        }
+    }
+
     fn finish(mut self) -> Result<()> {
         if let Some(i) = self.keys {
             self.ser.close_key_set(i);
@@ -480,7 +494,6 @@ impl SerializeMap for Compound<'_> {
             return Err(self.ser.sink.poison(e));
         }
         self.key_open = false;
-        let slot = self.shape.as_ref().and_then(ShapeCursor::slot);
         let at = self.ser.sink.len();
         let r = match self.kind {
             Kind::Carrier(subtype) => self.carried(subtype, value),
@@ -488,9 +501,7 @@ impl SerializeMap for Compound<'_> {
         };
         match r {
             Ok(()) => {
-                if let Some(k) = slot {
-                    self.ser.sink.encode_num(at, k);
-                }
+                self.slotted_value(at);
                 Ok(())
             }
             Err(e) => Err(self.ser.sink.poison(e)),
@@ -524,13 +535,10 @@ impl SerializeStruct for Compound<'_> {
             Some(cursor) => dense::shape_name(&mut self.ser.sink, cursor, self.start, key),
             None => self.ser.sink.write_str(key),
         };
-        let slot = self.shape.as_ref().and_then(ShapeCursor::slot);
         let at = self.ser.sink.len();
         match named.and_then(|()| value.serialize(&mut *self.ser)) {
             Ok(()) => {
-                if let Some(k) = slot {
-                    self.ser.sink.encode_num(at, k);
-                }
+                self.slotted_value(at);
                 Ok(())
             }
             Err(e) => Err(self.ser.sink.poison(e)),

@@ -136,15 +136,19 @@ impl Sink {
         self.dense.as_deref_mut()
     }
 
+    /// Whether a plain number of the forms a numeric slot keeps starts at `out[at]`.
+    #[inline(always)]
+    pub(crate) fn plain_num_at(&self, at: usize) -> bool {
+        self.out
+            .get(at)
+            .is_some_and(|&t| crate::dense::is_plain_num(t))
+    }
+
     /// The value of shape field slot `k` was just written at `at..`: the Dense state keeps its
     /// number and may rewrite it in a shorter predicted form (`docs/SPEC.md` §15.2).
-    #[inline(always)]
+    #[inline]
     pub(crate) fn encode_num(&mut self, at: usize, k: usize) {
-        // Most field values are no number: one byte test, no call.
-        if let Some(&t) = self.out.get(at)
-            && crate::dense::is_plain_num(t)
-            && let Some(d) = self.dense.as_deref_mut()
-        {
+        if let Some(d) = self.dense.as_deref_mut() {
             d.encode_num(&mut self.out, at, k);
         }
     }

@@ -231,6 +231,16 @@ impl<'de> Source<'de> {
         self.dense_ref().is_some_and(DenseState::tracks_numbers)
     }
 
+    /// The value of numeric slot `k` is next and is a plain number (`docs/SPEC.md` §15.2):
+    /// the slot keeps it, and the value is left for the caller to read (a truncated token
+    /// leaves the slot alone and fails there). Out of line: the per-field path stays small.
+    #[inline(never)]
+    pub(crate) fn observe_plain(&mut self, k: usize) {
+        if let Some(v) = plain_num(self.rest()) {
+            self.dense().observe_num(k, v);
+        }
+    }
+
     /// The value of numeric slot `k` is next (`docs/SPEC.md` §15.2): a predicted form is
     /// resolved against the slot and consumed, giving the number and its offset; a plain
     /// number updates the slot and is left for the caller to read (`None`), as is any other

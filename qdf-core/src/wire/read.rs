@@ -145,7 +145,7 @@ impl<'de> SliceRead<'de> {
         let remaining = self.remaining() as u64;
         if count > remaining / min_bytes {
             return Err(self.error(ErrorCode::LengthOverrun {
-                len: count,
+                len: count.saturating_mul(min_bytes),
                 remaining,
             }));
         }

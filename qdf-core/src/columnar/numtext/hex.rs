@@ -153,6 +153,12 @@ pub(super) fn read<'de>(src: &mut Source<'de>, v: usize) -> Result<CheckedStrs<'
                 "a hex column's empty-string mask has no bit set",
             ));
         }
+        if e == v {
+            return Err(bad(
+                mask_at,
+                "a hex column's empty-string mask has every bit set",
+            ));
+        }
         (mask, e)
     } else {
         (&[][..], 0)

@@ -2,6 +2,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::wire::form::Form;
+use crate::wire::varint::write_uvarint;
 
 /// The plain token of `v`, as the serializer writes it.
 fn plain(v: NumVal) -> Vec<u8> {
