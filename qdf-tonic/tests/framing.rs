@@ -148,9 +148,9 @@ async fn stream_round_trips_whatever_the_data_frame_size() {
 
 #[tokio::test]
 async fn a_message_larger_than_many_data_frames_decodes() {
-    // One message of over 256 KiB (~590 KB with Dense), delivered in 16 KiB frames, HTTP/2's
-    // default maximum DATA payload (RFC 9113 §4.2).
-    let sent = vec![records(20_000)];
+    // One message of over 256 KiB (about 375 KB in Balanced), delivered in 16 KiB frames,
+    // HTTP/2's default maximum DATA payload (RFC 9113 §4.2).
+    let sent = vec![records(40_000)];
     let wire = encode::<_, DefaultLimits>(sent.clone(), None)
         .await
         .unwrap();
