@@ -109,9 +109,9 @@ impl Features {
     /// Bit 10: per-field numeric state in sessions (`docs/SPEC.md` §15.2). A session encoder
     /// with `DENSE` and `SHAPE_INTERN` keeps the last number of every field of its struct
     /// shapes and writes the next one as the predicted value, a delta, a decimal step or a
-    /// float XOR when that is shorter. One-shot messages
-    /// never use it; decoding needs no feature bit (the session decoder of a Dense stream,
-    /// header flag `01`, always keeps the state).
+    /// float XOR when that is shorter. `to_vec` never uses it; decoding needs no feature bit
+    /// (every decoder keeps the state: a session's, and `from_slice`'s for the one message,
+    /// so a session's first message is also a single message).
     pub const NUM_STATE: Features = Features(1 << 10);
     /// Bit 11: struct and list columns inside columnar containers (child columns of a
     /// column, `docs/SPEC.md` §22.2). Decoders that predate it reject such a container
