@@ -29,6 +29,18 @@ pub(crate) struct ColIndex {
     pub(crate) written: bool,
 }
 
+/// What [`Sink::trial`] restores.
+#[derive(Debug)]
+pub(crate) struct SinkTrial {
+    at: usize,
+    tail: Vec<u8>,
+    depth: u32,
+    body_flags: u8,
+    col_index: ColIndex,
+    decoded: u64,
+    dense: Option<crate::dense::Trial>,
+}
+
 /// The output of one encoder: an owned buffer and the state that writing into it keeps.
 #[derive(Debug)]
 pub(crate) struct Sink {
@@ -277,6 +289,42 @@ impl Sink {
     #[inline]
     pub(crate) fn write_uvarint(&mut self, v: u64) {
         crate::wire::varint::write_uvarint(&mut self.out, v);
+    }
+
+    /// Starts a trial at output offset `at` (at most [`len`](Self::len)): what is written
+    /// from `at` on may be measured and then taken back exactly, bytes, counts, flags and
+    /// Dense state (see `DenseState::trial`). The bytes after `at` are kept for the
+    /// rollback, so a trial may rewrite them.
+    pub(crate) fn trial(&mut self, at: usize) -> SinkTrial {
+        SinkTrial {
+            at,
+            tail: self.out[at..].to_vec(),
+            depth: self.depth,
+            body_flags: self.body_flags,
+            col_index: self.col_index,
+            decoded: self.decoded,
+            dense: self.dense.as_deref_mut().map(DenseState::trial),
+        }
+    }
+
+    /// Keeps what was written since trial `t`.
+    pub(crate) fn trial_keep(&mut self, t: SinkTrial) {
+        if let (Some(d), Some(m)) = (self.dense.as_deref_mut(), t.dense) {
+            d.trial_keep(m);
+        }
+    }
+
+    /// Takes back everything written since trial `t`.
+    pub(crate) fn trial_rollback(&mut self, t: SinkTrial) {
+        self.out.truncate(t.at);
+        self.out.extend_from_slice(&t.tail);
+        self.depth = t.depth;
+        self.body_flags = t.body_flags;
+        self.col_index = t.col_index;
+        self.decoded = t.decoded;
+        if let (Some(d), Some(m)) = (self.dense.as_deref_mut(), t.dense) {
+            d.trial_rollback(m);
+        }
     }
 
     /// Drops every byte from `at` on (what was written there is rewritten).
