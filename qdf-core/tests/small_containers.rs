@@ -63,9 +63,9 @@ fn span(i: usize) -> Span {
         name: ["GET /cart", "SELECT", "publish", "charge"][i % 4].into(),
         start: 1_782_036_644_636_668_325 + i as u64 * 1_000_117,
         end: 1_782_036_644_636_668_325 + i as u64 * 1_000_117 + 40_000 + (i as u64 % 9) * 313,
-        status: (i % 3 == 0).then(|| Status {
+        status: i.is_multiple_of(3).then(|| Status {
             code: (i % 2) as u8,
-            message: if i % 6 == 0 {
+            message: if i.is_multiple_of(6) {
                 String::new()
             } else {
                 "error".into()

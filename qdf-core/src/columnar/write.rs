@@ -15,7 +15,10 @@
 //! The gate (an estimate): a column stays a column only if its masks and body are not larger
 //! than its cells in row mode (numbers in their Speed forms, strings by the per-value
 //! estimate); other columns become residual. The batch is written as a container when at
-//! least one column remains and the column-shape table can take its shape.
+//! least one column remains and the column-shape table can take its shape. Below 16 rows
+//! (`NESTED_COLUMNS`) only a batch with a kept struct or list column is a candidate, and it
+//! becomes a container only when that is strictly smaller than its rows by exact cost
+//! ([`Sink::trial`]: the rows are written, measured and taken back).
 
 use serde::Serialize;
 use serde::ser::SerializeStruct;
