@@ -471,3 +471,31 @@ fn small_container_golden_bytes_are_what_balanced_writes() {
     );
     assert_eq!(qdf_core::from_slice::<Vec<S>>(&b).unwrap(), s);
 }
+
+/// A deep tree of one-row lists, each with a list column: every level is a small-container
+/// candidate, and nested trials stop after a few levels, so the encode stays linear (without
+/// the bound it would write the innermost level 2^depth times).
+#[test]
+fn deep_trees_of_small_batches_encode_in_linear_time() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Node {
+        v: Vec<u16>,
+        kids: Vec<Node>,
+    }
+    let mut n = Node {
+        v: vec![1, 2, 3],
+        kids: vec![],
+    };
+    for d in 0..40u16 {
+        n = Node {
+            v: vec![d, d + 1000, d + 2000],
+            kids: vec![n],
+        };
+    }
+    let opts = Options::balanced();
+    let started = std::time::Instant::now();
+    let b = qdf_core::to_vec_with(&n, opts).unwrap();
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+    let back: Node = qdf_core::from_slice_with(&b, opts).unwrap();
+    assert_eq!(back, n);
+}

@@ -132,12 +132,21 @@ pub(crate) fn finish_batch<W: ValueWriter>(
         return Ok(false);
     };
     if b.rows.len() < MIN_ROWS {
+        // Each open trial writes what is inside it once more: past a few nested levels the
+        // batch stays rows (never larger), so deep trees encode in linear time.
+        if w.sink().trials_open() >= MAX_NESTED_TRIALS {
+            replay_rows(w, b)?;
+            return Ok(false);
+        }
         return by_exact_cost(w, b, start, header_len, &cols, &plans, shape);
     }
     w.sink().truncate(start);
     write_container(w, b, &cols, &plans, shape)?;
     Ok(true)
 }
+
+/// Trials (small batches being measured) that may be open around another one.
+const MAX_NESTED_TRIALS: u32 = 2;
 
 /// A batch below 16 rows (`docs/SPEC.md` §22.2) becomes a container only when that is
 /// strictly smaller than its rows, by exact cost: the rows are written, measured and taken
@@ -152,15 +161,22 @@ fn by_exact_cost<W: ValueWriter>(
     plans: &[ColPlan],
     shape: Option<u32>,
 ) -> Result<bool> {
-    let trial = w.sink().trial(start);
-    replay_rows(w, b)?;
-    // The header as the sequence's end leaves it: the true count in its smallest form.
     let header = header_bytes(Header::Array, b.rows.len())?.as_slice().len();
+    let trial = w.sink().trial(start);
+    // On an error the trial is closed too (the error goes up; the count stays right).
+    if let Err(e) = replay_rows(w, b) {
+        w.sink().trial_rollback(trial);
+        return Err(e);
+    }
+    // The header as the sequence's end leaves it: the true count in its smallest form.
     let rows = w.sink().len() - start - header_len + header;
     w.sink().trial_rollback(trial);
     let trial = w.sink().trial(start);
     w.sink().truncate(start);
-    write_container(w, b, cols, plans, shape)?;
+    if let Err(e) = write_container(w, b, cols, plans, shape) {
+        w.sink().trial_rollback(trial);
+        return Err(e);
+    }
     if w.sink().len() - start < rows {
         w.sink().trial_keep(trial);
         return Ok(true);

@@ -62,6 +62,8 @@ pub(crate) struct Sink {
     /// The first error a compound item returned (see [`Sink::poison`]); once set, every
     /// compound `end` fails with a copy of it.
     poisoned: Option<Error>,
+    /// Trials open ([`Sink::trial`]).
+    trials: u32,
 }
 
 /// The encoder's Dense state for one message or one session, `None` outside the Dense tier.
@@ -94,6 +96,7 @@ impl Sink {
             col_index,
             decoded: 0,
             poisoned: None,
+            trials: 0,
         }
     }
 
@@ -296,6 +299,7 @@ impl Sink {
     /// Dense state (see `DenseState::trial`). The bytes after `at` are kept for the
     /// rollback, so a trial may rewrite them.
     pub(crate) fn trial(&mut self, at: usize) -> SinkTrial {
+        self.trials += 1;
         SinkTrial {
             at,
             tail: self.out[at..].to_vec(),
@@ -307,8 +311,15 @@ impl Sink {
         }
     }
 
+    /// Trials open: a value measured inside a trial that is itself inside one is written
+    /// once more per level, so callers stop trying past a few levels.
+    pub(crate) fn trials_open(&self) -> u32 {
+        self.trials
+    }
+
     /// Keeps what was written since trial `t`.
     pub(crate) fn trial_keep(&mut self, t: SinkTrial) {
+        self.trials -= 1;
         if let (Some(d), Some(m)) = (self.dense.as_deref_mut(), t.dense) {
             d.trial_keep(m);
         }
@@ -316,6 +327,7 @@ impl Sink {
 
     /// Takes back everything written since trial `t`.
     pub(crate) fn trial_rollback(&mut self, t: SinkTrial) {
+        self.trials -= 1;
         self.out.truncate(t.at);
         self.out.extend_from_slice(&t.tail);
         self.depth = t.depth;
