@@ -2,8 +2,6 @@
 //! `EncoderSession` accepts decodes under the same `opts`, and the encoder refuses (typed,
 //! `ErrorCode::OutputLimit`) what would not. Issue 16, item 1.
 
-mod common;
-
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
@@ -351,7 +349,7 @@ fn the_measure_is_what_the_decoder_charges() {
         measure_is_exact(&vec![0u64; 5000], tier);
         measure_is_exact(&vec![true; 100], tier);
         measure_is_exact(&(0..100).map(|i| i as f64 * 0.25).collect::<Vec<_>>(), tier);
-        measure_is_exact(&common::sample(), tier);
+        measure_is_exact(&crate::common::sample(), tier);
         let rows: Vec<Row> = (0..40)
             .map(|id| Row {
                 id,

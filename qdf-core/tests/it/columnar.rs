@@ -408,7 +408,7 @@ fn per_value_strings(n: usize) -> Vec<String> {
 }
 
 // The rows of the subset-decode benchmark, the same file `benches/columnar.rs` uses.
-#[path = "../../tests/support/subset.rs"]
+#[path = "../../../tests/support/subset.rs"]
 mod subset;
 use subset::{Three, Wide, wide};
 
