@@ -51,7 +51,9 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
                 let v: T = rmp_serde::from_slice(black_box(&rmp_bytes)).expect("decodes");
                 black_box(v);
             }
-            _ => panic!("usage: speed_count logbatch|iot|logs|otlp encode|decode qdf|balanced|rmp N"),
+            _ => {
+                panic!("usage: speed_count logbatch|iot|logs|otlp encode|decode qdf|balanced|rmp N")
+            }
         }
     }
 }
