@@ -60,7 +60,7 @@ use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
 use intern::InternTable;
 use numeric::NumSlots;
-pub(crate) use numeric::{NumVal, is_plain_num, is_predicted, is_slotted_num, plain_num};
+pub(crate) use numeric::{NumVal, XOR_MODE, is_plain_num, is_predicted, is_slotted_num, plain_num};
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
 
@@ -633,6 +633,12 @@ impl DenseState {
                 expected: "a value (predicted numbers need a session)",
             })),
         }
+    }
+
+    /// The decimal exponent the slot `k` keeps (`docs/SPEC.md` §15.2; 0 on a side that
+    /// keeps no state).
+    pub(crate) fn num_exp(&self, k: usize) -> u8 {
+        self.nums.as_deref().map_or(0, |n| n.exp(k))
     }
 
     // ---- encoder checkpoints ------------------------------------------------------------

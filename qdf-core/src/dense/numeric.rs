@@ -478,6 +478,11 @@ impl NumSlots {
         Ok((v, used))
     }
 
+    /// The decimal exponent slot `k` keeps (0 for a slot beyond the ones used).
+    pub(crate) fn exp(&self, k: usize) -> u8 {
+        self.slots.get(k).map_or(0, |s| s.e)
+    }
+
     /// Starts logging for an encoder checkpoint.
     pub(crate) fn mark(&mut self) {
         self.undo.clear();

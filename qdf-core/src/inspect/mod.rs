@@ -2,7 +2,8 @@
 //!
 //! [`message`] walks one message (header, one body), [`stream`] a stream (header, then
 //! `uvarint(len) body [crc]` frames, `docs/SPEC.md` §17), and each hands every tag it reads
-//! to a callback as an [`Event`] with its byte offsets: scalars, strings with their intern
+//! to a callback as an [`Event`] with its byte offsets: scalars, numbers predicted from their
+//! field's last one with their form (`docs/SPEC.md` §15.2), strings with their intern
 //! form (inline, a definition with the id it gets, or a reference with the id and the
 //! resolved bytes, §14), containers, struct and map shapes (§15) with the field names the
 //! shape table supplies, QPack bodies with their codec (§19), columnar containers with
