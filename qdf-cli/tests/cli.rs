@@ -293,8 +293,11 @@ fn corrupt_and_truncated_files_fail_with_one_line_and_an_offset() {
     std::fs::write(&f, &bad).unwrap();
     for cmd in ["inspect", "to-json", "stats"] {
         let e = fails(&[cmd, "--stream", &fs]);
-        assert!(e.contains("fails its CRC-32C"), "{e}");
-        assert!(e.contains(" (at stream byte "), "{e}");
+        // The frame is named once: `frame N (stream byte O) fails its CRC-32C: …`.
+        let (_, text) = e.split_once(": frame ").unwrap();
+        assert!(text.contains(" fails its CRC-32C: it carries 0x"), "{e}");
+        assert!(text.contains(" (stream byte "), "{e}");
+        assert_eq!(e.matches("frame ").count(), 1, "{e}");
     }
     // Flipped bytes in the message: whatever fails, fails cleanly.
     let mut flipped = 0;

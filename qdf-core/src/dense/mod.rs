@@ -423,10 +423,18 @@ impl DenseState {
     /// peer exceeds this side's entry or byte cap.
     pub(crate) fn define(&mut self, bytes: &[u8], kind: Kind) -> Result<u32> {
         if self.table.len() >= self.cfg.entry_cap {
-            return Err(Error::new(ErrorCode::SessionCap("intern table entries")));
+            return Err(Error::new(ErrorCode::SessionCap {
+                what: "intern table entries",
+                cap: self.cfg.entry_cap.into(),
+                limit: "max_intern_entries",
+            }));
         }
         if self.table.byte_len() + bytes.len() as u64 > self.cfg.byte_cap {
-            return Err(Error::new(ErrorCode::SessionCap("intern table bytes")));
+            return Err(Error::new(ErrorCode::SessionCap {
+                what: "intern table bytes",
+                cap: self.cfg.byte_cap,
+                limit: "max_intern_bytes",
+            }));
         }
         self.counts.misses += 1;
         Ok(self.define_unchecked(bytes, kind))

@@ -78,6 +78,8 @@ pub struct InspectError {
 impl fmt::Display for InspectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.frame {
+            // The error's own text names the frame.
+            Some(_) if self.error.code().names_frame() => fmt::Display::fmt(&self.error, f),
             Some(fr) => write!(
                 f,
                 "frame {} (at stream byte {}): {}",
