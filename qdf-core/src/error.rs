@@ -232,6 +232,8 @@ struct ErrorImpl {
     frame: Option<u64>,
     /// The I/O error this one was made from, for [`std::error::Error::source`].
     io: Option<io::Error>,
+    /// A likely cause, displayed after the error (a stream given to `from_slice`).
+    hint: Option<&'static str>,
 }
 
 /// The error of every qdf operation: a boxed [`ErrorCode`] with an optional byte offset and,
@@ -254,6 +256,7 @@ impl Error {
                 offset: None,
                 frame: None,
                 io: None,
+                hint: None,
             }),
         }
     }
@@ -267,6 +270,7 @@ impl Error {
                 offset: Some(offset),
                 frame: None,
                 io: None,
+                hint: None,
             }),
         }
     }
@@ -306,6 +310,13 @@ impl Error {
             self.inner.frame = Some(frame);
             self = self.shifted(frame_start);
         }
+        self
+    }
+
+    /// Adds `hint`, a likely cause displayed after the error.
+    #[cold]
+    pub(crate) fn with_hint(mut self, hint: &'static str) -> Self {
+        self.inner.hint = Some(hint);
         self
     }
 
@@ -480,6 +491,10 @@ impl Display for Error {
             (Some(n), None) => write!(f, "{code} in frame {n}"),
             (None, Some(off)) => write!(f, "{code} at byte {off}"),
             (None, None) => Display::fmt(code, f),
+        }?;
+        match self.inner.hint {
+            Some(hint) => write!(f, " ({hint})"),
+            None => Ok(()),
         }
     }
 }
