@@ -140,31 +140,12 @@ impl<W: Write> Printer<'_, W> {
             EventKind::Bool(b) => {
                 let _ = write!(l, "{b}");
             }
-            EventKind::Int(i) => {
-                let _ = write!(l, "{i}");
-            }
-            EventKind::F32(f) => {
-                let _ = write!(l, "{f:?}f32");
-            }
-            EventKind::F64(f) => {
-                let _ = write!(l, "{f:?}");
-            }
+            EventKind::Int(i) => number(l, Number::Int(*i)),
+            EventKind::F32(f) => number(l, Number::F32(*f)),
+            EventKind::F64(f) => number(l, Number::F64(*f)),
             EventKind::Predicted { value, form } => {
                 self.counts.predicted += 1;
-                match value {
-                    Number::Int(i) => {
-                        let _ = write!(l, "{i}");
-                    }
-                    Number::F32(f) => {
-                        let _ = write!(l, "{f:?}f32");
-                    }
-                    Number::F64(f) => {
-                        let _ = write!(l, "{f:?}");
-                    }
-                    other => {
-                        let _ = write!(l, "{other:?}");
-                    }
-                }
+                number(l, *value);
                 let _ = write!(l, "  predicted: {form}");
             }
             EventKind::Char(c) => {
@@ -306,6 +287,16 @@ impl<W: Write> Printer<'_, W> {
         }
         true
     }
+}
+
+/// A number: `7`, `0.5`, `0.5f32`.
+fn number(l: &mut String, n: Number) {
+    let _ = match n {
+        Number::Int(i) => write!(l, "{i}"),
+        Number::F32(f) => write!(l, "{f:?}f32"),
+        Number::F64(f) => write!(l, "{f:?}"),
+        other => write!(l, "{other:?}"),
+    };
 }
 
 /// `1 entry`, `2 entries`, `0 frames`.

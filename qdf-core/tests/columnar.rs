@@ -1,8 +1,11 @@
 //! Columnar containers (`docs/SPEC.md` §22): golden bytes, equality with row
 //! mode, string codecs through the columnar path, subset decode, sessions, hostile input.
 
+mod common;
+
 use std::collections::BTreeMap;
 
+use common::{hex, unhex};
 use proptest::prelude::*;
 use qdf_core::{Category, DecoderSession, EncoderSession, Features, Options, Value};
 use serde::ser::SerializeStruct;
@@ -13,19 +16,6 @@ const F7: u8 = 0xF7;
 
 fn tag(b: &[u8]) -> u8 {
     b[5]
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter()
-        .map(|x| format!("{x:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    s.split_whitespace()
-        .map(|b| u8::from_str_radix(b, 16).unwrap())
-        .collect()
 }
 
 /// Value text of the row-mode (Speed) encoding: what a columnar decode must equal.

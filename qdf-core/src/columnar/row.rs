@@ -139,10 +139,11 @@ impl<'de, D: RowDecoder<'de>> Rows<'_, 'de, D> {
     }
 }
 
-/// Requests a row (a struct) cannot answer, refused as row mode refuses them on a struct.
+/// Requests a row (a struct) cannot answer, refused as row mode refuses them on a struct;
+/// each method with the arguments before its visitor.
 macro_rules! not_a_row {
-    ($($m:ident)*) => {$(
-        fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+    ($($m:ident($($arg:ident: $t:ty),*))*) => {$(
+        fn $m<V: Visitor<'de>>(self, $($arg: $t,)* visitor: V) -> Result<V::Value> {
             Err(self.not_a_row(&visitor))
         }
     )*};
@@ -194,42 +195,16 @@ impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for RowDe<'_, '_, 'de, D> {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
-        Err(self.not_a_row(&visitor))
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _len: usize,
-        visitor: V,
-    ) -> Result<V::Value> {
-        Err(self.not_a_row(&visitor))
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value> {
-        Err(self.not_a_row(&visitor))
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value> {
-        Err(self.not_a_row(&visitor))
-    }
-
     not_a_row! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_unit
-        deserialize_seq deserialize_identifier
+        deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32()
+        deserialize_i64() deserialize_i128() deserialize_u8() deserialize_u16()
+        deserialize_u32() deserialize_u64() deserialize_u128() deserialize_f32()
+        deserialize_f64() deserialize_char() deserialize_str() deserialize_string()
+        deserialize_bytes() deserialize_byte_buf() deserialize_unit() deserialize_seq()
+        deserialize_identifier() deserialize_tuple(_len: usize)
+        deserialize_tuple_struct(_name: &'static str, _len: usize)
+        deserialize_unit_struct(_name: &'static str)
+        deserialize_enum(_name: &'static str, _variants: &'static [&'static str])
     }
 
     serde::forward_to_deserialize_any! {
