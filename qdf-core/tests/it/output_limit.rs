@@ -174,7 +174,9 @@ fn a_bomb_is_refused_on_both_sides_with_the_limit_and_the_amount() {
     assert_eq!(
         e.to_string(),
         format!(
-            "decoded output of at least {want} bytes exceeds the limit of 67108864 bytes at byte {}",
+            "decoded output of at least {want} units exceeds the limit of 67108864 units \
+             (a unit per string byte, element or entry, 8 per packed value or columnar row) \
+             at byte {}",
             e.offset().unwrap()
         )
     );
@@ -192,7 +194,9 @@ fn a_bomb_is_refused_on_both_sides_with_the_limit_and_the_amount() {
         let text = e.to_string();
         assert!(
             text.starts_with(&format!(
-                "decoded output of at least {needed} bytes exceeds the limit of 67108864 bytes at byte "
+                "decoded output of at least {needed} units exceeds the limit of 67108864 units \
+                 (a unit per string byte, element or entry, 8 per packed value or columnar \
+                 row) at byte "
             )),
             "{text}"
         );
