@@ -1,11 +1,10 @@
 //! Columnar containers (`docs/SPEC.md` §22): golden bytes, equality with row
 //! mode, string codecs through the columnar path, subset decode, sessions, hostile input.
 
-mod common;
 
 use std::collections::BTreeMap;
 
-use common::{hex, unhex};
+use crate::common::{hex, unhex};
 use proptest::prelude::*;
 use qdf_core::{Category, DecoderSession, EncoderSession, Features, Options, Value};
 use serde::ser::SerializeStruct;

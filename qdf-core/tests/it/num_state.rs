@@ -3,9 +3,8 @@
 //! with failed messages, renewals, subset decodes and corrupt frames, and single messages
 //! unchanged.
 
-mod common;
 
-use common::unhex;
+use crate::common::unhex;
 use proptest::prelude::*;
 use qdf_core::{DecoderSession, EncoderSession, Features, Options, Value};
 use serde::de::DeserializeOwned;

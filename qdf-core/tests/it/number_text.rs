@@ -3,11 +3,10 @@
 //! same `String`s in every tier and at every batch size; strings that only look numeric stay
 //! exact; hostile bodies are typed errors.
 
-mod common;
 
 use std::borrow::Cow;
 
-use common::{hex, unhex};
+use crate::common::{hex, unhex};
 use proptest::prelude::*;
 use qdf_core::inspect::{self, EventKind};
 use qdf_core::{Category, DecoderSession, EncoderSession, Features, Options, Value};
