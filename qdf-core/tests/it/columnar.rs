@@ -1,7 +1,6 @@
 //! Columnar containers (`docs/SPEC.md` §22): golden bytes, equality with row
 //! mode, string codecs through the columnar path, subset decode, sessions, hostile input.
 
-
 use std::collections::BTreeMap;
 
 use crate::common::{hex, unhex};

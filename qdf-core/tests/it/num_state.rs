@@ -3,7 +3,6 @@
 //! with failed messages, renewals, subset decodes and corrupt frames, and single messages
 //! unchanged.
 
-
 use crate::common::unhex;
 use proptest::prelude::*;
 use qdf_core::{DecoderSession, EncoderSession, Features, Options, Value};

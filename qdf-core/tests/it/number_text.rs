@@ -3,7 +3,6 @@
 //! same `String`s in every tier and at every batch size; strings that only look numeric stay
 //! exact; hostile bodies are typed errors.
 
-
 use std::borrow::Cow;
 
 use crate::common::{hex, unhex};
