@@ -1,7 +1,7 @@
-//! qdf-core's integration tests, one module per concern, in one test binary: each test file
-//! as its own binary linked qdf-core and its dev-dependencies again (37 links), which was most
-//! of the test build. `session_memory` (a counting global allocator) and `public_api` (syn)
-//! stay separate binaries. Run one module with `cargo test -p qdf-core --test it MODULE::`.
+//! qdf-core's integration tests, one module per concern, in one test binary (as 32 files they
+//! were 32 binaries, each linking qdf-core and its dev-dependencies again). `session_memory`
+//! (a counting global allocator) and `public_api` (syn) stay separate binaries. Run one
+//! module with `cargo test -p qdf-core --test it MODULE::`.
 
 mod common;
 
