@@ -1,5 +1,5 @@
 //! The checks the fuzz targets run. Shared verbatim with the stable replay test
-//! (`qdf-core/tests/fuzz_corpus.rs` includes this file), so the committed corpora run
+//! (`qdf-core/tests/it/fuzz_corpus.rs` includes this file), so the committed corpora run
 //! through the same code on stable on every `cargo test`.
 //!
 //! Fuzz inputs are message *bodies*: the 5-byte header is prepended here so the fuzzer does

@@ -1,5 +1,5 @@
 //! The checks of the QPack fuzz targets, shared verbatim with the stable replay test
-//! (`qdf-core/tests/qpack_fuzz_corpus.rs` includes this file), so the committed corpora
+//! (`qdf-core/tests/it/qpack_fuzz_corpus.rs` includes this file), so the committed corpora
 //! `fuzz/corpus/qpack_*` run on every `cargo test`.
 
 use qdf_core::__qpack::{

@@ -1,5 +1,5 @@
 //! The checks of the tANS fuzz targets, shared verbatim with the stable replay test
-//! (`qdf-core/tests/tans_fuzz_corpus.rs` includes this file), so the committed corpora
+//! (`qdf-core/tests/it/tans_fuzz_corpus.rs` includes this file), so the committed corpora
 //! `fuzz/corpus/tans_*` run on every `cargo test`.
 
 use qdf_core::__qpack::{Cursor, Packed, decode, tans};

@@ -4,7 +4,9 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use qdf_core::inspect::{self, ColumnValues, EscapeKind, Event, EventKind, Intern, RefForm};
+use qdf_core::inspect::{
+    self, ColumnValues, EscapeKind, Event, EventKind, Intern, Number, RefForm,
+};
 
 use crate::input::{self, Mode};
 use crate::{Failure, QdfInput};
@@ -49,7 +51,13 @@ struct Counts {
     refs: u64,
     shapes_declared: u64,
     shapes_reused: u64,
+    /// QPack values, those of columns included (a column's values or a list column's
+    /// lengths).
     packed: u64,
+    /// Of `packed`, those of columns.
+    packed_columns: u64,
+    /// Numbers predicted from their field's last one (`F0`, `F1`, `FD`).
+    predicted: u64,
     containers: u64,
 }
 
@@ -59,13 +67,18 @@ impl Counts {
             Mode::Message => format!("message, {len} bytes"),
             Mode::Stream => format!("stream, {}, {len} bytes", plural(self.frames, "frame")),
         };
+        let mut packed = plural(self.packed, "QPack value");
+        if self.packed_columns > 0 {
+            let _ = write!(packed, " ({} in columns)", self.packed_columns);
+        }
         format!(
-            "-- {what}: {}, {}; {} declared, {} reused; {}; {}",
+            "-- {what}: {}, {}; {} declared, {} reused; {}; {}; {}",
             plural(self.defines, "intern definition"),
             plural(self.refs, "reference"),
             plural(self.shapes_declared, "shape"),
             self.shapes_reused,
-            plural(self.packed, "QPack value"),
+            plural(self.predicted, "predicted number"),
+            packed,
             plural(self.containers, "columnar container"),
         )
     }
@@ -127,14 +140,13 @@ impl<W: Write> Printer<'_, W> {
             EventKind::Bool(b) => {
                 let _ = write!(l, "{b}");
             }
-            EventKind::Int(i) => {
-                let _ = write!(l, "{i}");
-            }
-            EventKind::F32(f) => {
-                let _ = write!(l, "{f:?}f32");
-            }
-            EventKind::F64(f) => {
-                let _ = write!(l, "{f:?}");
+            EventKind::Int(i) => number(l, Number::Int(*i)),
+            EventKind::F32(f) => number(l, Number::F32(*f)),
+            EventKind::F64(f) => number(l, Number::F64(*f)),
+            EventKind::Predicted { value, form } => {
+                self.counts.predicted += 1;
+                number(l, *value);
+                let _ = write!(l, "  predicted: {form}");
             }
             EventKind::Char(c) => {
                 let _ = write!(l, "{c:?}");
@@ -163,8 +175,12 @@ impl<W: Write> Printer<'_, W> {
                             RefForm::Repeat => "E8 repeat".to_string(),
                             RefForm::Mtf(r) => format!("E9 rank {r}"),
                             RefForm::Pair => "EA pair".to_string(),
+                            other => format!("{other:?}"),
                         };
                         let _ = write!(l, "  <- intern #{id} ({how})");
+                    }
+                    other => {
+                        let _ = write!(l, "  ({other:?})");
                     }
                 }
             }
@@ -195,6 +211,7 @@ impl<W: Write> Printer<'_, W> {
                 EscapeKind::Escape => "escape: name/value pairs until nil",
                 EscapeKind::OpenReuse => "open reuse: the shape's values, then pairs until nil",
                 EscapeKind::MarkedKey => "marked key (not a name)",
+                _ => "shape escape",
             }),
             EventKind::EndMark => l.push_str("end of pairs"),
             EventKind::Some => l.push_str("Some"),
@@ -221,8 +238,12 @@ impl<W: Write> Printer<'_, W> {
                     "columnar {tag}, {rows} rows, column shape #{shape} {how}"
                 );
                 if !interned.is_empty() {
-                    self.counts.defines += u64::from(interned.end - interned.start);
-                    let _ = write!(l, ", names = intern {}", ids(interned));
+                    // Names below `min_intern` bytes are inline, and a name already in the
+                    // table is a reference: only the definitions are counted here.
+                    let n = u64::from(interned.end - interned.start);
+                    self.counts.defines += n;
+                    let verb = if n == 1 { "defines" } else { "define" };
+                    let _ = write!(l, ", {} {verb} intern {}", plural(n, "name"), ids(interned));
                 }
             }
             EventKind::Column {
@@ -242,7 +263,19 @@ impl<W: Write> Printer<'_, W> {
                     let _ = write!(l, "column {index} {name:?} {}: {values}", class(*kind));
                     let _ = write!(l, ", {count} values, {len} bytes");
                 }
+                if matches!(
+                    values,
+                    ColumnValues::Packed(..)
+                        | ColumnValues::List {
+                            lengths: Some(_),
+                            ..
+                        }
+                ) {
+                    self.counts.packed += 1;
+                    self.counts.packed_columns += 1;
+                }
                 if !interned.is_empty() {
+                    self.counts.defines += u64::from(interned.end - interned.start);
                     let _ = write!(l, ", defines intern {}", ids(interned));
                 }
             }
@@ -254,6 +287,16 @@ impl<W: Write> Printer<'_, W> {
         }
         true
     }
+}
+
+/// A number: `7`, `0.5`, `0.5f32`.
+fn number(l: &mut String, n: Number) {
+    let _ = match n {
+        Number::Int(i) => write!(l, "{i}"),
+        Number::F32(f) => write!(l, "{f:?}f32"),
+        Number::F64(f) => write!(l, "{f:?}"),
+        other => write!(l, "{other:?}"),
+    };
 }
 
 /// `1 entry`, `2 entries`, `0 frames`.

@@ -293,8 +293,11 @@ fn corrupt_and_truncated_files_fail_with_one_line_and_an_offset() {
     std::fs::write(&f, &bad).unwrap();
     for cmd in ["inspect", "to-json", "stats"] {
         let e = fails(&[cmd, "--stream", &fs]);
-        assert!(e.contains("fails its CRC-32C"), "{e}");
-        assert!(e.contains(" (at stream byte "), "{e}");
+        // The frame is named once: `frame N (stream byte O) fails its CRC-32C: …`.
+        let (_, text) = e.split_once(": frame ").unwrap();
+        assert!(text.contains(" fails its CRC-32C: it carries 0x"), "{e}");
+        assert!(text.contains(" (stream byte "), "{e}");
+        assert_eq!(e.matches("frame ").count(), 1, "{e}");
     }
     // Flipped bytes in the message: whatever fails, fails cleanly.
     let mut flipped = 0;
@@ -386,7 +389,7 @@ fn golden_inspect_of_a_small_message() {
       69          "primary"  <- intern #4 (E1)
       71      QPack delta+FOR, 8 × u64, 6 bytes
       77      'q'
--- message, 80 bytes: 6 intern definitions, 4 references; 2 shapes declared, 1 reused; 1 QPack value; 0 columnar containers
+-- message, 80 bytes: 6 intern definitions, 4 references; 2 shapes declared, 1 reused; 0 predicted numbers; 1 QPack value; 0 columnar containers
 "#
     );
 }
@@ -441,6 +444,88 @@ fn inspect_shows_struct_and_list_columns() {
     let indents: Vec<usize> = cols.iter().map(|c| c.0).collect();
     let d = indents[0];
     assert_eq!(indents, [d, d + 2, d + 2, d, d + 2], "{text}");
+}
+
+/// `docs/SPEC.md` §15.2's stream of five `{t, v}` records, as hex.
+const SPEC_NUM_STREAM: &str = "51 44 46 01 03 15 ec 00 02 81 74 c5 00 f1 53 65 81 76 cc 00 00 \
+    00 00 00 80 34 40 10 ec 01 c5 3c f1 53 65 cc 33 33 33 33 33 b3 34 40 08 ec 01 f1 f0 01 fd \
+    01 01 04 ec 01 f0 f0 06 ec 01 f1 05 f1 04";
+
+#[test]
+fn inspect_shows_predicted_numbers_as_predicted() {
+    let dir = tmp("predicted");
+    let p = dir.join("nums.qdfs");
+    let bytes: Vec<u8> = SPEC_NUM_STREAM
+        .split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect();
+    std::fs::write(&p, &bytes).unwrap();
+    let text = ok(&["inspect", s(&p)]);
+    let predicted: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("predicted:"))
+        .map(str::trim_start)
+        .collect();
+    assert_eq!(
+        predicted,
+        [
+            "47      1700000120  predicted: F1 delta +60",
+            "50      20.6  predicted: FD decimal -1 × 10^-1",
+            "56      1700000180  predicted: F0 same step",
+            "57      20.6  predicted: F0 same value",
+            "61      1700000241  predicted: F1 delta of delta +1",
+            "63      20.8  predicted: F1 decimal +2 × 10^-1",
+        ],
+        "{text}"
+    );
+    assert!(
+        text.ends_with(
+            "-- stream, 5 frames, 65 bytes: 0 intern definitions, 0 references; 1 shape \
+             declared, 4 reused; 6 predicted numbers; 0 QPack values; 0 columnar containers\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn inspect_counts_column_codecs_and_names_below_min_intern() {
+    #[derive(Serialize)]
+    struct Row {
+        id: u32,
+        x: u8,
+        host: &'static str,
+        port: u16,
+        region: &'static str,
+        count: u64,
+    }
+    let rows: Vec<Row> = (0..20u32)
+        .map(|i| Row {
+            id: i,
+            x: (i % 3) as u8,
+            host: ["db-1", "db-2"][i as usize % 2],
+            port: 5432,
+            region: "eu-west",
+            count: u64::from(i) * 1000,
+        })
+        .collect();
+    let dir = tmp("colcount");
+    let p = write_qdf(&dir, "rows.qdf", &rows, Options::balanced());
+    let text = ok(&["inspect", s(&p)]);
+    // "id" and "x" are shorter than `min_intern` (4 bytes): written inline, not interned.
+    let head = text.lines().find(|l| l.contains("columnar EF")).unwrap();
+    assert!(
+        head.ends_with(
+            "columnar EF, 20 rows, column shape #1 declared, 4 names define intern #0..#3"
+        ),
+        "{text}"
+    );
+    // The four integer columns are QPack values (delta+FOR, FOR).
+    assert_eq!(
+        text.lines().last().unwrap(),
+        "-- message, 101 bytes: 4 intern definitions, 0 references; 0 shapes declared, 0 \
+         reused; 0 predicted numbers; 4 QPack values (4 in columns); 1 columnar container",
+        "{text}"
+    );
 }
 
 #[test]

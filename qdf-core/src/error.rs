@@ -174,10 +174,21 @@ pub enum ErrorCode {
         /// covers the stream header too).
         frame_offset: u64,
     },
-    /// A Dense session table (entries, bytes or shapes) would exceed its cap.
+    /// A Dense session table (entries, bytes or shapes) would exceed this side's cap: the
+    /// peer's encoder has larger caps than this decoder (a decoder's caps must be at least
+    /// its encoder's).
     ///
     /// Category: [`Category::Limit`].
-    SessionCap(&'static str),
+    SessionCap {
+        /// What would pass the cap: `"intern table entries"`, `"intern table bytes"`,
+        /// `"shape table entries"` or `"shape table bytes"` (column shapes count as shapes).
+        what: &'static str,
+        /// The cap, in entries or bytes.
+        cap: u64,
+        /// The [`Limits`](crate::Limits) field that sets it: `"max_intern_entries"`,
+        /// `"max_intern_bytes"` or `"max_shapes"`.
+        limit: &'static str,
+    },
     /// A session renewal (`docs/SPEC.md` §18) whose generation is not the next one: the
     /// peers' states are out of step (or the stream was spliced).
     ///
@@ -221,6 +232,8 @@ struct ErrorImpl {
     frame: Option<u64>,
     /// The I/O error this one was made from, for [`std::error::Error::source`].
     io: Option<io::Error>,
+    /// A likely cause, displayed after the error (a stream given to `from_slice`).
+    hint: Option<&'static str>,
 }
 
 /// The error of every qdf operation: a boxed [`ErrorCode`] with an optional byte offset and,
@@ -243,6 +256,7 @@ impl Error {
                 offset: None,
                 frame: None,
                 io: None,
+                hint: None,
             }),
         }
     }
@@ -256,6 +270,7 @@ impl Error {
                 offset: Some(offset),
                 frame: None,
                 io: None,
+                hint: None,
             }),
         }
     }
@@ -295,6 +310,13 @@ impl Error {
             self.inner.frame = Some(frame);
             self = self.shifted(frame_start);
         }
+        self
+    }
+
+    /// Adds `hint`, a likely cause displayed after the error.
+    #[cold]
+    pub(crate) fn with_hint(mut self, hint: &'static str) -> Self {
+        self.inner.hint = Some(hint);
         self
     }
 
@@ -356,7 +378,7 @@ impl Error {
             | OutputLimit { .. }
             | InputTooLarge { .. }
             | FrameTooLarge { .. }
-            | SessionCap(_) => Category::Limit,
+            | SessionCap { .. } => Category::Limit,
             Broken(_) => Category::Broken,
             BadMagic
             | BadVersion(_)
@@ -377,6 +399,13 @@ impl Error {
     /// True for [`Category::Eof`]: more input would have been needed.
     pub fn is_eof(&self) -> bool {
         self.classify() == Category::Eof
+    }
+}
+
+impl ErrorCode {
+    /// Whether the text of this code names its frame (so a message around it need not).
+    pub(crate) fn names_frame(&self) -> bool {
+        matches!(self, ErrorCode::ChecksumMismatch { .. })
     }
 }
 
@@ -405,7 +434,8 @@ impl Display for ErrorCode {
             DepthLimit(d) => write!(f, "nesting deeper than the limit of {d}"),
             OutputLimit { needed, limit } => write!(
                 f,
-                "decoded output of at least {needed} bytes exceeds the limit of {limit} bytes"
+                "decoded output of at least {needed} units exceeds the limit of {limit} units \
+                 (a unit per string byte, element or entry, 8 per packed value or columnar row)"
             ),
             NotAStream => f.write_str(
                 "expected a qdf stream (a length-prefixed frame after the header), \
@@ -428,7 +458,11 @@ impl Display for ErrorCode {
                 "frame {frame} (stream byte {frame_offset}) fails its CRC-32C: \
                  it carries 0x{expected:08x}, its bytes give 0x{found:08x}"
             ),
-            SessionCap(what) => write!(f, "session cap exceeded: {what}"),
+            SessionCap { what, cap, limit } => write!(
+                f,
+                "session cap exceeded: {what} beyond this side's cap of {cap} \
+                 (`Limits::{limit}`; a decoder's caps must be at least its encoder's)"
+            ),
             UnknownStateId(id) => write!(f, "unknown state id {id}"),
             BadRenewal { expected, found } => write!(
                 f,
@@ -449,10 +483,18 @@ impl Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let code = &self.inner.code;
         match (self.inner.frame, self.inner.offset) {
+            // The code names its frame already.
+            (Some(_), Some(off)) if code.names_frame() => {
+                write!(f, "{code} at stream byte {off}")
+            }
             (Some(n), Some(off)) => write!(f, "{code} in frame {n} at stream byte {off}"),
             (Some(n), None) => write!(f, "{code} in frame {n}"),
             (None, Some(off)) => write!(f, "{code} at byte {off}"),
             (None, None) => Display::fmt(code, f),
+        }?;
+        match self.inner.hint {
+            Some(hint) => write!(f, " ({hint})"),
+            None => Ok(()),
         }
     }
 }

@@ -203,6 +203,31 @@ fn is_message(bytes: &[u8]) -> bool {
     serde::de::IgnoredAny::deserialize(&mut de).is_ok() && de.end().is_ok()
 }
 
+/// Whether `bytes` is a whole stream: a stream header, then one or more frames
+/// (`uvarint(len)` and exactly `len` bytes each, a non-empty body) and nothing after. For the
+/// hint on a stream given to `from_slice` (the reverse of [`is_message`]); the bodies are not
+/// decoded.
+pub(crate) fn is_stream(bytes: &[u8]) -> bool {
+    let (mut pos, mut flags) = (0, None);
+    while let Ok(Next::Complete {
+        flags: f,
+        body_start,
+        body_end,
+        end,
+    }) = next_frame(&bytes[pos..], flags, usize::MAX)
+    {
+        if body_end == body_start {
+            return false;
+        }
+        flags = flags.or(f);
+        pos += end;
+        if pos == bytes.len() {
+            return true;
+        }
+    }
+    false
+}
+
 /// Checks that input may end with `rest` unread: nothing left, or (before the first frame) a
 /// lone complete header. Errors with [`ErrorCode::UnexpectedEof`] at `rest.len()` otherwise,
 /// with the header's own error if `rest` is not a header prefix, or with

@@ -122,17 +122,37 @@ pub fn to_writer_with<W: std::io::Write, T: ?Sized + Serialize>(
 /// (`UnexpectedEof`, `LengthOverrun`: `Eof`); a value that does not fit `T` (`TypeMismatch`,
 /// serde's own messages: `Data`); a decode limit passed (`DepthLimit`, `OutputLimit`:
 /// `Limit`, `docs/SPEC.md` §13); bytes left after the value ([`ErrorCode::TrailingBytes`]:
-/// `Data`; [`take_from_slice`] reads a value and returns the rest instead).
+/// `Data`; [`take_from_slice`] reads a value and returns the rest instead). When `bytes` is
+/// a whole stream (a stream header, then `uvarint(len)`-prefixed frames that fill it), the
+/// error's text adds a hint to decode it with a [`DecoderSession`] or [`StreamDecoder`].
 pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     from_slice_with(bytes, Options::default())
 }
 
 /// [`from_slice`] with decode limits from `opts`.
 pub fn from_slice_with<'de, T: Deserialize<'de>>(bytes: &'de [u8], opts: Options) -> Result<T> {
+    message_from_slice(bytes, opts).map_err(|e| stream_hint(e, bytes))
+}
+
+fn message_from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8], opts: Options) -> Result<T> {
     let mut de = Deserializer::from_slice_with(bytes, opts)?;
     let v = T::deserialize(&mut de).map_err(|e| de.locate(e))?;
     de.end()?;
     Ok(v)
+}
+
+/// `e` with a hint when the input that failed as a message is a whole stream (the reverse
+/// mistake is [`ErrorCode::NotAStream`]).
+#[cold]
+fn stream_hint(e: Error, bytes: &[u8]) -> Error {
+    if frame::is_stream(bytes) {
+        e.with_hint(
+            "the input is a qdf stream, frames after the header: decode it with \
+             `DecoderSession` or `StreamDecoder`",
+        )
+    } else {
+        e
+    }
 }
 
 /// Deserializes one message from the front of `bytes`, returning it and the rest: the bytes

@@ -18,16 +18,31 @@ pub enum QdfCodecError {
     /// A frame body above the configured maximum. On encode it is raised before any byte is
     /// written and the connection stays usable; on decode it is raised as soon as the length
     /// prefix arrives (the stream cannot be resynchronised after it).
-    #[error("frame of {len} bytes exceeds the maximum of {max}")]
+    #[error("frame of {len} bytes exceeds the maximum of {max}{}", place(.frame, .offset))]
     FrameTooLarge {
         /// The frame body length, in bytes (announced by the peer, or produced by the encoder).
         len: u64,
         /// The configured maximum, in bytes.
         max: u64,
+        /// On decode, the frame's index in the stream, from 0 (`None` on encode).
+        frame: Option<u64>,
+        /// On decode, the stream offset of the length prefix's first byte, counted from the
+        /// stream's header (`None` on encode).
+        offset: Option<u64>,
     },
     /// A qdf format error from the session: see its [`Category`] and [`qdf_core::ErrorCode`].
     #[error(transparent)]
     Qdf(qdf_core::Error),
+}
+
+/// ` in frame N at stream byte O`, as the core session's errors say it, when known.
+fn place(frame: &Option<u64>, offset: &Option<u64>) -> String {
+    match (frame, offset) {
+        (Some(n), Some(o)) => format!(" in frame {n} at stream byte {o}"),
+        (Some(n), None) => format!(" in frame {n}"),
+        (None, Some(o)) => format!(" at byte {o}"),
+        (None, None) => String::new(),
+    }
 }
 
 impl QdfCodecError {
@@ -45,7 +60,12 @@ impl QdfCodecError {
 impl From<qdf_core::Error> for QdfCodecError {
     fn from(e: qdf_core::Error) -> Self {
         match *e.code() {
-            ErrorCode::FrameTooLarge { len, max } => QdfCodecError::FrameTooLarge { len, max },
+            ErrorCode::FrameTooLarge { len, max } => QdfCodecError::FrameTooLarge {
+                len,
+                max,
+                frame: e.frame(),
+                offset: e.offset().filter(|_| e.frame().is_some()),
+            },
             _ => QdfCodecError::Qdf(e),
         }
     }
@@ -74,7 +94,12 @@ mod tests {
                 .into();
         assert!(matches!(
             big,
-            QdfCodecError::FrameTooLarge { len: 9, max: 4 }
+            QdfCodecError::FrameTooLarge {
+                len: 9,
+                max: 4,
+                frame: None,
+                offset: None
+            }
         ));
         assert_eq!(big.category(), Category::Limit);
         assert_eq!(big.to_string(), "frame of 9 bytes exceeds the maximum of 4");

@@ -112,7 +112,7 @@ async fn frames_at_the_limit_pass_and_above_it_fail_on_encode() {
     tx.send(&at_limit).await.unwrap();
     let err = tx.send(&above).await.unwrap_err();
     assert!(
-        matches!(err, QdfCodecError::FrameTooLarge { len, max } if len == MAX as u64 + 1 && max == MAX as u64)
+        matches!(err, QdfCodecError::FrameTooLarge { len, max, frame: None, offset: None } if len == MAX as u64 + 1 && max == MAX as u64)
     );
     assert_eq!(err.category(), Category::Limit);
     assert!(
@@ -154,6 +154,19 @@ async fn a_frame_above_the_readers_limit_fails_when_its_length_arrives() {
         .unwrap()
         .unwrap_err();
     assert!(matches!(err, QdfCodecError::FrameTooLarge { max, .. } if max == MAX as u64));
+    // Placed in the stream as the core session's errors are: frame 1, after the first.
+    let at = warmup.len();
+    assert!(
+        matches!(err, QdfCodecError::FrameTooLarge { frame: Some(1), offset: Some(o), .. } if o == at as u64),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "frame of {} bytes exceeds the maximum of {MAX} in frame 1 at stream byte {at}",
+            frame.len() - 2 // its body: the frame without its 2-byte length prefix
+        )
+    );
     drop(raw);
 }
 

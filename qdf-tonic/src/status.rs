@@ -81,7 +81,11 @@ mod tests {
     #[test]
     fn caps_are_resource_exhausted() {
         for side in [Side::Encode, Side::Decode] {
-            let cap = err(ErrorCode::SessionCap("intern entries"));
+            let cap = err(ErrorCode::SessionCap {
+                what: "intern table entries",
+                cap: 1,
+                limit: "max_intern_entries",
+            });
             assert_eq!(code_for(&cap, side), Code::ResourceExhausted);
             let deep = err(ErrorCode::DepthLimit(128));
             assert_eq!(code_for(&deep, side), Code::ResourceExhausted);

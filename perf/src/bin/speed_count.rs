@@ -8,14 +8,14 @@
 //! perf record -g target/release/speed_count iot encode qdf 20000
 //! ```
 //!
-//! Arguments: `logbatch|iot|logs`, `encode|decode`, `qdf|balanced|rmp` (`qdf` is the Speed
-//! tier, `balanced` `Options::balanced()`), number of calls. Instructions per
-//! call = (count for 11 calls − count for 1 call) / 10.
+//! Arguments: `logbatch|iot|logs|otlp` (`otlp`: OTLP 4×512), `encode|decode`,
+//! `qdf|balanced|rmp` (`qdf` is the Speed tier, `balanced` `Options::balanced()`), number of
+//! calls. Instructions per call = (count for 11 calls − count for 1 call) / 10.
 
 use std::hint::black_box;
 
 use qdf::Options;
-use qdf_fixtures::synth::{iot, logbatch, logs};
+use qdf_fixtures::synth::{iot, logbatch, logs, otlp};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -51,7 +51,9 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
                 let v: T = rmp_serde::from_slice(black_box(&rmp_bytes)).expect("decodes");
                 black_box(v);
             }
-            _ => panic!("usage: speed_count logbatch|iot|logs encode|decode qdf|balanced|rmp N"),
+            _ => {
+                panic!("usage: speed_count logbatch|iot|logs|otlp encode|decode qdf|balanced|rmp N")
+            }
         }
     }
 }
@@ -59,13 +61,14 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [set, op, codec, n] = &args[..] else {
-        panic!("usage: speed_count logbatch|iot|logs encode|decode qdf|balanced|rmp N");
+        panic!("usage: speed_count logbatch|iot|logs|otlp encode|decode qdf|balanced|rmp N");
     };
     let n: usize = n.parse().expect("a number of calls");
     match set.as_str() {
         "logbatch" => run(&logbatch::log_batch(1000), op, codec, n),
         "iot" => run(&iot::iot_batch(32, 256), op, codec, n),
         "logs" => run(&logs::log_batch(1024), op, codec, n),
-        _ => panic!("usage: speed_count logbatch|iot|logs encode|decode qdf|balanced|rmp N"),
+        "otlp" => run(&otlp::trace_export(4, 512), op, codec, n),
+        _ => panic!("usage: speed_count logbatch|iot|logs|otlp encode|decode qdf|balanced|rmp N"),
     }
 }

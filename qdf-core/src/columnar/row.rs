@@ -44,24 +44,30 @@ pub(crate) trait RowDecoder<'de> {
 }
 
 /// Visits the columnar container whose tag (`EF` or `F7`) was just read, as a sequence of
-/// rows.
+/// rows. Errors of the rows themselves (depth, a row asked for as a tuple, serde's missing
+/// fields) are at the container's tag; a cell's are at its column (or, residual, in the
+/// input).
 pub(crate) fn visit_columnar<'de, D: RowDecoder<'de>, V: Visitor<'de>>(
     de: &mut D,
     tag: u8,
     visitor: V,
 ) -> Result<V::Value> {
+    let at = de.source().offset() - 1;
     let c = Container::read_header(de.source(), tag)?;
     de.source().enter()?;
     let m = c.m;
-    let mut rows = Rows { de, c, row: 0 };
-    let v = visitor.visit_seq(&mut rows)?;
+    let mut rows = Rows { de, c, row: 0, at };
+    let v = visitor
+        .visit_seq(&mut rows)
+        .map_err(|e| e.with_offset(at))?;
     let done = rows.row;
     rows.de.source().leave();
     if done != m {
         return Err(Error::mismatch(
             format!("{done} rows"),
             format!("a columnar container of {m} rows"),
-        ));
+        )
+        .with_offset(at));
     }
     Ok(v)
 }
@@ -71,6 +77,8 @@ struct Rows<'a, 'de, D> {
     de: &'a mut D,
     c: Container<'de>,
     row: usize,
+    /// Offset of the container's tag, where the rows' own errors point.
+    at: u64,
 }
 
 impl<'de, D: RowDecoder<'de>> de::SeqAccess<'de> for Rows<'_, 'de, D> {
@@ -104,7 +112,8 @@ impl<'de, D: RowDecoder<'de>> Rows<'_, 'de, D> {
     /// Visits the current row as a map, then moves to the next; `hide`: the row is the
     /// struct the columns were loaded for, so hidden skipped columns are left out.
     fn visit_row<V: Visitor<'de>>(&mut self, visitor: V, hide: bool) -> Result<V::Value> {
-        self.de.source().enter()?;
+        let at = self.at;
+        self.de.source().enter().map_err(|e| e.relocated(at))?;
         let r = self.row;
         let Container { cols, arena, .. } = &mut self.c;
         let mut map = RowMap {
@@ -130,6 +139,15 @@ impl<'de, D: RowDecoder<'de>> Rows<'_, 'de, D> {
     }
 }
 
+/// Requests a row (a struct) cannot answer, refused as row mode refuses them on a struct;
+/// each method with the arguments before its visitor.
+macro_rules! not_a_row {
+    ($($m:ident($($arg:ident: $t:ty),*))*) => {$(
+        fn $m<V: Visitor<'de>>(self, $($arg: $t,)* visitor: V) -> Result<V::Value> {
+            Err(self.not_a_row(&visitor))
+        }
+    )*};
+}
 /// One row, before serde says how it wants it.
 struct RowDe<'r, 'a, 'de, D> {
     rows: &'r mut Rows<'a, 'de, D>,
@@ -161,7 +179,8 @@ impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for RowDe<'_, '_, 'de, D> {
 
     /// A row is `Some(row)`, as a struct is in row mode (one depth level).
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.rows.de.source().enter()?;
+        let at = self.rows.at;
+        self.rows.de.source().enter().map_err(|e| e.relocated(at))?;
         let rows = self.rows;
         let v = visitor.visit_some(RowDe { rows: &mut *rows })?;
         rows.de.source().leave();
@@ -176,9 +195,29 @@ impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for RowDe<'_, '_, 'de, D> {
         visitor.visit_newtype_struct(self)
     }
 
+    not_a_row! {
+        deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32()
+        deserialize_i64() deserialize_i128() deserialize_u8() deserialize_u16()
+        deserialize_u32() deserialize_u64() deserialize_u128() deserialize_f32()
+        deserialize_f64() deserialize_char() deserialize_str() deserialize_string()
+        deserialize_bytes() deserialize_byte_buf() deserialize_unit() deserialize_seq()
+        deserialize_identifier() deserialize_tuple(_len: usize)
+        deserialize_tuple_struct(_name: &'static str, _len: usize)
+        deserialize_unit_struct(_name: &'static str)
+        deserialize_enum(_name: &'static str, _variants: &'static [&'static str])
+    }
+
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct seq tuple tuple_struct map enum identifier ignored_any
+        map ignored_any
+    }
+}
+
+impl<'de, D: RowDecoder<'de>> RowDe<'_, '_, 'de, D> {
+    /// A row asked for as anything but a struct, a map, an option or any value: row mode's
+    /// words ("expected a tuple of size 1, found a struct") at the container's tag.
+    #[cold]
+    fn not_a_row(&self, expected: &dyn de::Expected) -> Error {
+        Error::mismatch(expected.to_string(), "a struct").with_offset(self.rows.at)
     }
 }
 
@@ -287,12 +326,15 @@ fn nested_value<'de, D: RowDecoder<'de>, S: DeserializeSeed<'de>>(
     seed: S,
 ) -> Result<S::Value> {
     let val = take(col)?;
+    let at = col.at;
+    // The value's own errors (its children's point at their columns) are at its column.
     seed.deserialize(NestedDe {
         de,
         col,
         arena,
         val,
     })
+    .map_err(|e| e.with_offset(at))
 }
 
 /// Advances struct or list column `col` past its next value: `None` for a null, else the
@@ -374,7 +416,8 @@ impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for NestedDe<'_, 'de, D> {
         let Some((k, len)) = self.val else {
             return visitor.visit_none();
         };
-        self.de.source().enter()?;
+        let at = self.col.at;
+        self.de.source().enter().map_err(|e| e.relocated(at))?;
         let v = if self.col.class == Class::List {
             let Some(elem) = self.col.children.first_mut() else {
                 return Err(short_column());
@@ -422,7 +465,8 @@ impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for NestedDe<'_, 'de, D> {
         if self.val.is_none() {
             return visitor.visit_none();
         }
-        self.de.source().enter()?;
+        let at = self.col.at;
+        self.de.source().enter().map_err(|e| e.relocated(at))?;
         let NestedDe {
             de,
             col,
@@ -617,7 +661,8 @@ fn cell_error(e: Error, col: &Column<'_>) -> Error {
         }
         _ => e,
     };
-    e.with_offset(col.at)
+    // A stored value has no offset of its own (a depth error's is where the reader is).
+    e.relocated(col.at)
 }
 
 /// A value the masks promised is missing (counts are checked when the column is loaded, so

@@ -60,7 +60,7 @@ use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
 use intern::InternTable;
 use numeric::NumSlots;
-pub(crate) use numeric::{NumVal, is_plain_num, is_predicted, is_slotted_num, plain_num};
+pub(crate) use numeric::{NumVal, XOR_MODE, is_plain_num, is_predicted, is_slotted_num, plain_num};
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
 
@@ -436,10 +436,18 @@ impl DenseState {
     /// peer exceeds this side's entry or byte cap.
     pub(crate) fn define(&mut self, bytes: &[u8], kind: Kind) -> Result<u32> {
         if self.table.len() >= self.cfg.entry_cap {
-            return Err(Error::new(ErrorCode::SessionCap("intern table entries")));
+            return Err(Error::new(ErrorCode::SessionCap {
+                what: "intern table entries",
+                cap: self.cfg.entry_cap.into(),
+                limit: "max_intern_entries",
+            }));
         }
         if self.table.byte_len() + bytes.len() as u64 > self.cfg.byte_cap {
-            return Err(Error::new(ErrorCode::SessionCap("intern table bytes")));
+            return Err(Error::new(ErrorCode::SessionCap {
+                what: "intern table bytes",
+                cap: self.cfg.byte_cap,
+                limit: "max_intern_bytes",
+            }));
         }
         self.counts.misses += 1;
         Ok(self.define_unchecked(bytes, kind))
@@ -646,6 +654,12 @@ impl DenseState {
                 expected: "a value (predicted numbers need a session)",
             })),
         }
+    }
+
+    /// The decimal exponent the slot `k` keeps (`docs/SPEC.md` §15.2; 0 on a side that
+    /// keeps no state).
+    pub(crate) fn num_exp(&self, k: usize) -> u8 {
+        self.nums.as_deref().map_or(0, |n| n.exp(k))
     }
 
     // ---- encoder checkpoints ------------------------------------------------------------

@@ -478,6 +478,11 @@ impl NumSlots {
         Ok((v, used))
     }
 
+    /// The decimal exponent slot `k` keeps (0 for a slot beyond the ones used).
+    pub(crate) fn exp(&self, k: usize) -> u8 {
+        self.slots.get(k).map_or(0, |s| s.e)
+    }
+
     /// Starts logging for an encoder checkpoint.
     pub(crate) fn mark(&mut self) {
         self.undo.clear();
@@ -601,7 +606,18 @@ fn decimal(last: u64, wide: bool, e: u8, step: i64) -> Result<NumVal> {
     decimal_base(last, wide, e)
         .and_then(|n0| decimal_bits(n0, step, wide, e))
         .map(|b| float_val(b, wide))
-        .ok_or_else(|| bad("a decimal step beyond 2^53"))
+        .ok_or_else(|| {
+            let finite = if wide {
+                f64::from_bits(last).is_finite()
+            } else {
+                f32::from_bits(last as u32).is_finite()
+            };
+            bad(if finite {
+                "a decimal step beyond 2^53"
+            } else {
+                "a decimal step from a NaN or infinite number"
+            })
+        })
 }
 
 fn xor(last: u64, wide: bool, mode: u8, p: u64) -> Result<NumVal> {

@@ -146,9 +146,17 @@ impl ShapeTable {
         let bytes = self.pending.len() - base;
         let cost = bytes as u64 + NAME_OVERHEAD * count as u64;
         let result = if self.len() >= shape_cap.min(u32::MAX - 1) {
-            Err(Error::new(ErrorCode::SessionCap("shape table entries")))
+            Err(Error::new(ErrorCode::SessionCap {
+                what: "shape table entries",
+                cap: shape_cap.min(u32::MAX - 1).into(),
+                limit: "max_shapes",
+            }))
         } else if self.charged.saturating_add(cost) > byte_cap {
-            Err(Error::new(ErrorCode::SessionCap("shape table bytes")))
+            Err(Error::new(ErrorCode::SessionCap {
+                what: "shape table bytes",
+                cap: byte_cap,
+                limit: "max_intern_bytes",
+            }))
         } else {
             let names_base = self.names.len();
             self.names.extend_from_slice(&self.pending[base..]);

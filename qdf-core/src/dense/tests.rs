@@ -284,11 +284,25 @@ fn decoder_rejects_a_peer_over_its_caps() {
     let (bytes, _) = encode_all(&mut DenseState::new_encoder(&Options::balanced()), &items);
     let mut dec = DenseState::new_decoder(&Options::balanced().max_intern_entries(1), true);
     let err = decode_all(&mut dec, &bytes).unwrap_err();
-    assert_eq!(err.code(), &ErrorCode::SessionCap("intern table entries"));
+    assert_eq!(
+        err.code(),
+        &ErrorCode::SessionCap {
+            what: "intern table entries",
+            cap: 1,
+            limit: "max_intern_entries",
+        }
+    );
     assert_eq!(err.classify(), Category::Limit);
     let mut dec = DenseState::new_decoder(&Options::balanced().max_intern_bytes(7), true);
     let err = decode_all(&mut dec, &bytes).unwrap_err();
-    assert_eq!(err.code(), &ErrorCode::SessionCap("intern table bytes"));
+    assert_eq!(
+        err.code(),
+        &ErrorCode::SessionCap {
+            what: "intern table bytes",
+            cap: 7,
+            limit: "max_intern_bytes",
+        }
+    );
 }
 
 #[test]

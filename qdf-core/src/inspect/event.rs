@@ -60,6 +60,15 @@ pub enum EventKind<'a> {
     F32(f32),
     /// `CC`, bit-exact.
     F64(f64),
+    /// A number predicted from the last one of its field (`F0`, `F1`, `FD` as a shape reuse's
+    /// value in a session or a message, `docs/SPEC.md` §15.2): the value it stands for and
+    /// how it is written.
+    Predicted {
+        /// The value, as its plain form would give it.
+        value: Number,
+        /// The form and its payload.
+        form: Prediction,
+    },
     /// `F2 02`.
     Char(char),
     /// `F2 00`.
@@ -177,6 +186,7 @@ pub enum EventKind<'a> {
 
 /// An integer as the wire holds it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Int {
     /// Non-negative, up to `u64::MAX`.
     U64(u64),
@@ -199,8 +209,74 @@ impl fmt::Display for Int {
     }
 }
 
+/// A number as a plain form gives it (the value of an [`EventKind::Predicted`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Number {
+    /// An integer (predicted ones lie in `[-2^63, 2^64)`).
+    Int(Int),
+    /// An `f32`, bit-exact.
+    F32(f32),
+    /// An `f64`, bit-exact.
+    F64(f64),
+}
+
+/// How a predicted number is written (`docs/SPEC.md` §15.2); "last" is the value its field
+/// held before, "step" that field's last integer step.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Prediction {
+    /// `F0` in an integer field: last + step (the same step again).
+    SameStep,
+    /// `F0` in a float field: last again (the same bits).
+    Same,
+    /// `F1` with an even payload: last + this delta.
+    Delta(i64),
+    /// `F1` with an odd payload: last + step + this (a delta of the delta).
+    DeltaOfDelta(i64),
+    /// `F1` in a float field: last moved by `step` units of `10^-exp`, at the field's
+    /// exponent.
+    Decimal {
+        /// Units of `10^-exp` added.
+        step: i64,
+        /// The decimal exponent (0..=15).
+        exp: u8,
+    },
+    /// `FD m` with `m ≤ 15`: last moved by `step` units of `10^-exp`, at the exponent `m` it
+    /// names (which the field keeps).
+    DecimalAt {
+        /// Units of `10^-exp` added.
+        step: i64,
+        /// The decimal exponent `m`.
+        exp: u8,
+    },
+    /// `FD m` with `m ≥ 0x40`: last's bits XOR `bits << shift` (`shift` = `m − 0x40`).
+    Xor {
+        /// The payload (odd).
+        bits: u64,
+        /// Its shift.
+        shift: u8,
+    },
+}
+
+impl fmt::Display for Prediction {
+    /// `F0 same step`, `F1 delta +60`, `FD decimal -1 × 10^-1`, … (the tag, then the form).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Prediction::SameStep => f.write_str("F0 same step"),
+            Prediction::Same => f.write_str("F0 same value"),
+            Prediction::Delta(d) => write!(f, "F1 delta {d:+}"),
+            Prediction::DeltaOfDelta(d) => write!(f, "F1 delta of delta {d:+}"),
+            Prediction::Decimal { step, exp } => write!(f, "F1 decimal {step:+} × 10^-{exp}"),
+            Prediction::DecimalAt { step, exp } => write!(f, "FD decimal {step:+} × 10^-{exp}"),
+            Prediction::Xor { bits, shift } => write!(f, "FD XOR 0x{bits:x} << {shift}"),
+        }
+    }
+}
+
 /// How a string or byte string is written (§14).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Intern {
     /// Inline (`80`–`9F`, `CD`–`D2`).
     Inline,
@@ -217,6 +293,7 @@ pub enum Intern {
 
 /// The tag of an intern reference (§14).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RefForm {
     /// `E1 uvarint(id)`.
     StateRef,
@@ -230,6 +307,7 @@ pub enum RefForm {
 
 /// What an `F2 0A` inside a shape means (§15).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EscapeKind {
     /// The record leaves its shape: (name, value) pairs follow until `C0`.
     Escape,
@@ -241,6 +319,7 @@ pub enum EscapeKind {
 
 /// A variant's kind (`F2 06`–`F2 09`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum VariantKind {
     /// `F2 06`: name only.
     Unit,
@@ -254,6 +333,7 @@ pub enum VariantKind {
 
 /// A QPack codec, by tag (§19).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Codec {
     /// `E3` bit-packed bools.
     Bools,
@@ -338,6 +418,7 @@ pub fn kind_name(kind: u8) -> &'static str {
 
 /// A string column block (§20), by tag.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StringBlock {
     /// `F5` flat dictionary.
     Dict,
@@ -374,6 +455,7 @@ impl fmt::Display for StringBlock {
 
 /// How a column's values are written (§22).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ColumnValues {
     /// A QPack value: its codec and kind byte.
     Packed(Codec, Option<u8>),

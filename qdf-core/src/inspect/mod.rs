@@ -2,7 +2,8 @@
 //!
 //! [`message`] walks one message (header, one body), [`stream`] a stream (header, then
 //! `uvarint(len) body [crc]` frames, `docs/SPEC.md` §17), and each hands every tag it reads
-//! to a callback as an [`Event`] with its byte offsets: scalars, strings with their intern
+//! to a callback as an [`Event`] with its byte offsets: scalars, numbers predicted from their
+//! field's last one with their form (`docs/SPEC.md` §15.2), strings with their intern
 //! form (inline, a definition with the id it gets, or a reference with the id and the
 //! resolved bytes, §14), containers, struct and map shapes (§15) with the field names the
 //! shape table supplies, QPack bodies with their codec (§19), columnar containers with
@@ -77,6 +78,8 @@ pub struct InspectError {
 impl fmt::Display for InspectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.frame {
+            // The error's own text names the frame.
+            Some(_) if self.error.code().names_frame() => fmt::Display::fmt(&self.error, f),
             Some(fr) => write!(
                 f,
                 "frame {} (at stream byte {}): {}",

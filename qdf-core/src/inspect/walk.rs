@@ -5,10 +5,11 @@ use crate::codec;
 use crate::columnar::numtext::Form;
 use crate::columnar::read::{Column, Container, Data};
 use crate::columnar::{Class, mask_len};
-use crate::dense::{DenseState, Kind};
+use crate::dense::{DenseState, Kind, XOR_MODE};
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::{Num, Source};
 use crate::wire::read::{Reference, SliceRead, Text};
+use crate::wire::varint::{read_uvarint, unzigzag};
 use crate::wire::{ext, tags::*};
 
 /// The walk over one body.
@@ -318,11 +319,59 @@ impl<'de> Walker<'de, '_> {
         if self.src.tracks_numbers() {
             let at = self.src.offset();
             if let Some((n, _)) = self.src.slotted(k)? {
-                self.emit(at, false, num_event(n));
+                let kind = match num_event(n) {
+                    EventKind::Int(i) => self.predicted(at, k, Number::Int(i)),
+                    EventKind::F32(f) => self.predicted(at, k, Number::F32(f)),
+                    EventKind::F64(f) => self.predicted(at, k, Number::F64(f)),
+                    other => other,
+                };
+                self.emit(at, false, kind);
                 return Ok(());
             }
         }
         self.value(false)
+    }
+
+    /// The event of `value`, the predicted number of slot `k` whose form (at `at`) the
+    /// decoder has read: its payload is read again here to name the form.
+    fn predicted(&self, at: u64, k: usize, value: Number) -> EventKind<'static> {
+        let from = usize::try_from(at - self.base).unwrap_or(usize::MAX);
+        let b = self.input.get(from..).unwrap_or(&[]);
+        let payload = |i: usize| read_uvarint(b.get(i..).unwrap_or(&[])).map_or(0, |(v, _)| v);
+        let int = matches!(value, Number::Int(_));
+        let form = match b.first().copied() {
+            Some(NUM_SAME) if int => Prediction::SameStep,
+            Some(NUM_SAME) => Prediction::Same,
+            Some(NUM_DELTA) if int => {
+                let z = payload(1);
+                let x = unzigzag(z >> 1);
+                if z & 1 == 0 {
+                    Prediction::Delta(x)
+                } else {
+                    Prediction::DeltaOfDelta(x)
+                }
+            }
+            Some(NUM_DELTA) => Prediction::Decimal {
+                step: unzigzag(payload(1)),
+                // A decimal step keeps the field's exponent.
+                exp: self.src.dense_ref().map_or(0, |d| d.num_exp(k)),
+            },
+            _ => {
+                let mode = b.get(1).copied().unwrap_or(0);
+                if mode < XOR_MODE {
+                    Prediction::DecimalAt {
+                        step: unzigzag(payload(2)),
+                        exp: mode,
+                    }
+                } else {
+                    Prediction::Xor {
+                        bits: payload(2),
+                        shift: mode - XOR_MODE,
+                    }
+                }
+            }
+        };
+        EventKind::Predicted { value, form }
     }
 
     /// A declaration's names are complete: the shape is defined.

@@ -221,6 +221,20 @@ fn bad_forms_are_refused() {
     let mut payload = vec![0];
     write_uvarint(&mut payload, big);
     assert!(err(dec.decode(1, tags::NUM_FLOAT, &payload)).contains("2^53"));
+    // A decimal step from NaN or an infinity says so, in both widths and both forms.
+    for (k, v) in [
+        (2, NumVal::F64(f64::NAN.to_bits())),
+        (3, NumVal::F64(f64::NEG_INFINITY.to_bits())),
+        (4, NumVal::F32(f32::INFINITY.to_bits())),
+    ] {
+        dec.observe(k, v);
+        for (tag, payload) in [(tags::NUM_DELTA, &[2][..]), (tags::NUM_FLOAT, &[1, 2][..])] {
+            assert_eq!(
+                err(dec.decode(k, tag, payload)),
+                "malformed codec body: a decimal step from a NaN or infinite number"
+            );
+        }
+    }
     // Cut varints.
     assert!(dec.decode(1, tags::NUM_DELTA, &[0x80]).is_err());
     assert!(dec.decode(1, tags::NUM_FLOAT, &[XOR_MODE, 0x81]).is_err());

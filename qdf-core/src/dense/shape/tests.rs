@@ -48,13 +48,21 @@ fn caps_refuse_and_drop_the_declaration() {
     t.decl_name(b"abc");
     assert_eq!(
         t.end_decl(0, 1000).unwrap_err().code(),
-        &ErrorCode::SessionCap("shape table entries")
+        &ErrorCode::SessionCap {
+            what: "shape table entries",
+            cap: 0,
+            limit: "max_shapes",
+        }
     );
     t.begin_decl();
     t.decl_name(b"abc");
     assert_eq!(
         t.end_decl(5, 6).unwrap_err().code(),
-        &ErrorCode::SessionCap("shape table bytes")
+        &ErrorCode::SessionCap {
+            what: "shape table bytes",
+            cap: 6,
+            limit: "max_intern_bytes",
+        }
     );
     assert_eq!(t.len(), 0);
     assert_eq!(t.open_count(), 0);

@@ -1,9 +1,7 @@
 //! Hostile input: truncation and byte-mutation matrices over representative encodings, random
 //! bytes, depth limits.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use qdf_core::{Category, ErrorCode, Options, Value};
 use serde::{Deserialize, Serialize};

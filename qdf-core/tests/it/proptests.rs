@@ -1,8 +1,6 @@
 //! Property round trips over the data model in all three tiers, typed and through `Value`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use qdf_core::{Value, Variant, VariantKind};
 use serde_bytes::ByteBuf;

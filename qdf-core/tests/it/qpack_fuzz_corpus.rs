@@ -1,7 +1,7 @@
 //! Replays the committed QPack fuzz corpora (`fuzz/corpus/qpack_*`) through the fuzz
 //! targets' own checks on stable, so every `cargo test` runs them.
 
-#[path = "../../fuzz/src/qpack_checks.rs"]
+#[path = "../../../fuzz/src/qpack_checks.rs"]
 mod qpack_checks;
 
 use std::path::PathBuf;

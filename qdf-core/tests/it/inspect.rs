@@ -708,3 +708,73 @@ fn nested_columns_show_their_children() {
         ]
     );
 }
+
+/// Predicted numbers (`docs/SPEC.md` §15.2's stream example) are events of their own, with
+/// the value and the form: the decimal step's exponent, the delta of the delta.
+#[test]
+fn predicted_numbers_show_their_form() {
+    use qdf_core::inspect::{Int, Number, Prediction};
+    let hex = "51 44 46 01 03 15 ec 00 02 81 74 c5 00 f1 53 65 81 76 cc 00 00 00 00 00 80 34 40 \
+               10 ec 01 c5 3c f1 53 65 cc 33 33 33 33 33 b3 34 40 08 ec 01 f1 f0 01 fd 01 01 04 \
+               ec 01 f0 f0 06 ec 01 f1 05 f1 04";
+    let s: Vec<u8> = hex
+        .split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect();
+    let mut got = Vec::new();
+    inspect::stream(&s, &Options::balanced(), 1 << 20, &mut |e| {
+        if let EventKind::Predicted { value, form } = e.kind {
+            got.push((e.offset, e.end, value, form));
+        }
+    })
+    .unwrap();
+    let t = |v: u64| Number::Int(Int::U64(v));
+    assert_eq!(
+        got,
+        [
+            (47, 50, t(1_700_000_120), Prediction::Delta(60)),
+            (
+                50,
+                53,
+                Number::F64(20.6),
+                Prediction::DecimalAt { step: -1, exp: 1 }
+            ),
+            (56, 57, t(1_700_000_180), Prediction::SameStep),
+            (57, 58, Number::F64(20.6), Prediction::Same),
+            (61, 63, t(1_700_000_241), Prediction::DeltaOfDelta(1)),
+            (
+                63,
+                65,
+                Number::F64(20.8),
+                Prediction::Decimal { step: 2, exp: 1 }
+            ),
+        ]
+    );
+    agree_stream(&s, &Options::balanced());
+    // After a declaration and a plain 1.0: 1.0 again (`F0`), 1.0 + 2^-52 flips bit 0 of the
+    // bits (`FD 40 01`), and 1.0 is a decimal step of 0 at exponent 0 from it (`F1 00`).
+    let mut enc = EncoderSession::new(Options::balanced());
+    let mut out = Vec::new();
+    #[derive(Serialize)]
+    struct F {
+        v: f64,
+    }
+    for v in [1.0, 1.0, 1.0, 1.0 + f64::EPSILON, 1.0] {
+        enc.encode_frame(&F { v }, &mut out).unwrap();
+    }
+    let mut forms = Vec::new();
+    inspect::stream(&out, &Options::balanced(), 1 << 20, &mut |e| {
+        if let EventKind::Predicted { form, .. } = e.kind {
+            forms.push(form);
+        }
+    })
+    .unwrap();
+    assert_eq!(
+        forms,
+        [
+            Prediction::Same,
+            Prediction::Xor { bits: 1, shift: 0 },
+            Prediction::Decimal { step: 0, exp: 0 }
+        ]
+    );
+}

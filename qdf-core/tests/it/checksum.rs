@@ -198,6 +198,13 @@ fn a_damaged_frame_breaks_the_session_with_the_typed_error() {
         e.to_string().split(": it carries").next(),
         Some(format!("frame 1 (stream byte {first}) fails its CRC-32C").as_str())
     );
+    // The frame is named once, the checksum's offset last.
+    let text = e.to_string();
+    assert_eq!(text.matches("frame ").count(), 1, "{text}");
+    assert!(
+        text.ends_with(&format!(" at stream byte {}", e.offset().unwrap())),
+        "{text}"
+    );
 }
 
 /// A stateless (Speed) stream is broken by a checksum failure too (the length prefix may be

@@ -1,8 +1,6 @@
 //! Round trips over the whole serde data model, typed and through `Value`, in every tier.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use qdf_core::Value;
 
 #[test]

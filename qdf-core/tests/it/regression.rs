@@ -191,3 +191,47 @@ fn value_reencode_bytes_equal_only_in_speed() {
     assert_eq!(again[5], 0xD5, "a plain map8");
     assert_eq!(qdf_core::from_slice::<P>(&again).unwrap(), p);
 }
+
+/// SPEC §22: a string column's values are a block when the column body starts with a block
+/// tag, so a string column with no value (every row `None`) must not be followed by a
+/// column whose block a decoder would take as its own. Whatever the encoder writes for such
+/// rows, in every tier, decodes to the same rows.
+#[test]
+fn string_column_without_values_before_a_block_column_round_trips() {
+    #[derive(serde::Serialize, Deserialize, Debug, PartialEq)]
+    struct R {
+        a: Option<String>,
+        b: String,
+        c: Option<String>,
+    }
+    let words = [
+        "GET /api/v1/users",
+        "POST /api/v1/orders",
+        "GET /healthz",
+        "PUT /api/v1/items",
+    ];
+    for rows in [16usize, 17, 64, 300] {
+        let v: Vec<R> = (0..rows)
+            .map(|i| R {
+                a: None,
+                b: format!(
+                    "{} request {} from host-{}",
+                    words[i % 4],
+                    i * 7919 % 1000,
+                    i % 13
+                ),
+                c: if i % 3 == 0 {
+                    None
+                } else {
+                    Some(format!("trace-{i:08x}"))
+                },
+            })
+            .collect();
+        for opts in crate::common::TIERS {
+            let bytes = qdf_core::to_vec_with(&v, opts()).unwrap();
+            let back: Vec<R> = qdf_core::from_slice(&bytes)
+                .unwrap_or_else(|e| panic!("{rows} rows, {:?}: {e}", opts().features));
+            assert_eq!(back, v, "{rows} rows");
+        }
+    }
+}

@@ -1,11 +1,9 @@
 //! serde attributes that buffer through `deserialize_any` (tagged, untagged, flatten) and
 //! schema evolution (reordered, added, removed fields).
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::*;
+use crate::common::*;
 use qdf_core::{Category, Options, Value};
 use serde::{Deserialize, Serialize};
 

@@ -2,8 +2,6 @@
 //! `EncoderSession` accepts decodes under the same `opts`, and the encoder refuses (typed,
 //! `ErrorCode::OutputLimit`) what would not. Issue 16, item 1.
 
-mod common;
-
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
@@ -176,7 +174,9 @@ fn a_bomb_is_refused_on_both_sides_with_the_limit_and_the_amount() {
     assert_eq!(
         e.to_string(),
         format!(
-            "decoded output of at least {want} bytes exceeds the limit of 67108864 bytes at byte {}",
+            "decoded output of at least {want} units exceeds the limit of 67108864 units \
+             (a unit per string byte, element or entry, 8 per packed value or columnar row) \
+             at byte {}",
             e.offset().unwrap()
         )
     );
@@ -194,7 +194,9 @@ fn a_bomb_is_refused_on_both_sides_with_the_limit_and_the_amount() {
         let text = e.to_string();
         assert!(
             text.starts_with(&format!(
-                "decoded output of at least {needed} bytes exceeds the limit of 67108864 bytes at byte "
+                "decoded output of at least {needed} units exceeds the limit of 67108864 units \
+                 (a unit per string byte, element or entry, 8 per packed value or columnar \
+                 row) at byte "
             )),
             "{text}"
         );
@@ -351,7 +353,7 @@ fn the_measure_is_what_the_decoder_charges() {
         measure_is_exact(&vec![0u64; 5000], tier);
         measure_is_exact(&vec![true; 100], tier);
         measure_is_exact(&(0..100).map(|i| i as f64 * 0.25).collect::<Vec<_>>(), tier);
-        measure_is_exact(&common::sample(), tier);
+        measure_is_exact(&crate::common::sample(), tier);
         let rows: Vec<Row> = (0..40)
             .map(|id| Row {
                 id,

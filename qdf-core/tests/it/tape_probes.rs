@@ -62,7 +62,7 @@ fn same_as_speed<T: Serialize + ?Sized>(v: &T) {
 /// Every tier refuses, with the ignored item's error, a value whose `Serialize` ignored an
 /// item's error: the capture refuses it, and the real serializer, writing it directly,
 /// refuses it too (the item's bytes may be partial; issue #16 item 3,
-/// `tests/encoder_safety.rs`).
+/// `tests/it/encoder_safety.rs`).
 fn refused_everywhere<T: Serialize + ?Sized>(v: &T) {
     for opts in [
         Options::speed(),

@@ -1,7 +1,7 @@
 //! Replays the committed tANS fuzz corpora (`fuzz/corpus/tans_*`) through the fuzz targets'
 //! own checks on stable, so every `cargo test` runs them.
 
-#[path = "../../fuzz/src/tans_checks.rs"]
+#[path = "../../../fuzz/src/tans_checks.rs"]
 mod tans_checks;
 
 use std::path::PathBuf;

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::common::{hex, unhex};
 use proptest::prelude::*;
 use qdf_core::{Category, DecoderSession, EncoderSession, Features, Options, Value};
 use serde::ser::SerializeStruct;
@@ -13,19 +14,6 @@ const F7: u8 = 0xF7;
 
 fn tag(b: &[u8]) -> u8 {
     b[5]
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter()
-        .map(|x| format!("{x:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    s.split_whitespace()
-        .map(|b| u8::from_str_radix(b, 16).unwrap())
-        .collect()
 }
 
 /// Value text of the row-mode (Speed) encoding: what a columnar decode must equal.
@@ -421,7 +409,7 @@ fn per_value_strings(n: usize) -> Vec<String> {
 }
 
 // The rows of the subset-decode benchmark, the same file `benches/columnar.rs` uses.
-#[path = "../../tests/support/subset.rs"]
+#[path = "../../../tests/support/subset.rs"]
 mod subset;
 use subset::{Three, Wide, wide};
 
@@ -819,4 +807,56 @@ fn string_columns_borrow_where_the_block_keeps_values_in_the_input() {
             false => assert_eq!(strs.unwrap_err().classify(), Category::Data),
         }
     }
+}
+
+/// Errors of the rows themselves point at the container's tag, in row mode's words; a
+/// stored cell's depth error at its column (finding 15 of the new-user pass).
+#[test]
+fn row_errors_point_at_the_container() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct P {
+        x: u32,
+    }
+    let rows: Vec<P> = (0..20).map(|x| P { x }).collect();
+    let bytes = qdf_core::to_vec(&rows).unwrap();
+    assert_eq!(bytes[5], 0xEF, "a columnar container");
+    let shallow = Options::balanced().max_depth(1);
+    let e = qdf_core::from_slice_with::<Vec<P>>(&bytes, shallow).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "nesting deeper than the limit of 1 at byte 5"
+    );
+    let e = qdf_core::from_slice::<Vec<(u32,)>>(&bytes).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "expected a tuple of size 1, found a struct at byte 5"
+    );
+    // Row mode finds a struct too (at its tag; it names what it wanted in its own words).
+    let few = qdf_core::to_vec(&rows[..2]).unwrap();
+    let e = qdf_core::from_slice::<Vec<(u32,)>>(&few).unwrap_err();
+    assert_eq!(e.to_string(), "expected an array, found a struct at byte 6");
+    // A missing field (serde's error, no offset of its own): at the container.
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Q {
+        x: u32,
+        y: u32,
+    }
+    let e = qdf_core::from_slice::<Vec<Q>>(&bytes).unwrap_err();
+    assert_eq!(e.to_string(), "missing field `y` at byte 5");
+    // `Some` of a stored cell one level too deep: at the cell's column, not past the input.
+    #[derive(Serialize, Deserialize, Debug)]
+    struct O {
+        x: Option<u32>,
+    }
+    let opts: Vec<O> = (0..20).map(|x| O { x: Some(x) }).collect();
+    let bytes = qdf_core::to_vec(&opts).unwrap();
+    let e =
+        qdf_core::from_slice_with::<Vec<O>>(&bytes, Options::balanced().max_depth(2)).unwrap_err();
+    // `EF 14 00 01 81 78 01`, then column x's values (`E6 …`) at byte 12.
+    assert_eq!(bytes[12], 0xE6, "{bytes:02x?}");
+    assert_eq!(
+        e.to_string(),
+        "nesting deeper than the limit of 2 at byte 12"
+    );
 }

@@ -11,12 +11,10 @@
 //! rows under common parents (the OTLP grouping), and numeric-looking strings, canonical or
 //! not, that must come back byte for byte. Public API only.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 
-use common::{TIERS, round_trip};
+use crate::common::{TIERS, round_trip};
 use proptest::prelude::*;
 use qdf_core::{Category, Options, Value};
 use serde::de::DeserializeOwned;

@@ -3,16 +3,15 @@
 //! `qpack_fuzz_corpus.rs`).
 //!
 //! Regenerate the seed files from the test encodings with
-//! `QDF_WRITE_FUZZ_CORPUS=1 cargo test -p qdf-core --test fuzz_corpus`.
+//! `QDF_WRITE_FUZZ_CORPUS=1 cargo test -p qdf-core --test it fuzz_corpus::`.
 
-#[path = "../../fuzz/src/checks.rs"]
+#[path = "../../../fuzz/src/checks.rs"]
 #[allow(dead_code)]
 mod checks;
-mod common;
 
 use std::path::PathBuf;
 
-use common::*;
+use crate::common::*;
 
 fn corpus_dir(target: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 
+use crate::common::{hex, unhex};
 use proptest::prelude::*;
 use qdf_core::inspect::{self, EventKind};
 use qdf_core::{Category, DecoderSession, EncoderSession, Features, Options, Value};
@@ -26,19 +27,6 @@ fn recs(vals: &[String]) -> Vec<Rec> {
             s: s.clone(),
             n: i as u32,
         })
-        .collect()
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter()
-        .map(|x| format!("{x:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    s.split_whitespace()
-        .map(|b| u8::from_str_radix(b, 16).unwrap())
         .collect()
 }
 

@@ -7,9 +7,7 @@
 //! never larger than the rows it replaces; subset decode reads across the sibling lists;
 //! hostile small containers are typed errors with memory bounded by the input.
 
-mod common;
-
-use common::{TIERS, round_trip};
+use crate::common::{TIERS, round_trip};
 use qdf_core::{Category, DecoderSession, EncoderSession, Features, Options, Value};
 use serde::{Deserialize, Serialize};
 

@@ -8,7 +8,7 @@
 //!   float-XOR (`E7`) and ALP (`F4`) examples; bodies compared (Balanced sets header flags the
 //!   examples leave at `00`);
 //! - ```` ```qdf-dense ````: only decoded (the Dense encoder's choices are pinned by
-//!   `tests/dense.rs`, `tests/shapes.rs` and `tests/columnar.rs`);
+//!   `dense.rs`, `shapes.rs` and `columnar.rs` of `tests/it/`);
 //! - ```` ```qdf-stream ````: a whole stream, header included, decoded frame by frame by a
 //!   `DecoderSession`; the expectation is the frames' values separated by ` | `, optionally
 //!   ending in `!category` (the next frame's error, which must break the session unless it
@@ -32,7 +32,7 @@ enum Block {
     QPack,
     DecodeOnly,
     Stream,
-    /// A stream whose Dense encoder choices are pinned elsewhere (`tests/num_state.rs`).
+    /// A stream whose Dense encoder choices are pinned elsewhere (`tests/it/num_state.rs`).
     StreamDecodeOnly,
 }
 

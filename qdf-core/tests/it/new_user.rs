@@ -204,3 +204,51 @@ fn a_one_shot_message_is_not_a_stream() {
          qdf message, not a stream (decode it with `from_slice`) in frame 0 at stream byte 5"
     );
 }
+
+/// A stream given to `from_slice` fails as before, with a hint that it is a stream (the
+/// reverse of `NotAStream`); a broken message that is no stream gets no hint.
+#[test]
+fn a_stream_given_to_from_slice_says_it_is_a_stream() {
+    #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+    struct Rec {
+        id: u32,
+        name: String,
+    }
+    const HINT: &str = " (the input is a qdf stream, frames after the header: decode it with \
+                        `DecoderSession` or `StreamDecoder`)";
+    for checksum in [false, true] {
+        let mut enc = qdf_core::EncoderSession::new(Options::balanced()).with_checksum(checksum);
+        let mut stream = Vec::new();
+        for id in 0..3 {
+            let name = format!("n{id}");
+            enc.encode_frame(&Rec { id, name }, &mut stream).unwrap();
+        }
+        let e = qdf_core::from_slice::<Rec>(&stream).unwrap_err();
+        let text = e.to_string();
+        assert!(text.ends_with(HINT), "{text}");
+        let e = qdf_core::from_slice::<qdf_core::Value>(&stream).unwrap_err();
+        assert!(e.to_string().ends_with(HINT), "{e}");
+    }
+    let mut enc = qdf_core::EncoderSession::new(Options::speed());
+    let mut stream = Vec::new();
+    enc.encode_frame(
+        &Rec {
+            id: 7,
+            name: "x".into(),
+        },
+        &mut stream,
+    )
+    .unwrap();
+    enc.encode_frame(&5u8, &mut stream).unwrap();
+    let e = qdf_core::from_slice::<qdf_core::Value>(&stream).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("expected the end of input, found 15 more bytes at byte 6{HINT}")
+    );
+    // A message with a type error, a cut stream: no hint.
+    let msg = qdf_core::to_vec(&0u8).unwrap();
+    let e = qdf_core::from_slice::<String>(&msg).unwrap_err();
+    assert!(!e.to_string().contains("stream"), "{e}");
+    let e = qdf_core::from_slice::<Rec>(&stream[..stream.len() - 1]).unwrap_err();
+    assert!(!e.to_string().contains("stream"), "{e}");
+}

@@ -350,14 +350,35 @@ fn hand_built_frames_exceeding_the_decoder_caps_are_refused() {
     let (v, n) = dec.decode_frame::<Vec<String>>(&bytes).unwrap().unwrap();
     assert_eq!(v, ["aaaa", "bbbb"]);
     let err = dec.decode_frame::<Vec<String>>(&bytes[n..]).unwrap_err();
-    assert_eq!(err.code(), &ErrorCode::SessionCap("intern table entries"));
+    assert_eq!(
+        err.code(),
+        &ErrorCode::SessionCap {
+            what: "intern table entries",
+            cap: 2,
+            limit: "max_intern_entries",
+        }
+    );
     assert_eq!(err.classify(), Category::Limit);
+    // The text names the cap and the remedy.
+    assert_eq!(
+        err.to_string(),
+        "session cap exceeded: intern table entries beyond this side's cap of 2 \
+         (`Limits::max_intern_entries`; a decoder's caps must be at least its encoder's) in \
+         frame 1 at stream byte 22"
+    );
 
     let opts = Options::balanced().max_intern_bytes(10);
     let mut dec = DecoderSession::new(opts);
     let (_, n) = dec.decode_frame::<Vec<String>>(&bytes).unwrap().unwrap();
     let err = dec.decode_frame::<Vec<String>>(&bytes[n..]).unwrap_err();
-    assert_eq!(err.code(), &ErrorCode::SessionCap("intern table bytes"));
+    assert_eq!(
+        err.code(),
+        &ErrorCode::SessionCap {
+            what: "intern table bytes",
+            cap: 10,
+            limit: "max_intern_bytes",
+        }
+    );
 
     // Shapes: two declarations against a cap of one.
     let decl = |name: u8| vec![0xEC, 0, 1, 0x81, name, 7];
@@ -365,7 +386,14 @@ fn hand_built_frames_exceeding_the_decoder_caps_are_refused() {
     let mut dec = DecoderSession::new(Options::balanced().max_shapes(1));
     let (_, n) = dec.decode_frame::<Value>(&bytes).unwrap().unwrap();
     let err = dec.decode_frame::<Value>(&bytes[n..]).unwrap_err();
-    assert_eq!(err.code(), &ErrorCode::SessionCap("shape table entries"));
+    assert_eq!(
+        err.code(),
+        &ErrorCode::SessionCap {
+            what: "shape table entries",
+            cap: 1,
+            limit: "max_shapes",
+        }
+    );
 }
 
 #[test]

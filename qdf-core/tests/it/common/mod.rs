@@ -197,3 +197,18 @@ pub fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: &T) ->
     }
     first.unwrap()
 }
+
+/// Bytes as lowercase hex pairs separated by spaces (`51 44 46 01 03`).
+pub fn hex(b: &[u8]) -> String {
+    b.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The bytes of whitespace-separated hex pairs (the inverse of [`hex`]).
+pub fn unhex(s: &str) -> Vec<u8> {
+    s.split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect()
+}
