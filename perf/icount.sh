@@ -31,6 +31,8 @@ row "Logs 1024 Balanced encode" "$(per_call $n "$bin/speed_count" logs encode ba
 row "Logs 1024 Balanced decode" "$(per_call $n "$bin/coldec_count" logs qdf)"
 row "OTLP 4×512 Balanced encode" "$(per_call $n "$bin/speed_count" otlp encode balanced)"
 row "OTLP 4×512 Balanced decode" "$(per_call $n "$bin/speed_count" otlp decode balanced)"
+row "RTB 1024 Balanced encode" "$(per_call $n "$bin/speed_count" rtb encode balanced)"
+row "RTB 1024 Balanced decode" "$(per_call $n "$bin/speed_count" rtb decode balanced)"
 row "ADUser 5000 Balanced decode" "$(per_call 3 "$bin/coldec_count" aduser qdf)"
 row "wide 5000 × 16 full decode" "$(per_call $n "$bin/coldec_count" wide full)"
 row "wide 5000 × 16 3-of-16 decode" "$(per_call $n "$bin/coldec_count" wide subset)"

@@ -8,14 +8,14 @@
 //! perf record -g target/release/speed_count iot encode qdf 20000
 //! ```
 //!
-//! Arguments: `logbatch|iot|logs|otlp` (`otlp`: OTLP 4×512), `encode|decode`,
+//! Arguments: `logbatch|iot|logs|otlp|rtb` (`otlp`: OTLP 4×512, `rtb`: RTB 1024), `encode|decode`,
 //! `qdf|balanced|rmp` (`qdf` is the Speed tier, `balanced` `Options::balanced()`), number of
 //! calls. Instructions per call = (count for 11 calls − count for 1 call) / 10.
 
 use std::hint::black_box;
 
 use qdf::Options;
-use qdf_fixtures::synth::{iot, logbatch, logs, otlp};
+use qdf_fixtures::synth::{iot, logbatch, logs, otlp, rtb};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -52,7 +52,9 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
                 black_box(v);
             }
             _ => {
-                panic!("usage: speed_count logbatch|iot|logs|otlp encode|decode qdf|balanced|rmp N")
+                panic!(
+                    "usage: speed_count logbatch|iot|logs|otlp|rtb encode|decode qdf|balanced|rmp N"
+                )
             }
         }
     }
@@ -61,7 +63,7 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [set, op, codec, n] = &args[..] else {
-        panic!("usage: speed_count logbatch|iot|logs|otlp encode|decode qdf|balanced|rmp N");
+        panic!("usage: speed_count logbatch|iot|logs|otlp|rtb encode|decode qdf|balanced|rmp N");
     };
     let n: usize = n.parse().expect("a number of calls");
     match set.as_str() {
@@ -69,6 +71,9 @@ fn main() {
         "iot" => run(&iot::iot_batch(32, 256), op, codec, n),
         "logs" => run(&logs::log_batch(1024), op, codec, n),
         "otlp" => run(&otlp::trace_export(4, 512), op, codec, n),
-        _ => panic!("usage: speed_count logbatch|iot|logs|otlp encode|decode qdf|balanced|rmp N"),
+        "rtb" => run(&rtb::rtb_batch(1024), op, codec, n),
+        _ => {
+            panic!("usage: speed_count logbatch|iot|logs|otlp|rtb encode|decode qdf|balanced|rmp N")
+        }
     }
 }
