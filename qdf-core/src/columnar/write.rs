@@ -148,6 +148,14 @@ pub(crate) fn finish_batch<W: ValueWriter>(
 /// Trials (small batches being measured) that may be open around another one.
 const MAX_NESTED_TRIALS: u32 = 2;
 
+/// Captured events above which a batch below 16 rows stays rows untried: its nested lists
+/// are long enough to be containers of their own, so it gains little, and planning it (its
+/// children's columns) and the exact-cost trial would go over all of it again. On the OTLP
+/// fixtures every small container that won held at most 1 791 events and every batch above
+/// 1 900 lost; without this bound OTLP 4×512 Balanced encode cost 24 % more instructions for
+/// the same bytes.
+const MAX_SMALL_EVENTS: usize = 4096;
+
 /// A batch below 16 rows (`docs/SPEC.md` §22.2) becomes a container only when that is
 /// strictly smaller than its rows, by exact cost: the rows are written, measured and taken
 /// back (bytes and session state, [`Sink::trial`]), then the container is written in place
@@ -232,7 +240,10 @@ fn plan_container(
     // Below 16 rows only a batch with a struct or list column may be a container
     // (`docs/SPEC.md` §22.2): a column whose cells are all captured values is the candidate.
     let small = m < MIN_ROWS;
-    if small && !(nested_on && cols.iter().any(|c| all_other(b, c))) {
+    if small
+        && (b.tape.evs.len() > MAX_SMALL_EVENTS
+            || !(nested_on && cols.iter().any(|c| all_other(b, c))))
+    {
         return Ok(None);
     }
     let min_intern = sink.opts().intern_min_len() as usize;
