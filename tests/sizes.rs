@@ -18,7 +18,7 @@ use qdf_fixtures::{Dataset, Visitor, visit_all};
 
 /// (dataset, [speed, balanced, compression] bytes).
 const PINS: &[(&str, [usize; 3])] = &[
-    ("RTB 1024", [439_487, 219_419, 191_172]),
+    ("RTB 1024", [439_487, 173_176, 144_929]),
     ("IoT 32x256", [224_599, 158_242, 128_968]),
     ("OTLP 4x512", [1_133_127, 91_665, 91_665]),
     ("Logs 1024", [195_777, 43_517, 43_517]),

@@ -88,10 +88,10 @@ pub(crate) fn leaf_body(
         (Class::Str, Some(census)) => {
             let pick = if sink.opts().keeps_strings_borrowable() {
                 strings::pick_borrowable(census)
-            } else if indexed {
+            } else if indexed || !per_value {
+                // Always a block: below 16 values the slab (or the constant) when no
+                // other form applies, as without Dense.
                 strings::pick_with(census, feats.without(Features::DENSE), |_, _| true)
-            } else if !per_value {
-                strings::pick_with(census, feats, |_, _| true)
             } else {
                 strings::pick_with(census, feats, |c, cost| c.per_value_exceeds(cost))
             };

@@ -1,6 +1,7 @@
 //! Columnar containers (`docs/SPEC.md` §22): a sequence of at least
-//! [`MIN_ROWS`] structs written column by column (tag `EF`), or with the columns that are not
-//! one primitive kind kept row-major after the columns (hybrid, tag `F7`).
+//! [`MIN_ROWS`] structs (at least one with a struct or list column, §22.2, when that is
+//! smaller by exact cost) written column by column (tag `EF`), or with the columns that are
+//! not one primitive kind kept row-major after the columns (hybrid, tag `F7`).
 //!
 //! - [`plan`]: the encoder's capture of the rows and the column plan (hard problem 2 in the
 //!   design notes: the serializer sees each element once, so rows are buffered as cells and
@@ -26,7 +27,7 @@ pub(crate) mod write;
 
 use crate::options::{Features, Options};
 
-/// Fewest rows of a columnar container.
+/// Fewest rows of a columnar container without a struct or list column (with one: 1).
 pub(crate) const MIN_ROWS: usize = 16;
 
 /// Kind-byte flag: the column starts with a presence mask (some rows lack the field).

@@ -136,15 +136,16 @@ impl<'de> Container<'de> {
     /// Reads the header after tag `tag` (`EF` or `F7`): `uvarint(M) uvarint(shapeID)`, the
     /// declaration when the id is 0, and the column index.
     ///
-    /// Errors: `M` below 16, a declaration of no column, an unknown shape id (`UnknownStateId`), a kind byte with an
+    /// Errors: `M` of 0, `M` below 16 without a top-level struct or list column
+    /// (`docs/SPEC.md` §22.2), a declaration of no column, an unknown shape id (`UnknownStateId`), a kind byte with an
     /// unknown class or reserved bits (`10`/`20` on a column that is not a string, both), a nullable residual column, residual columns in an
     /// `EF` (or none, or only residual ones, in an `F7`), a declaration over this side's caps
     /// (`SessionCap`), counts beyond the input, the output budget.
     pub(crate) fn read_header(src: &mut Source<'de>, tag: u8) -> Result<Self> {
         let at = src.offset().saturating_sub(1);
         let m = src.uvarint()?;
-        if m < MIN_ROWS as u64 {
-            return Err(bad(at, "columnar container with fewer than 16 rows"));
+        if m == 0 {
+            return Err(bad(at, "a columnar container with no row"));
         }
         src.charge(m.saturating_mul(ELEMENT_CHARGE))?;
         let m = usize::try_from(m).map_err(|_| bad(at, "row count does not fit in memory"))?;
@@ -197,6 +198,18 @@ impl<'de> Container<'de> {
                 }
                 cols.push(col);
             }
+        }
+        // Below 16 rows only with a struct or list column (`NESTED_COLUMNS`, §22.2): the
+        // rule of §22 stays for every container such an encoder could not write.
+        if m < MIN_ROWS
+            && !cols
+                .iter()
+                .any(|c| matches!(c.class, Class::Struct | Class::List))
+        {
+            return Err(bad(
+                at,
+                "columnar container with fewer than 16 rows and no struct or list column",
+            ));
         }
         let residual = cols.iter().filter(|c| c.class == Class::Residual).count();
         let hybrid = tag == tags::HYBRID;

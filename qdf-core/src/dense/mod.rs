@@ -164,6 +164,19 @@ struct Mark {
     col_shapes: ColShapeMark,
 }
 
+/// What a [`DenseState::trial`] restores.
+#[derive(Debug)]
+pub(crate) struct Trial {
+    table_len: u32,
+    hits: u64,
+    misses: u64,
+    pred: predict::PredTrial,
+    shapes: ShapeMark,
+    shape_pred: (usize, usize, bool),
+    col_shapes: ColShapeMark,
+    nums: Option<(usize, bool)>,
+}
+
 /// The mirrored Dense state of one side of a session (or of one message).
 #[derive(Clone, Debug)]
 pub(crate) struct DenseState {
@@ -666,6 +679,52 @@ impl DenseState {
             shapes: self.shapes.mark(),
             col_shapes: self.col_shapes.mark(),
         });
+    }
+
+    /// Starts a trial: a mark inside the message (and inside an open checkpoint, or not),
+    /// so the encoder can write one form of a value, measure it, and go back to write
+    /// another (`columnar::write`). Trials nest; each ends with [`trial_keep`] or
+    /// [`trial_rollback`], innermost first. The admission filter is not restored: it only
+    /// steers the encoder's choices, it is not mirrored.
+    ///
+    /// [`trial_keep`]: Self::trial_keep
+    /// [`trial_rollback`]: Self::trial_rollback
+    pub(crate) fn trial(&mut self) -> Trial {
+        Trial {
+            table_len: self.table.len(),
+            hits: self.counts.hits,
+            misses: self.counts.misses,
+            pred: self.pred.trial(),
+            shapes: self.shapes.mark(),
+            shape_pred: self.shape_pred.trial(),
+            col_shapes: self.col_shapes.mark(),
+            nums: self.nums.as_deref_mut().map(NumSlots::trial),
+        }
+    }
+
+    /// Keeps the changes since trial `t`.
+    pub(crate) fn trial_keep(&mut self, t: Trial) {
+        self.pred.trial_keep(t.pred);
+        self.shape_pred.trial_keep(t.shape_pred);
+        if let (Some(n), Some(m)) = (self.nums.as_deref_mut(), t.nums) {
+            n.trial_keep(m);
+        }
+    }
+
+    /// Restores the state of trial `t` exactly.
+    pub(crate) fn trial_rollback(&mut self, t: Trial) {
+        self.table.truncate(t.table_len);
+        self.used.truncate(t.table_len as usize);
+        self.counts.hits = t.hits;
+        self.counts.misses = t.misses;
+        self.pred.trial_rollback(t.pred);
+        self.shapes.rollback(&t.shapes);
+        self.shape_pred
+            .trial_rollback(t.shape_pred, self.shapes.len());
+        self.col_shapes.rollback(&t.col_shapes);
+        if let (Some(n), Some(m)) = (self.nums.as_deref_mut(), t.nums) {
+            n.trial_rollback(m);
+        }
     }
 
     /// Keeps every change since [`checkpoint`](Self::checkpoint).

@@ -506,6 +506,30 @@ impl NumSlots {
         self.logging = false;
     }
 
+    /// Starts a trial: the undo log's length and whether a checkpoint logs.
+    pub(crate) fn trial(&mut self) -> (usize, bool) {
+        let t = (self.undo.len(), self.logging);
+        self.logging = true;
+        t
+    }
+
+    /// Keeps the changes of trial `t` (inside a checkpoint, for its rollback).
+    pub(crate) fn trial_keep(&mut self, t: (usize, bool)) {
+        if !t.1 {
+            self.undo.clear();
+            self.logging = false;
+        }
+    }
+
+    /// Restores the slots of trial `t`.
+    pub(crate) fn trial_rollback(&mut self, t: (usize, bool)) {
+        while self.undo.len() > t.0 {
+            let (k, old) = self.undo.pop().expect("longer than the mark");
+            self.slots[k as usize] = old;
+        }
+        self.logging = t.1;
+    }
+
     /// Empties every slot, keeping the allocation (a renewal).
     pub(crate) fn clear(&mut self) {
         self.slots.clear();

@@ -45,6 +45,21 @@ pub(crate) struct Predictors {
     saved_valid: bool,
 }
 
+/// What [`Predictors::trial`] restores: the small state, the whole ring (a trial is rare and
+/// short, so a copy is simpler than the checkpoint's window), the logs' lengths.
+#[derive(Clone, Debug)]
+pub(crate) struct PredTrial {
+    last: u32,
+    head: u8,
+    filled: u8,
+    guard: u16,
+    saved_valid: bool,
+    logging: bool,
+    undo: usize,
+    pairs: usize,
+    ring: Box<[u32; SLOTS]>,
+}
+
 /// [`Predictors::guard`] outside a checkpoint (no `u8` head equals it).
 const NO_GUARD: u16 = 0x100;
 
@@ -225,6 +240,51 @@ impl Predictors {
         self.logging = false;
         self.guard = NO_GUARD;
         self.saved_valid = false;
+    }
+
+    /// Starts a trial (see [`DenseState::trial`](super::DenseState::trial)), inside a
+    /// checkpoint or not: pair writes are logged from now on.
+    pub(crate) fn trial(&mut self) -> PredTrial {
+        let t = PredTrial {
+            last: self.last,
+            head: self.head,
+            filled: self.filled,
+            guard: self.guard,
+            saved_valid: self.saved_valid,
+            logging: self.logging,
+            undo: self.undo.len(),
+            pairs: self.pairs.len(),
+            ring: self.ring.clone(),
+        };
+        self.logging = true;
+        t
+    }
+
+    /// Keeps the changes of trial `t`: inside a checkpoint its log entries stay for the
+    /// checkpoint's rollback.
+    pub(crate) fn trial_keep(&mut self, t: PredTrial) {
+        if !t.logging {
+            self.undo.clear();
+            self.logging = false;
+        }
+    }
+
+    /// Restores the state at trial `t` exactly.
+    pub(crate) fn trial_rollback(&mut self, t: PredTrial) {
+        while self.undo.len() > t.undo {
+            let (prev, old) = self.undo.pop().expect("longer than the mark");
+            if let Some(slot) = self.pairs.get_mut(prev as usize) {
+                *slot = old;
+            }
+        }
+        self.pairs.truncate(t.pairs);
+        self.ring = t.ring;
+        self.last = t.last;
+        self.head = t.head;
+        self.filled = t.filled;
+        self.guard = t.guard;
+        self.saved_valid = t.saved_valid;
+        self.logging = t.logging;
     }
 
     /// Back to the fresh state (a renewal), keeping the allocations; outside a checkpoint.

@@ -34,13 +34,17 @@ pub(crate) struct ShapeTable {
     open: Vec<usize>,
 }
 
-/// The shape table's sizes at an encoder checkpoint.
+/// The shape table's sizes at an encoder checkpoint or trial (a trial may start inside
+/// open declarations, which its rollback keeps).
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct ShapeMark {
     shapes: usize,
     names: usize,
     bytes: usize,
     charged: u64,
+    pending: usize,
+    pending_ends: usize,
+    open: usize,
 }
 
 impl ShapeTable {
@@ -175,18 +179,21 @@ impl ShapeTable {
             names: self.name_ends.len(),
             bytes: self.names.len(),
             charged: self.charged,
+            pending: self.pending.len(),
+            pending_ends: self.pending_ends.len(),
+            open: self.open.len(),
         }
     }
 
-    /// Restores the sizes of `mark` and drops open declarations.
+    /// Restores the sizes of `mark` and drops the declarations opened since.
     pub(crate) fn rollback(&mut self, mark: &ShapeMark) {
         self.shape_ends.truncate(mark.shapes);
         self.name_ends.truncate(mark.names);
         self.names.truncate(mark.bytes);
         self.charged = mark.charged;
-        self.pending.clear();
-        self.pending_ends.clear();
-        self.open.clear();
+        self.pending.truncate(mark.pending);
+        self.pending_ends.truncate(mark.pending_ends);
+        self.open.truncate(mark.open);
     }
 
     /// Drops every shape, keeping the allocations (a renewal).
@@ -196,6 +203,9 @@ impl ShapeTable {
             names: 0,
             bytes: 0,
             charged: 0,
+            pending: 0,
+            pending_ends: 0,
+            open: 0,
         });
     }
 
@@ -422,6 +432,39 @@ impl ShapePredictor {
         self.logging = false;
         self.recent = [None; RECENT];
         self.recent_next = 0;
+    }
+
+    /// Starts a trial, inside a checkpoint or not: the undo logs' lengths and whether a
+    /// checkpoint logs.
+    pub(crate) fn trial(&mut self) -> (usize, usize, bool) {
+        let t = (self.undo.len(), self.undo_escaped.len(), self.logging);
+        self.logging = true;
+        t
+    }
+
+    /// Keeps the changes of trial `t` (inside a checkpoint, for its rollback).
+    pub(crate) fn trial_keep(&mut self, t: (usize, usize, bool)) {
+        if !t.2 {
+            self.undo.clear();
+            self.undo_escaped.clear();
+            self.logging = false;
+        }
+    }
+
+    /// Restores the predictions of trial `t`; `shapes` is the shape count at the trial.
+    pub(crate) fn trial_rollback(&mut self, t: (usize, usize, bool), shapes: u32) {
+        self.recent = [None; RECENT];
+        while self.undo.len() > t.0 {
+            match self.undo.pop().expect("longer than the mark") {
+                (key, Some(id)) => self.by_struct.insert(key, id),
+                (key, None) => self.by_struct.remove(&key),
+            };
+        }
+        self.by_names.retain(|_, id| *id <= shapes);
+        for h in self.undo_escaped.drain(t.1..) {
+            self.escaped_once.remove(&h);
+        }
+        self.logging = t.2;
     }
 
     /// Restores the predictions of the checkpoint; `shapes` is the shape count at the mark.

@@ -387,6 +387,62 @@ fn rollback_restores_exactly() {
     assert_eq!(observable(&enc), observable(&fresh));
 }
 
+/// Trials nest inside a checkpoint (and without one), start inside an open declaration, and
+/// a rolled-back trial leaves a state that behaves exactly like one that never saw it; a
+/// kept trial inside a checkpoint is still undone by the checkpoint's rollback.
+#[test]
+fn trial_rollback_restores_exactly() {
+    for checkpoint in [false, true] {
+        let opts = Options::balanced();
+        let mut enc = DenseState::new_encoder(&opts);
+        encode_all(&mut enc, &strs(&filler(150)));
+        let at_checkpoint = observable(&enc);
+        if checkpoint {
+            enc.checkpoint();
+        }
+        encode_all(&mut enc, &strs(&filler(20)));
+        enc.begin_shape();
+        enc.shape_name(b"outer");
+        let before = observable(&enc);
+        let reference = enc.clone();
+
+        let outer = enc.trial();
+        let mut second = filler(300);
+        second.extend(["new-1".to_string(), "fill0140".into()]);
+        encode_all(&mut enc, &strs(&second));
+        let inner = enc.trial();
+        encode_all(&mut enc, &strs(&["new-2".to_string(), "fill0001".into()]));
+        enc.begin_shape();
+        enc.shape_name(b"inner");
+        enc.end_shape().unwrap();
+        enc.trial_rollback(inner);
+        let kept = enc.trial();
+        encode_all(&mut enc, &strs(&["new-3".to_string()]));
+        enc.trial_keep(kept);
+        assert_ne!(observable(&enc), before);
+        enc.trial_rollback(outer);
+        assert_eq!(observable(&enc), before);
+        assert!(enc.table.index_consistent());
+
+        // The open declaration survived: it ends as it would have.
+        let mut fresh = reference;
+        enc.shape_name(b"x");
+        fresh.shape_name(b"x");
+        assert_eq!(enc.end_shape().unwrap(), fresh.end_shape().unwrap());
+        let third = strs(&second);
+        assert_eq!(encode_all(&mut enc, &third), encode_all(&mut fresh, &third));
+        assert_eq!(observable(&enc), observable(&fresh));
+
+        if checkpoint {
+            let kept = enc.trial();
+            encode_all(&mut enc, &strs(&["new-4".to_string()]));
+            enc.trial_keep(kept);
+            enc.rollback();
+            assert_eq!(observable(&enc), at_checkpoint);
+        }
+    }
+}
+
 #[test]
 fn commit_keeps_changes() {
     let mut enc = DenseState::new_encoder(&Options::balanced());

@@ -316,7 +316,12 @@ impl<'a> Compound<'a> {
             return Ok(());
         }
         if let Some(b) = self.cols.take()
-            && crate::columnar::write::finish_batch(&mut super::Front(self.ser), &b, self.start)?
+            && crate::columnar::write::finish_batch(
+                &mut super::Front(self.ser),
+                &b,
+                self.start,
+                self.header_len,
+            )?
         {
             self.ser.sink.leave(self.levels);
             return Ok(());

@@ -29,6 +29,18 @@ pub(crate) struct ColIndex {
     pub(crate) written: bool,
 }
 
+/// What [`Sink::trial`] restores.
+#[derive(Debug)]
+pub(crate) struct SinkTrial {
+    at: usize,
+    tail: Vec<u8>,
+    depth: u32,
+    body_flags: u8,
+    col_index: ColIndex,
+    decoded: u64,
+    dense: Option<crate::dense::Trial>,
+}
+
 /// The output of one encoder: an owned buffer and the state that writing into it keeps.
 #[derive(Debug)]
 pub(crate) struct Sink {
@@ -50,6 +62,8 @@ pub(crate) struct Sink {
     /// The first error a compound item returned (see [`Sink::poison`]); once set, every
     /// compound `end` fails with a copy of it.
     poisoned: Option<Error>,
+    /// Trials open ([`Sink::trial`]).
+    trials: u32,
 }
 
 /// The encoder's Dense state for one message or one session, `None` outside the Dense tier.
@@ -82,6 +96,7 @@ impl Sink {
             col_index,
             decoded: 0,
             poisoned: None,
+            trials: 0,
         }
     }
 
@@ -277,6 +292,51 @@ impl Sink {
     #[inline]
     pub(crate) fn write_uvarint(&mut self, v: u64) {
         crate::wire::varint::write_uvarint(&mut self.out, v);
+    }
+
+    /// Starts a trial at output offset `at` (at most [`len`](Self::len)): what is written
+    /// from `at` on may be measured and then taken back exactly, bytes, counts, flags and
+    /// Dense state (see `DenseState::trial`). The bytes after `at` are kept for the
+    /// rollback, so a trial may rewrite them.
+    pub(crate) fn trial(&mut self, at: usize) -> SinkTrial {
+        self.trials += 1;
+        SinkTrial {
+            at,
+            tail: self.out[at..].to_vec(),
+            depth: self.depth,
+            body_flags: self.body_flags,
+            col_index: self.col_index,
+            decoded: self.decoded,
+            dense: self.dense.as_deref_mut().map(DenseState::trial),
+        }
+    }
+
+    /// Trials open: a value measured inside a trial that is itself inside one is written
+    /// once more per level, so callers stop trying past a few levels.
+    pub(crate) fn trials_open(&self) -> u32 {
+        self.trials
+    }
+
+    /// Keeps what was written since trial `t`.
+    pub(crate) fn trial_keep(&mut self, t: SinkTrial) {
+        self.trials -= 1;
+        if let (Some(d), Some(m)) = (self.dense.as_deref_mut(), t.dense) {
+            d.trial_keep(m);
+        }
+    }
+
+    /// Takes back everything written since trial `t`.
+    pub(crate) fn trial_rollback(&mut self, t: SinkTrial) {
+        self.trials -= 1;
+        self.out.truncate(t.at);
+        self.out.extend_from_slice(&t.tail);
+        self.depth = t.depth;
+        self.body_flags = t.body_flags;
+        self.col_index = t.col_index;
+        self.decoded = t.decoded;
+        if let (Some(d), Some(m)) = (self.dense.as_deref_mut(), t.dense) {
+            d.trial_rollback(m);
+        }
     }
 
     /// Drops every byte from `at` on (what was written there is rewritten).

@@ -30,6 +30,7 @@ mod regression_hostile_new;
 mod regression_inspect_entropy_kind;
 mod serde_attrs;
 mod shapes;
+mod small_containers;
 mod spec_examples;
 mod stream_framing;
 mod tans_fuzz_corpus;
