@@ -41,7 +41,7 @@ fn record(i: u64) -> Record {
     Record {
         service: services[i as usize % 3].into(),
         host: format!("host-{:02}", i % 4),
-        level: if i % 5 == 0 {
+        level: if i.is_multiple_of(5) {
             Level::Warn { code: 503 }
         } else {
             Level::Info
