@@ -73,6 +73,36 @@ pub fn to_value<T: ?Sized + Serialize>(value: &T) -> Result<Value> {
     from_slice_with(&to_vec_with(value, opts)?, opts)
 }
 
+// `Dictionary::train` lives here, not in `dict/`: it converts each sample with `to_value`,
+// which the crate root defines, and `dict/` sits below the serializer and deserializer.
+impl Dictionary {
+    /// Trains a dictionary on `samples` for encoders with `opts` (their `min_intern`: shorter
+    /// strings are never interned, so never looked up), within `budget` bytes of file.
+    ///
+    /// Keeps the strings and byte strings (values, map keys, field and variant names) that
+    /// appear in at least two samples, ranked by the bytes they save over all the samples as
+    /// one-shot messages, most valuable first (they get the low ids), ties by content
+    /// (`docs/SPEC.md` §25.4). Deterministic: the same samples, options and budget give the
+    /// same file and id. Train on samples like the messages the dictionary will serve, but
+    /// not the same ones. Costs one [`to_value`](crate::to_value) per sample, and memory for
+    /// every distinct string of the samples.
+    ///
+    /// Errors: a sample that does not serialize (see [`to_value`](crate::to_value)).
+    ///
+    /// ```
+    /// use qdf_core::{Dictionary, Options};
+    ///
+    /// let samples: Vec<(String, u32)> = (0..20).map(|i| (format!("svc-{}", i % 2), i)).collect();
+    /// let dict = Dictionary::train(&samples, Options::balanced(), 4096)?;
+    /// assert_eq!(dict.len(), 2);
+    /// assert_eq!(Dictionary::train(&samples, Options::balanced(), 4096)?.id(), dict.id());
+    /// # Ok::<(), qdf_core::Error>(())
+    /// ```
+    pub fn train<T: Serialize>(samples: &[T], opts: Options, budget: usize) -> Result<Dictionary> {
+        Dictionary::train_values(samples.iter().map(to_value), opts, budget)
+    }
+}
+
 /// Serializes `value` with the default (Balanced) options: header, then body.
 ///
 /// Errors: nesting deeper than the depth limit, decoded output above the limit a decoder

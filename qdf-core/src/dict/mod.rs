@@ -21,13 +21,12 @@ mod tests;
 use std::fmt;
 use std::sync::Arc;
 
-use serde::Serialize;
-
 pub use id::DictionaryId;
 
 use crate::dense::{InternTable, Kind};
 use crate::error::Result;
 use crate::options::Options;
+use crate::value::Value;
 
 /// A pre-shared dictionary: intern entries (strings and byte strings) that a message or
 /// stream naming it (header flag `20`, then [`id`](Self::id), `docs/SPEC.md` §25) starts
@@ -119,29 +118,13 @@ impl Dictionary {
         Dictionary::from_entries(&entries)
     }
 
-    /// Trains a dictionary on `samples` for encoders with `opts` (their `min_intern`: shorter
-    /// strings are never interned, so never looked up), within `budget` bytes of file.
-    ///
-    /// Keeps the strings and byte strings (values, map keys, field and variant names) that
-    /// appear in at least two samples, ranked by the bytes they save over all the samples as
-    /// one-shot messages, most valuable first (they get the low ids), ties by content
-    /// (`docs/SPEC.md` §25.4). Deterministic: the same samples, options and budget give the
-    /// same file and id. Train on samples like the messages the dictionary will serve, but
-    /// not the same ones. Costs one [`to_value`](crate::to_value) per sample, and memory for
-    /// every distinct string of the samples.
-    ///
-    /// Errors: a sample that does not serialize (see [`to_value`](crate::to_value)).
-    ///
-    /// ```
-    /// use qdf_core::{Dictionary, Options};
-    ///
-    /// let samples: Vec<(String, u32)> = (0..20).map(|i| (format!("svc-{}", i % 2), i)).collect();
-    /// let dict = Dictionary::train(&samples, Options::balanced(), 4096)?;
-    /// assert_eq!(dict.len(), 2);
-    /// assert_eq!(Dictionary::train(&samples, Options::balanced(), 4096)?.id(), dict.id());
-    /// # Ok::<(), qdf_core::Error>(())
-    /// ```
-    pub fn train<T: Serialize>(samples: &[T], opts: Options, budget: usize) -> Result<Dictionary> {
+    /// [`train`](Self::train) on samples already converted to [`Value`]s (or the error of
+    /// converting one, returned as is).
+    pub(crate) fn train_values(
+        samples: impl Iterator<Item = Result<Value>>,
+        opts: Options,
+        budget: usize,
+    ) -> Result<Dictionary> {
         Dictionary::from_entries(&train::select(samples, &opts, budget)?)
     }
 

@@ -1,7 +1,7 @@
 //! Training: which strings a dictionary should hold, from sample values (`docs/SPEC.md`
 //! §25.4, informative).
 //!
-//! Each sample is turned into a [`Value`] and walked: every string and byte string it holds
+//! Each sample, turned into a [`Value`] by the caller, is walked: every string and byte string it holds
 //! (values, map keys, struct field names, variant names) of at least the encoder's
 //! `min_intern` bytes is counted once per sample in which it appears. In a one-shot message
 //! only a value's first occurrence costs its bytes (later ones are references either way),
@@ -14,8 +14,6 @@
 //! valuable entries get the short references.
 
 use std::collections::BTreeMap;
-
-use serde::Serialize;
 
 use super::file::{MAX_ENTRIES, MAX_ENTRY_LEN};
 use crate::dense::Kind;
@@ -30,18 +28,18 @@ pub(crate) const FILE_OVERHEAD: usize = 4 + 1 + 3;
 /// Bytes a reference to one of the first 128 ids costs (`E1 id`).
 const REF_LEN: u64 = 2;
 
-/// The entries a dictionary trained on `samples` holds, in id order: see the module docs.
+/// The entries a dictionary trained on `samples` (values, or the error of converting one) holds, in id order: see the module docs.
 /// `budget` bounds the file's length in bytes. Deterministic: the same samples and options
 /// give the same entries.
-pub(crate) fn select<T: Serialize>(
-    samples: &[T],
+pub(crate) fn select(
+    samples: impl Iterator<Item = Result<Value>>,
     opts: &Options,
     budget: usize,
 ) -> Result<Vec<(Kind, Vec<u8>)>> {
     let min = (opts.intern_min_len() as usize).max(1);
     let mut seen: BTreeMap<(Kind, Vec<u8>), u64> = BTreeMap::new();
-    for sample in samples {
-        let v = crate::to_value(sample)?;
+    for v in samples {
+        let v = v?;
         let mut this: BTreeMap<(Kind, &[u8]), ()> = BTreeMap::new();
         walk(&v, &mut |kind, bytes| {
             if (min..=MAX_ENTRY_LEN).contains(&bytes.len()) {
