@@ -17,6 +17,9 @@ pub use nested_checks::nested_round_trip;
 #[path = "num_checks.rs"]
 pub mod num_checks;
 pub use num_checks::num_session;
+#[path = "dict_checks.rs"]
+pub mod dict_checks;
+pub use dict_checks::dictionary_file;
 
 /// Builds a message from a fuzz input.
 pub fn message(body: &[u8]) -> Vec<u8> {

@@ -199,6 +199,22 @@ pub enum ErrorCode {
         /// The generation the frame carries.
         found: u64,
     },
+    /// A message or stream that names a pre-shared dictionary (header flag `20`,
+    /// `docs/SPEC.md` §25) the decoder was not given: none, or one with another id. Nothing
+    /// was decoded (a body read without its dictionary would give wrong values).
+    ///
+    /// Category: [`Category::Syntax`].
+    UnknownDictionary {
+        /// The id the input names (the first 8 bytes of the dictionary file's SHA-256).
+        found: [u8; 8],
+        /// The id of the dictionary the decoder holds, if any.
+        held: Option<[u8; 8]>,
+    },
+    /// A dictionary file (`Dictionary::from_bytes`, `docs/SPEC.md` §25.3) that is malformed:
+    /// `what` says which rule it breaks.
+    ///
+    /// Category: [`Category::Syntax`].
+    BadDictionary(&'static str),
     /// A state-ref, MTF rank, pair or shape id that the decoder's table does not hold.
     ///
     /// Category: [`Category::Syntax`].
@@ -390,6 +406,8 @@ impl Error {
             | InvalidChar(_)
             | UnknownStateId(_)
             | BadRenewal { .. }
+            | UnknownDictionary { .. }
+            | BadDictionary(_)
             | ChecksumMismatch { .. }
             | BadCodec(_)
             | NotAStream => Category::Syntax,
@@ -406,6 +424,15 @@ impl ErrorCode {
     /// Whether the text of this code names its frame (so a message around it need not).
     pub(crate) fn names_frame(&self) -> bool {
         matches!(self, ErrorCode::ChecksumMismatch { .. })
+    }
+}
+
+/// Lowercase hex of a dictionary id, as [`DictionaryId`](crate::DictionaryId) displays it.
+struct Hex<'a>(&'a [u8; 8]);
+
+impl Display for Hex<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
     }
 }
 
@@ -464,6 +491,14 @@ impl Display for ErrorCode {
                  (`Limits::{limit}`; a decoder's caps must be at least its encoder's)"
             ),
             UnknownStateId(id) => write!(f, "unknown state id {id}"),
+            UnknownDictionary { found, held } => {
+                write!(f, "the input names dictionary {}", Hex(found))?;
+                match held {
+                    Some(h) => write!(f, ", this decoder holds dictionary {}", Hex(h)),
+                    None => f.write_str(", this decoder holds no dictionary"),
+                }
+            }
+            BadDictionary(what) => write!(f, "malformed dictionary file: {what}"),
             BadRenewal { expected, found } => write!(
                 f,
                 "session renewal to generation {found}, expected generation {expected}"

@@ -20,7 +20,7 @@
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::header::{
-    FLAG_CHECKSUM, FLAG_COL_INDEX, FLAG_ENTROPY, HEADER_LEN, header, read_header,
+    FLAG_CHECKSUM, FLAG_COL_INDEX, FLAG_ENTROPY, HEADER_LEN, header, header_len, read_header,
 };
 use crate::wire::varint::{read_uvarint, uvarint_len};
 
@@ -158,7 +158,14 @@ pub(crate) fn next_frame(buf: &[u8], stream_flags: Option<u8>, max_len: usize) -
             });
         }
         let f = read_stream_header(buf)?;
-        (Some(f), HEADER_LEN, trailer_len(f))
+        // With flag 20 the dictionary's id follows: the header is 13 bytes (§25).
+        let at = header_len(f);
+        if buf.len() < at {
+            return Ok(Next::Incomplete {
+                needed: at - buf.len(),
+            });
+        }
+        (Some(f), at, trailer_len(f))
     };
     let (len, prefix) = match read_uvarint(&buf[at..]) {
         Ok(v) => v,
@@ -237,8 +244,8 @@ pub(crate) fn check_end(rest: &[u8], header_seen: bool) -> Result<()> {
         return Ok(());
     }
     if !header_seen {
-        read_stream_header(rest).map_err(|e| e.with_offset(rest.len() as u64))?;
-        if rest.len() == HEADER_LEN {
+        let flags = read_stream_header(rest).map_err(|e| e.with_offset(rest.len() as u64))?;
+        if rest.len() == header_len(flags) {
             return Ok(());
         }
         // The whole input is one valid `to_vec` message: say so rather than "ended early".
@@ -256,7 +263,8 @@ pub(crate) fn check_end(rest: &[u8], header_seen: bool) -> Result<()> {
     ))
 }
 
-/// Appends the stream header for `flags` (forbidden flags cleared).
+/// Appends the stream header for `flags` (forbidden flags cleared); the caller appends the
+/// dictionary id when `flags` has `FLAG_DICT`.
 pub(crate) fn write_stream_header(out: &mut Vec<u8>, flags: u8) {
     out.extend_from_slice(&header(flags & !STREAM_FORBIDDEN_FLAGS));
 }

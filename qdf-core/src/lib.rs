@@ -8,6 +8,7 @@ pub(crate) mod codec;
 mod columnar;
 mod de;
 mod dense;
+mod dict;
 mod error;
 mod frame;
 pub mod inspect;
@@ -41,6 +42,7 @@ pub mod __qpack {
 // The public API: everything a user names is re-exported here, at the root. A change to
 // this block is a change to `tests/public_api.txt` (see `tests/public_api.rs`).
 pub use de::Deserializer;
+pub use dict::{Dictionary, DictionaryId};
 pub use error::{Category, Error, ErrorCode, Result};
 pub use options::{Features, Limits, Options};
 pub use ser::{Compound, Serializer};
@@ -71,6 +73,36 @@ pub fn to_value<T: ?Sized + Serialize>(value: &T) -> Result<Value> {
     from_slice_with(&to_vec_with(value, opts)?, opts)
 }
 
+// `Dictionary::train` lives here, not in `dict/`: it converts each sample with `to_value`,
+// which the crate root defines, and `dict/` sits below the serializer and deserializer.
+impl Dictionary {
+    /// Trains a dictionary on `samples` for encoders with `opts` (their `min_intern`: shorter
+    /// strings are never interned, so never looked up), within `budget` bytes of file.
+    ///
+    /// Keeps the strings and byte strings (values, map keys, field and variant names) that
+    /// appear in at least two samples, ranked by the bytes they save over all the samples as
+    /// one-shot messages, most valuable first (they get the low ids), ties by content
+    /// (`docs/SPEC.md` §25.4). Deterministic: the same samples, options and budget give the
+    /// same file and id. Train on samples like the messages the dictionary will serve, but
+    /// not the same ones. Costs one [`to_value`](crate::to_value) per sample, and memory for
+    /// every distinct string of the samples.
+    ///
+    /// Errors: a sample that does not serialize (see [`to_value`](crate::to_value)).
+    ///
+    /// ```
+    /// use qdf_core::{Dictionary, Options};
+    ///
+    /// let samples: Vec<(String, u32)> = (0..20).map(|i| (format!("svc-{}", i % 2), i)).collect();
+    /// let dict = Dictionary::train(&samples, Options::balanced(), 4096)?;
+    /// assert_eq!(dict.len(), 2);
+    /// assert_eq!(Dictionary::train(&samples, Options::balanced(), 4096)?.id(), dict.id());
+    /// # Ok::<(), qdf_core::Error>(())
+    /// ```
+    pub fn train<T: Serialize>(samples: &[T], opts: Options, budget: usize) -> Result<Dictionary> {
+        Dictionary::train_values(samples.iter().map(to_value), opts, budget)
+    }
+}
+
 /// Serializes `value` with the default (Balanced) options: header, then body.
 ///
 /// Errors: nesting deeper than the depth limit, decoded output above the limit a decoder
@@ -90,6 +122,65 @@ pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, opts: Options) -> Result<Ve
     // The header is in the buffer: set the QPack hint if the body wrote a codec tag.
     out[header::HEADER_LEN - 1] |= encode_body(value, &opts, &mut out)?;
     Ok(out)
+}
+
+/// Serializes `value` with `opts`, starting from the pre-shared dictionary `dict`
+/// (`docs/SPEC.md` §25): strings the dictionary holds are written as references to it
+/// (`E1 id`, 2 bytes for its first 128 entries) instead of being defined. The header gets
+/// flag `20` and is followed by the dictionary's 8-byte [id](Dictionary::id), so the message
+/// is 8 bytes longer than [`to_vec_with`]'s before any saving; only
+/// [`from_slice_with_dictionary`] with the same dictionary reads it.
+///
+/// The Speed tier (no `DENSE` feature) writes no Dense tags, so it has no use for a
+/// dictionary: its message is exactly [`to_vec_with`]'s, without flag `20` or id, and
+/// decodes with or without the dictionary. Starting from the dictionary costs O(1) (its
+/// table is shared, not copied). Errors: those of [`to_vec_with`].
+pub fn to_vec_with_dictionary<T: ?Sized + Serialize>(
+    value: &T,
+    opts: Options,
+    dict: &Dictionary,
+) -> Result<Vec<u8>> {
+    if !opts.has(Features::DENSE) {
+        return to_vec_with(value, opts);
+    }
+    let mut out = Vec::with_capacity(128);
+    let flags = header_flags(&opts) & !header::FLAG_QPACK | header::FLAG_DICT;
+    out.extend_from_slice(&header::header(flags));
+    out.extend_from_slice(&dict.id().to_bytes());
+    let state = dense::DenseState::new_encoder(&opts).on_base(dict.base());
+    out[header::HEADER_LEN - 1] |= ser::encode_body_from(value, &opts, &mut out, state)?;
+    Ok(out)
+}
+
+/// Deserializes one message that may name the pre-shared dictionary `dict`
+/// (`docs/SPEC.md` §25), as written by [`to_vec_with_dictionary`]: its body starts from the
+/// dictionary's entries. A message that names no dictionary (no header flag `20`, e.g. a
+/// Speed one) is read as by [`from_slice_with`]. O(1) per message beyond the body's own
+/// work: the dictionary's table is shared, not copied.
+///
+/// Errors: those of [`from_slice_with`]; [`ErrorCode::UnknownDictionary`] (`Syntax`, at
+/// offset 5, nothing decoded) when the message names another dictionary. A message naming a
+/// dictionary given to [`from_slice`] fails the same way (it holds none).
+pub fn from_slice_with_dictionary<'de, T: Deserialize<'de>>(
+    bytes: &'de [u8],
+    opts: Options,
+    dict: &Dictionary,
+) -> Result<T> {
+    let mut de = Deserializer::from_slice_with_dictionary(bytes, opts, dict)?;
+    let v = T::deserialize(&mut de).map_err(|e| de.locate(e))?;
+    de.end()?;
+    Ok(v)
+}
+
+/// The dictionary a message or a stream names (header flag `20`, `docs/SPEC.md` §25), read
+/// from the first 13 bytes of `bytes`: `None` for one that names none. For a server that
+/// holds several dictionaries and picks one by id before decoding.
+///
+/// Errors: a header that is not qdf (`BadMagic`, `BadVersion`, `BadFlags`: `Syntax`);
+/// `UnexpectedEof` for input shorter than the header, or than the id it announces.
+pub fn dictionary_id(bytes: &[u8]) -> Result<Option<DictionaryId>> {
+    let flags = header::read_header(bytes)?;
+    Ok(header::read_dict_id(bytes, flags)?.map(DictionaryId::from_bytes))
 }
 
 /// Serializes `value` into `writer` with the default options. The message is built in memory

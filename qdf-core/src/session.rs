@@ -80,16 +80,19 @@
 //! stream from empty state. The encoder checkpoints the state before each body and rolls it
 //! back on any error, so a failed value costs nothing on the wire or in the state.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use crate::dense::SessionStats;
 
-use crate::dense::DenseState;
+use crate::dense::{DenseState, InternTable};
+use crate::dict::{Dictionary, DictionaryId};
 use crate::error::{Category, Error, ErrorCode, Result};
 use crate::frame::{self, CHECKSUM_LEN, Next};
 use crate::options::{Features, Options};
-use crate::wire::header::{FLAG_CHECKSUM, FLAG_DENSE, HEADER_LEN, header_flags};
+use crate::wire::header::{self, FLAG_CHECKSUM, FLAG_DENSE, FLAG_DICT, header_flags, header_len};
 use crate::wire::varint::uvarint_len;
 
 /// What the front of a buffer holds, from [`DecoderSession::frame_status`].
@@ -136,6 +139,8 @@ pub struct EncoderSession {
     last_len: usize,
     /// The Dense state kept across frames (`None` without the `DENSE` feature).
     dense: Option<Box<DenseState>>,
+    /// The pre-shared dictionary the stream starts from, named in its header.
+    dict: Option<DictionaryId>,
 }
 
 impl EncoderSession {
@@ -152,7 +157,31 @@ impl EncoderSession {
             dense: opts
                 .has(Features::DENSE)
                 .then(|| Box::new(DenseState::new_session_encoder(&opts))),
+            dict: None,
         }
+    }
+
+    /// Starts the stream from the pre-shared dictionary `dict` (`docs/SPEC.md` §25): the
+    /// stream header gets flag `20` and the dictionary's 8-byte id, and the Dense state
+    /// starts with the dictionary's entries as ids `0..dict.len()` (shared, not copied); a
+    /// renewal (§18) returns to that state, not to empty. The peer's
+    /// [`DecoderSession::with_dictionary`] must hold the same dictionary.
+    ///
+    /// Ignored by a session that has written its header (the header names the dictionary
+    /// once), and by one without the `DENSE` feature (Speed), which writes no Dense tags: its
+    /// stream is a plain Speed stream.
+    pub fn with_dictionary(mut self, dict: Arc<Dictionary>) -> Self {
+        if !self.started && self.opts.has(Features::DENSE) {
+            let state = DenseState::new_session_encoder(&self.opts).on_base(dict.base());
+            self.dense = Some(Box::new(state));
+            self.dict = Some(dict.id());
+        }
+        self
+    }
+
+    /// The dictionary this session's stream names, if any.
+    pub fn dictionary_id(&self) -> Option<DictionaryId> {
+        self.dict
     }
 
     /// Renews the Dense state at the next frame (`docs/SPEC.md` §18): that frame's body
@@ -297,7 +326,11 @@ impl EncoderSession {
     fn push_header(&self, out: &mut Vec<u8>) {
         if !self.started {
             let crc = if self.checksum { FLAG_CHECKSUM } else { 0 };
-            frame::write_stream_header(out, header_flags(&self.opts) | crc);
+            let dict = if self.dict.is_some() { FLAG_DICT } else { 0 };
+            frame::write_stream_header(out, header_flags(&self.opts) | crc | dict);
+            if let Some(id) = self.dict {
+                out.extend_from_slice(&id.to_bytes());
+            }
         }
     }
 
@@ -363,6 +396,10 @@ pub struct DecoderSession {
     broken: Option<Category>,
     /// The Dense state of a `FLAG_DENSE` stream, created by its first body.
     dense: Option<Box<DenseState>>,
+    /// The pre-shared dictionary this side holds.
+    dict: Option<Arc<Dictionary>>,
+    /// Its entries, once the stream header named it: every body starts from them.
+    base: Option<Arc<InternTable>>,
 }
 
 impl DecoderSession {
@@ -376,7 +413,28 @@ impl DecoderSession {
             consumed: 0,
             broken: None,
             dense: None,
+            dict: None,
+            base: None,
         }
+    }
+
+    /// Holds the pre-shared dictionary `dict` (`docs/SPEC.md` §25) for a stream whose header
+    /// names it (flag `20` and its id): the Dense state then starts from its entries, and a
+    /// renewal returns to them. A stream that names no dictionary is read as usual; one
+    /// that names another fails at its header with [`ErrorCode::UnknownDictionary`]
+    /// (`Syntax`, at stream offset 5), which breaks the session. Ignored once the header has
+    /// been read.
+    pub fn with_dictionary(mut self, dict: Arc<Dictionary>) -> Self {
+        if self.flags.is_none() {
+            self.dict = Some(dict);
+        }
+        self
+    }
+
+    /// The dictionary the stream's header named and this session holds (`None` before the
+    /// header, or when the stream names none).
+    pub fn dictionary_id(&self) -> Option<DictionaryId> {
+        self.base.as_ref().and(self.dict.as_ref()).map(|d| d.id())
     }
 
     /// Sets the largest frame body accepted (default: its options'
@@ -490,8 +548,9 @@ impl DecoderSession {
         let mut body = msg;
         if self.flags.is_none() {
             let f = frame::read_stream_header(msg).map_err(|e| self.fail(e))?;
+            self.accept_dictionary(msg, f).map_err(|e| self.fail(e))?;
             self.flags = Some(f);
-            body = &msg[HEADER_LEN..];
+            body = &msg[header_len(f)..];
         }
         let at = (msg.len() - body.len()) as u64;
         let checksum = self.flags.is_some_and(|f| f & FLAG_CHECKSUM != 0);
@@ -537,8 +596,35 @@ impl DecoderSession {
 
     fn next(&mut self, buf: &[u8]) -> Result<Next> {
         self.check_usable()?;
-        frame::next_frame(buf, self.flags, self.max_frame_length)
-            .map_err(|e| self.fail(e.in_frame(self.frames, self.consumed)))
+        let next = frame::next_frame(buf, self.flags, self.max_frame_length)
+            .map_err(|e| self.fail(e.in_frame(self.frames, self.consumed)))?;
+        if let Next::Complete { flags: Some(f), .. } = next {
+            self.accept_dictionary(buf, f)
+                .map_err(|e| self.fail(e.in_frame(self.frames, self.consumed)))?;
+        }
+        Ok(next)
+    }
+
+    /// The stream header with `flags` at the front of `buf` was read: if it names a
+    /// dictionary, checks it is the one held and starts the state from it (idempotent: a
+    /// header looked at by `frame_status` is read again by `decode_frame`).
+    fn accept_dictionary(&mut self, buf: &[u8], flags: u8) -> Result<()> {
+        let Some(found) = header::read_dict_id(buf, flags)? else {
+            return Ok(());
+        };
+        let base = match self.dict.as_deref() {
+            Some(d) if d.id().to_bytes() == found => d.base(),
+            held => {
+                let held = held.map(|d| d.id().to_bytes());
+                return Err(header::unknown_dictionary(found, held));
+            }
+        };
+        if flags & FLAG_DENSE != 0 && self.dense.is_none() {
+            let state = DenseState::new_session_decoder(&self.opts).on_base(Arc::clone(&base));
+            self.dense = Some(Box::new(state));
+        }
+        self.base = Some(base);
+        Ok(())
     }
 
     /// Checks the CRC-32C `stored` of the current frame's bytes `covered` (which start at
@@ -564,6 +650,10 @@ impl DecoderSession {
             } else {
                 crate::de::decode_body_with_state(body, &self.opts, &mut self.dense)
             }
+        } else if let Some(base) = &self.base {
+            // A stateless stream on a dictionary: each body starts from it (O(1)).
+            let state = DenseState::new_decoder(&self.opts, false).on_base(Arc::clone(base));
+            crate::de::decode_body_with_state(body, &self.opts, &mut Some(Box::new(state)))
         } else {
             crate::de::decode_body(body, &self.opts)
         };

@@ -56,6 +56,24 @@ impl<'de> Deserializer<'de> {
         })
     }
 
+    /// [`Deserializer::from_slice_with`] for a message that may name the pre-shared
+    /// dictionary `dict` (header flag `20`, `docs/SPEC.md` §25): its body starts from the
+    /// dictionary's entries. A message that names none is read as usual.
+    ///
+    /// Errors: those of [`from_slice_with`](Self::from_slice_with), and
+    /// [`ErrorCode::UnknownDictionary`](crate::ErrorCode::UnknownDictionary) (`Syntax`, at
+    /// offset 5) when the message names another dictionary.
+    pub fn from_slice_with_dictionary(
+        input: &'de [u8],
+        opts: Options,
+        dict: &crate::Dictionary,
+    ) -> Result<Self> {
+        Ok(Deserializer {
+            src: Source::message_with(input, &opts, Some(dict))?,
+            value_mode: false,
+        })
+    }
+
     /// A deserializer over a headerless body whose first byte is at offset `base`.
     pub(crate) fn new(body: &'de [u8], base: u64, opts: &Options) -> Self {
         Deserializer {

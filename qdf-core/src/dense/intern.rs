@@ -16,15 +16,22 @@
 //! back-reference keeps the kind of its definition (`E0` or `E2`) and `deserialize_any`
 //! never turns bytes into a string. The decoder accepts either kind wherever a string or
 //! bytes are read (a reference to an `E2` entry read as a string is UTF-8 checked).
+//!
+//! A table may sit on a shared, frozen **base** (a pre-shared dictionary's entries,
+//! `docs/SPEC.md` §25): the base holds ids `0..n`, this table's own entries continue at `n`.
+//! Starting from a base costs one `Arc` clone, never a copy; a lookup asks the base's index,
+//! then the table's own, with one hash (the table takes the base's hasher). Without a base
+//! `base_len` is 0 and the only extra work is a compare with it.
 
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 use hashbrown::{DefaultHashBuilder, HashTable};
 
 use crate::short::{eq_short, outer_hash};
 
 /// The kind an intern entry was defined with: `E0` (string) or `E2` (bytes).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Kind {
     /// Defined by `E0 intern_str`; its bytes are valid UTF-8.
     Str,
@@ -64,6 +71,10 @@ struct Index {
 /// Sequential id → bytes storage, with an optional content → id index (encoder).
 #[derive(Clone)]
 pub(crate) struct InternTable {
+    /// The shared entries below this table's own (ids `0..base_len`), if any.
+    base: Option<Arc<InternTable>>,
+    /// Entries of `base` (0 without one): own entry `i` is id `base_len + i`.
+    base_len: u32,
     /// The entries' bytes, back to back; empty when `keep` is off.
     arena: Vec<u8>,
     /// The bytes are kept (encoders, session decoders). A decoder of one body serves every
@@ -79,6 +90,7 @@ pub(crate) struct InternTable {
 impl std::fmt::Debug for InternTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("InternTable")
+            .field("base", &self.base_len)
             .field("entries", &self.ends.len())
             .field("bytes", &self.arena.len())
             .finish()
@@ -89,6 +101,8 @@ impl InternTable {
     /// An empty table; `indexed` builds the content index (encoder side).
     pub(crate) fn new(indexed: bool) -> Self {
         InternTable {
+            base: None,
+            base_len: 0,
             arena: Vec::new(),
             keep: true,
             ends: Vec::new(),
@@ -110,25 +124,44 @@ impl InternTable {
         }
     }
 
-    /// Number of entries (the next id).
-    #[inline]
-    pub(crate) fn len(&self) -> u32 {
-        self.ends.len() as u32
+    /// This table on top of the frozen `base`, whose entries become ids `0..base.len()`
+    /// (its own base, if any, is not looked at: a base is a flat table). O(1).
+    pub(crate) fn on_base(mut self, base: Arc<InternTable>) -> Self {
+        self.base_len = base.len();
+        self.hasher = base.hasher.clone();
+        self.base = Some(base);
+        self
     }
 
-    /// Bytes held in the arena.
+    /// Number of entries (the next id), the base's included.
+    #[inline]
+    pub(crate) fn len(&self) -> u32 {
+        self.base_len + self.ends.len() as u32
+    }
+
+    /// Entries of the base (0 without one).
+    #[inline]
+    pub(crate) fn base_len(&self) -> u32 {
+        self.base_len
+    }
+
+    /// Bytes held in the arena (the base's not counted: they are shared).
     #[inline]
     pub(crate) fn byte_len(&self) -> u64 {
         self.ends.last().map_or(0, |&e| e as u64)
     }
 
-    /// The bytes and kind of entry `id`, if defined.
+    /// The bytes and kind of entry `id`, if defined (a base entry also when the table does
+    /// not keep its own bytes).
     #[inline(always)]
     pub(crate) fn get(&self, id: u32) -> Option<(&[u8], Kind)> {
+        if id < self.base_len {
+            return self.base.as_deref()?.get(id);
+        }
         if !self.keep {
             return None;
         }
-        let i = id as usize;
+        let i = (id - self.base_len) as usize;
         let end = *self.ends.get(i)?;
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         Some((&self.arena[start..end], self.kinds[i]))
@@ -142,7 +175,13 @@ impl InternTable {
     /// Whether entry `id` exists and is `(bytes, kind)`.
     #[inline(always)]
     fn holds(&self, id: u32, bytes: &[u8], kind: Kind) -> bool {
-        let i = id as usize;
+        if id < self.base_len {
+            return self
+                .base
+                .as_deref()
+                .is_some_and(|b| b.holds(id, bytes, kind));
+        }
+        let i = id.wrapping_sub(self.base_len) as usize;
         let Some(&end) = self.ends.get(i) else {
             return false;
         };
@@ -174,10 +213,25 @@ impl InternTable {
         Some(id)
     }
 
-    /// The index lookup alone.
+    /// The index lookup alone: the base's index first (same hasher, one hash), then the
+    /// table's own.
     fn find_indexed(&self, bytes: &[u8], kind: Kind) -> Option<u32> {
         let index = self.index.as_ref()?;
         let h = self.hash(bytes, kind);
+        if let Some(base) = self.base.as_deref()
+            && let Some(id) = base.find_hashed(h, bytes, kind)
+        {
+            return Some(id);
+        }
+        index
+            .table
+            .find(h, |&id| self.holds(id, bytes, kind))
+            .copied()
+    }
+
+    /// The own index's lookup of `(bytes, kind)` whose [`content_hash`] is `h`.
+    fn find_hashed(&self, h: u64, bytes: &[u8], kind: Kind) -> Option<u32> {
+        let index = self.index.as_ref()?;
         index
             .table
             .find(h, |&id| self.holds(id, bytes, kind))
@@ -197,8 +251,9 @@ impl InternTable {
         if let Some(index) = self.index.as_mut() {
             let h = content_hash(&self.hasher, bytes, kind);
             let (arena, ends, kinds, hasher) = (&self.arena, &self.ends, &self.kinds, &self.hasher);
+            let base_len = self.base_len;
             index.table.insert_unique(h, id, |&other| {
-                let i = other as usize;
+                let i = (other - base_len) as usize;
                 let start = if i == 0 { 0 } else { ends[i - 1] };
                 content_hash(hasher, &arena[start..ends[i]], kinds[i])
             });
@@ -207,8 +262,10 @@ impl InternTable {
         id
     }
 
-    /// Drops every entry with id ≥ `len` (encoder rollback). Costs O(entries dropped).
+    /// Drops every entry with id ≥ `len` (encoder rollback; never the base's). Costs
+    /// O(entries dropped).
     pub(crate) fn truncate(&mut self, len: u32) {
+        let len = len.max(self.base_len);
         while self.len() > len {
             let id = self.len() - 1;
             if self.index.is_some() {
@@ -227,7 +284,8 @@ impl InternTable {
         }
     }
 
-    /// Drops every entry, keeping the allocations (a renewal, `docs/SPEC.md` §18).
+    /// Drops every own entry, keeping the allocations and the base (a renewal,
+    /// `docs/SPEC.md` §18, returns to the dictionary's state, §25).
     pub(crate) fn clear(&mut self) {
         self.arena.clear();
         self.ends.clear();
@@ -239,7 +297,7 @@ impl InternTable {
     }
 
     /// Heap bytes held: the arena, the per-id vectors, and the encoder's index and front
-    /// cache (capacities, as allocated).
+    /// cache (capacities, as allocated). A base is shared, so not counted.
     pub(crate) fn heap_bytes(&self) -> u64 {
         let index = self.index.as_ref().map_or(0, |i| {
             i.table.allocation_size() + std::mem::size_of::<[u32; CACHE_SLOTS]>()

@@ -51,18 +51,19 @@ mod tests;
 pub(crate) use colshape::encode_key as col_shape_key;
 #[allow(unused_imports)] // used by ser/de
 pub(crate) use cursor::{EndStep, FieldStep, ShapeCursor, StructStart};
-pub(crate) use intern::Kind;
+pub(crate) use intern::{InternTable, Kind};
 #[allow(unused_imports)] // used by ser/shape.rs
 pub(crate) use shape::{NamesHash, ShapePredictor, ShapeTable};
 pub use stats::SessionStats;
 
 use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
-use intern::InternTable;
 use numeric::NumSlots;
 pub(crate) use numeric::{NumVal, XOR_MODE, is_plain_num, is_predicted, is_slotted_num, plain_num};
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
+
+use std::sync::Arc;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::{Features, Options};
@@ -234,6 +235,20 @@ impl DenseState {
         }
     }
 
+    /// This fresh state on top of a pre-shared dictionary's intern entries (`docs/SPEC.md`
+    /// §25): they are ids `0..base.len()`, the state's own entries follow. O(1).
+    pub(crate) fn on_base(mut self, base: Arc<InternTable>) -> Self {
+        let table = std::mem::replace(&mut self.table, InternTable::new(false));
+        self.table = table.on_base(base);
+        self
+    }
+
+    /// Own entries (the dictionary's, shared, not counted).
+    #[inline]
+    fn own_entries(&self) -> u32 {
+        self.table.len() - self.table.base_len()
+    }
+
     /// Encoder state of a session with renewal on: admission learning and the renewal
     /// policy of [`admit`].
     pub(crate) fn new_session_encoder(opts: &Options) -> Self {
@@ -286,7 +301,7 @@ impl DenseState {
     /// The table sizes a session reports.
     pub(crate) fn stats(&self) -> SessionStats {
         SessionStats {
-            intern_entries: self.table.len(),
+            intern_entries: self.own_entries(),
             intern_bytes: self.table.byte_len(),
             shapes: self.shapes.len(),
             col_shapes: self.col_shapes.len(),
@@ -371,7 +386,9 @@ impl DenseState {
     #[inline(always)]
     fn hit(&mut self, id: u32) {
         self.counts.hits += 1;
-        if let Some(u) = self.used.get_mut(id as usize) {
+        // `used` has a slot per own entry; a dictionary id wraps to no slot.
+        let own = id.wrapping_sub(self.table.base_len());
+        if let Some(u) = self.used.get_mut(own as usize) {
             *u = 1;
         }
     }
@@ -743,7 +760,8 @@ impl DenseState {
             return;
         };
         self.table.truncate(mark.table_len);
-        self.used.truncate(mark.table_len as usize);
+        self.used
+            .truncate((mark.table_len - self.table.base_len()) as usize);
         self.counts.hits = mark.hits;
         self.counts.misses = mark.misses;
         self.pred.rollback(&mark.pred, mark.table_len);
@@ -772,15 +790,17 @@ impl DenseState {
         if let Some(a) = self.admit.as_deref_mut() {
             // Ids below 128 are remembered whatever their mark: the encoder's fast path
             // does not mark them.
-            for (id, &u) in self.used.iter().enumerate() {
+            let base = self.table.base_len();
+            for (own, &u) in self.used.iter().enumerate() {
+                let id = base + own as u32;
                 if (u != 0 || id < 128)
-                    && let Some((bytes, kind)) = self.table.get(id as u32)
+                    && let Some((bytes, kind)) = self.table.get(id)
                 {
                     a.remember(fingerprint(bytes, kind == Kind::Bin));
                 }
             }
         }
-        self.counts.evictions += u64::from(self.table.len());
+        self.counts.evictions += u64::from(self.own_entries());
         self.table.clear();
         self.used.clear();
         self.pred.renew();
@@ -839,9 +859,16 @@ impl DenseState {
         a.checked = sizes;
         let near = |n: u64, cap: u64| n > 0 && n >= cap - cap / 16;
         let cfg = &self.cfg;
-        let len = self.table.len();
-        if near(u64::from(len), u64::from(cfg.entry_cap))
-            || near(self.table.byte_len(), cfg.byte_cap)
+        // Own entries against what the dictionary leaves of the id space: a renewal cannot
+        // free the dictionary's ids, so they never make one due.
+        let (base, len) = (
+            self.table.base_len(),
+            self.table.len() - self.table.base_len(),
+        );
+        if near(
+            u64::from(len),
+            u64::from(cfg.entry_cap.saturating_sub(base)),
+        ) || near(self.table.byte_len(), cfg.byte_cap)
             || near(u64::from(self.shapes.len()), u64::from(cfg.shape_cap))
             || near(u64::from(self.col_shapes.len()), u64::from(cfg.shape_cap))
             || near(self.shapes.charged(), cfg.byte_cap)
@@ -854,7 +881,7 @@ impl DenseState {
                 .used
                 .iter()
                 .enumerate()
-                .filter(|&(id, &u)| u != 0 || id < 128)
+                .filter(|&(own, &u)| u != 0 || base as usize + own < 128)
                 .count();
             if !a.second_sight && used * 2 < len as usize {
                 a.second_sight = true;

@@ -101,16 +101,22 @@ impl Predictors {
         self.last = NO_LAST;
     }
 
-    /// Grows the pair table to hold ids below `len`.
+    /// Grows the pair table for a definition that made the table `len` long, when it held
+    /// a slot for every id before (one definition at a time: a push, not a `resize`).
+    /// Otherwise (a table on a dictionary's base, whose ids get no slot up front so that
+    /// starting from it stays O(1)) slots are added when a pair is recorded.
     #[inline]
     pub(crate) fn grow(&mut self, len: u32) {
-        let len = len as usize;
-        if self.pairs.len() + 1 == len {
-            // One definition at a time: a push, not a `resize` (a `memset` call each).
+        if self.pairs.len() + 1 == len as usize {
             self.pairs.push(0);
-        } else if self.pairs.len() < len {
-            self.pairs.resize(len, 0);
         }
+    }
+
+    /// Adds empty pair slots up to `prev` (ids of a dictionary's base, `docs/SPEC.md` §25).
+    #[cold]
+    #[inline(never)]
+    fn grow_to(&mut self, prev: u32) {
+        self.pairs.resize(prev as usize + 1, 0);
     }
 
     /// The pair prediction after `prev`, if any.
@@ -130,6 +136,9 @@ impl Predictors {
 
     #[inline(always)]
     fn record_pair(&mut self, prev: u32, id: u32) {
+        if prev as usize >= self.pairs.len() {
+            self.grow_to(prev);
+        }
         let slot = &mut self.pairs[prev as usize];
         // Unchanged (the common case in a steady stream): nothing to write or undo.
         if *slot != id + 1 {

@@ -161,6 +161,10 @@ pub fn stream(
         return Ok(StreamSummary::default());
     }
     let flags = frame::read_stream_header(input)?;
+    // A stream on a pre-shared dictionary (§25) needs it: not read here.
+    if let Some(found) = crate::wire::header::read_dict_id(input, flags)? {
+        return Err(crate::wire::header::unknown_dictionary(found, None).into());
+    }
     sink(&Event {
         offset: 0,
         end: HEADER_LEN as u64,

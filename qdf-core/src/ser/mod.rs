@@ -131,6 +131,21 @@ pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
     encode_body_flags(value, opts, out, &mut state, index)
 }
 
+/// [`encode_body`] starting from the Dense state `state` (a one-shot message on a
+/// pre-shared dictionary, `docs/SPEC.md` §25).
+pub(crate) fn encode_body_from<T: ?Sized + serde::Serialize>(
+    value: &T,
+    opts: &Options,
+    out: &mut Vec<u8>,
+    state: crate::dense::DenseState,
+) -> Result<u8> {
+    let index = ColIndex {
+        allowed: opts.has(crate::options::Features::COLUMN_INDEX),
+        written: false,
+    };
+    encode_body_flags(value, opts, out, &mut Some(Box::new(state)), index)
+}
+
 /// [`encode_body`] with a session's Dense state (taken and given back). The state is not
 /// rolled back here: the session checkpoints it.
 pub(crate) fn encode_body_with_state<T: ?Sized + serde::Serialize>(

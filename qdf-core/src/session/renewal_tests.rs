@@ -6,6 +6,7 @@ use proptest::prelude::*;
 use serde::ser::Error as _;
 
 use super::*;
+use crate::wire::header::HEADER_LEN;
 
 /// The mirrored state of each side's Dense state (a decoder that has seen no Dense tag yet
 /// holds the empty state).

@@ -14,6 +14,7 @@ pub(crate) mod parse;
 
 use crate::dense::decode::DecState;
 use crate::dense::{DenseState, is_predicted, plain_num};
+use crate::dict::Dictionary;
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
 use crate::wire::budget::Budget;
@@ -55,13 +56,42 @@ impl<'de> Source<'de> {
     ///
     /// Errors: a bad header (`Syntax`) or a short one (`Eof`), the checksum flag.
     pub(crate) fn message(input: &'de [u8], opts: &Options) -> Result<Self> {
+        Self::message_with(input, opts, None)
+    }
+
+    /// [`message`](Self::message) whose body may start from `dict` (`docs/SPEC.md` §25): used
+    /// when the header names it (flag `20`), ignored otherwise.
+    ///
+    /// Errors: those of [`message`](Self::message); [`ErrorCode::UnknownDictionary`] (at
+    /// offset 5) when the header names a dictionary other than `dict`, or one and `dict` is
+    /// `None`; `UnexpectedEof` for input cut inside the id.
+    pub(crate) fn message_with(
+        input: &'de [u8],
+        opts: &Options,
+        dict: Option<&Dictionary>,
+    ) -> Result<Self> {
         let flags = header::read_header(input)?;
         // The checksum flag describes frames: a single message has none.
         if flags & header::FLAG_CHECKSUM != 0 {
             return Err(Error::at(ErrorCode::BadFlags(flags), 4));
         }
-        let body = &input[header::HEADER_LEN..];
-        let mut src = Self::new(body, header::HEADER_LEN as u64, opts);
+        let base = match header::read_dict_id(input, flags)? {
+            None => None,
+            Some(found) => match dict {
+                Some(d) if d.id().to_bytes() == found => Some(d.base()),
+                _ => {
+                    let held = dict.map(|d| d.id().to_bytes());
+                    return Err(header::unknown_dictionary(found, held));
+                }
+            },
+        };
+        let start = header::header_len(flags);
+        let body = &input[start..];
+        let mut src = Self::new(body, start as u64, opts);
+        if let Some(base) = base {
+            let dense = DenseState::new_decoder(opts, false).on_base(base);
+            src.state = DecState::new(opts, Some(Box::new(dense)), false);
+        }
         src.col_index = flags & header::FLAG_COL_INDEX != 0;
         Ok(src)
     }

@@ -22,8 +22,13 @@ pub const FLAG_COL_INDEX: u8 = 0x08;
 /// Flag 0x10, streams only: every frame ends with a CRC-32C of the stream bytes since the
 /// previous frame's checksum (`docs/SPEC.md` §17). A single message never sets it.
 pub const FLAG_CHECKSUM: u8 = 0x10;
-/// Bits 5..=7 are reserved and must be zero.
-pub const FLAGS_RESERVED: u8 = 0xE0;
+/// Flag 0x20: the 8-byte id of a pre-shared dictionary follows the header
+/// (`docs/SPEC.md` §25); the body starts from that dictionary's state.
+pub const FLAG_DICT: u8 = 0x20;
+/// Bytes of a dictionary id after a header with [`FLAG_DICT`].
+pub const DICT_ID_LEN: usize = 8;
+/// Bits 6 and 7 are reserved and must be zero.
+pub const FLAGS_RESERVED: u8 = 0xC0;
 
 /// The header flags of a stream encoded with `opts` (`docs/SPEC.md` §1): `01` with the Dense
 /// feature; `02` with QPack, because a stream header precedes frames not yet encoded, in any
@@ -70,6 +75,46 @@ pub fn read_header(buf: &[u8]) -> Result<u8> {
         Some(&f) if f & FLAGS_RESERVED != 0 => Err(Error::at(ErrorCode::BadFlags(f), 4)),
         Some(&f) => Ok(f),
     }
+}
+
+/// Bytes the header with `flags` occupies: 5, and the dictionary id's 8 with [`FLAG_DICT`].
+#[inline]
+pub const fn header_len(flags: u8) -> usize {
+    if flags & FLAG_DICT != 0 {
+        HEADER_LEN + DICT_ID_LEN
+    } else {
+        HEADER_LEN
+    }
+}
+
+/// The dictionary id that follows a header with `flags` at the front of `buf`, if the flags
+/// announce one. Errors: `UnexpectedEof` at the end of `buf` when it is cut inside the id.
+pub fn read_dict_id(buf: &[u8], flags: u8) -> Result<Option<[u8; DICT_ID_LEN]>> {
+    if flags & FLAG_DICT == 0 {
+        return Ok(None);
+    }
+    match buf.get(HEADER_LEN..HEADER_LEN + DICT_ID_LEN) {
+        Some(id) => Ok(Some(id.try_into().expect("8 bytes"))),
+        None => Err(Error::at(
+            ErrorCode::UnexpectedEof {
+                expected: "the 8-byte dictionary id after the header",
+            },
+            buf.len() as u64,
+        )),
+    }
+}
+
+/// The error of input that names dictionary `found` when the decoder holds `held` (or
+/// none), at the id's offset.
+#[cold]
+pub(crate) fn unknown_dictionary(
+    found: [u8; DICT_ID_LEN],
+    held: Option<[u8; DICT_ID_LEN]>,
+) -> Error {
+    Error::at(
+        ErrorCode::UnknownDictionary { found, held },
+        HEADER_LEN as u64,
+    )
 }
 
 fn eof(at: usize) -> Error {

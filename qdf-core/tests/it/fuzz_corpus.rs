@@ -255,6 +255,7 @@ fn replay_corpora() {
         ("renewing_session", checks::renewing_session),
         ("nested_round_trip", checks::nested_round_trip),
         ("num_session", checks::num_session),
+        ("dictionary_file", checks::dictionary_file),
     ] {
         let dir = corpus_dir(target);
         let mut entries: Vec<_> = std::fs::read_dir(&dir)

@@ -9,6 +9,7 @@ mod checksum;
 mod columnar;
 mod data_model;
 mod dense;
+mod dictionary;
 mod encode_duplicate_keys;
 mod encoder_safety;
 mod entropy;

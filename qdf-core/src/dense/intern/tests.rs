@@ -13,7 +13,7 @@ impl InternTable {
             return true;
         };
         index.table.len() == self.ends.len()
-            && (0..self.len()).all(|id| {
+            && (self.base_len..self.len()).all(|id| {
                 let (b, k) = self.get(id).unwrap();
                 self.find_indexed(b, k) == Some(id)
             })

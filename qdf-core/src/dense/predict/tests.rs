@@ -7,7 +7,12 @@ impl Predictors {
         let ring = (0..self.filled as u64)
             .filter_map(|r| self.ring_at(r))
             .collect();
-        (self.last, ring, self.pairs.clone())
+        // Trailing empty slots are not observable (slots are added lazily, see `grow`).
+        let mut pairs = self.pairs.clone();
+        while pairs.last() == Some(&0) {
+            pairs.pop();
+        }
+        (self.last, ring, pairs)
     }
 }
 

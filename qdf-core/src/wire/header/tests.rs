@@ -14,7 +14,7 @@ fn header_round_trip_and_errors() {
         &ErrorCode::BadVersion(2)
     );
     assert_eq!(
-        read_header(b"QDF\x01\x20").unwrap_err().code(),
-        &ErrorCode::BadFlags(0x20)
+        read_header(b"QDF\x01\x40").unwrap_err().code(),
+        &ErrorCode::BadFlags(0x40)
     );
 }

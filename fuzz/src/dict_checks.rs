@@ -1,0 +1,93 @@
+//! The `dictionary_file` target (`docs/SPEC.md` §25): arbitrary dictionary files, and
+//! arbitrary message bodies read on a fixed dictionary.
+//!
+//! Input: the first byte picks the mode. Even: the rest is a dictionary file. It either fails
+//! with a typed error at an offset within the input, or it is canonical (its `to_bytes` is
+//! the input, its id the hash of it) and a value made of its entries round-trips on it in
+//! every tier. Odd: the rest is a body after a header naming [`fixed`]; it decodes on that
+//! dictionary to a `Value` (or fails), and whatever decodes re-encodes on it to bytes that
+//! decode to the same `Value`; the same bytes without the dictionary fail with
+//! `UnknownDictionary`.
+
+use qdf_core::{Category, Dictionary, ErrorCode, Options, Value};
+
+/// The dictionary of the odd mode.
+pub fn fixed() -> Dictionary {
+    Dictionary::from_strs([
+        "checkout",
+        "payment-service",
+        "region",
+        "eu-west-1",
+        "host-01",
+    ])
+    .expect("a valid dictionary")
+}
+
+/// The fuzz target's check.
+pub fn dictionary_file(data: &[u8]) {
+    match data.split_first() {
+        Some((m, rest)) if m & 1 == 0 => file(rest),
+        Some((_, rest)) => message(rest),
+        None => {}
+    }
+}
+
+fn file(bytes: &[u8]) {
+    let d = match Dictionary::from_bytes(bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            assert!(e.offset().is_some_and(|o| o <= bytes.len() as u64), "{e}");
+            assert!(
+                matches!(
+                    e.classify(),
+                    Category::Syntax | Category::Eof | Category::Data
+                ),
+                "{e}"
+            );
+            return;
+        }
+    };
+    assert_eq!(d.to_bytes(), bytes, "not canonical");
+    assert_eq!(
+        qdf_core::Dictionary::from_bytes(&d.to_bytes())
+            .unwrap()
+            .id(),
+        d.id()
+    );
+    let v = Value::Array(
+        (0..d.len().min(64))
+            .map(|i| match d.entry(i).expect("i < len") {
+                (b, true) => Value::Str(String::from_utf8(b.to_vec()).expect("UTF-8 entry")),
+                (b, false) => Value::Bytes(b.to_vec()),
+            })
+            .collect(),
+    );
+    for opts in [
+        Options::speed(),
+        Options::balanced(),
+        Options::compression(),
+    ] {
+        let msg = qdf_core::to_vec_with_dictionary(&v, opts, &d).expect("encodes");
+        let back: Value = qdf_core::from_slice_with_dictionary(&msg, opts, &d).expect("decodes");
+        assert_eq!(back, v);
+    }
+}
+
+fn message(body: &[u8]) {
+    let d = fixed();
+    let mut msg = b"QDF\x01\x21".to_vec();
+    msg.extend_from_slice(&d.id().to_bytes());
+    msg.extend_from_slice(body);
+    let opts = Options::balanced().max_output(1 << 20);
+    let without = qdf_core::from_slice_with::<Value>(&msg, opts).unwrap_err();
+    assert!(
+        matches!(without.code(), ErrorCode::UnknownDictionary { .. }),
+        "{without}"
+    );
+    let Ok(v) = qdf_core::from_slice_with_dictionary::<Value>(&msg, opts, &d) else {
+        return;
+    };
+    let again = qdf_core::to_vec_with_dictionary(&v, opts, &d).expect("re-encodes");
+    let back: Value = qdf_core::from_slice_with_dictionary(&again, opts, &d).expect("decodes");
+    assert_eq!(back, v);
+}

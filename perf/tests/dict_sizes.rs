@@ -1,0 +1,41 @@
+//! Pins issue #25's figures (`perf/src/dict_sizes.rs`, table in `docs/BENCH.md`, section
+//! "Dictionaries (#25)"): mean message bytes with and without a pre-shared dictionary, and
+//! the protobuf / zstd baselines. Deterministic. When an encoder change moves them, run
+//! `cargo run --release -p qdf-perf --bin dict_sizes` and update both.
+
+#[path = "../src/dict_sizes.rs"]
+mod dict_sizes;
+
+#[test]
+fn dictionary_sizes_are_pinned() {
+    // (workload, [qdf, qdf + dictionary, prost, prost+zstd, prost+zstd+dictionary,
+    // dictionary entries, hex ids])
+    let want: [(&str, [usize; 7]); 4] = [
+        ("logs, batch of 10", [1226, 913, 1538, 899, 583, 47, 500]),
+        ("spans, batch of 10", [1494, 1056, 2325, 1062, 693, 58, 670]),
+        ("logs, one record", [213, 118, 152, 159, 78, 44, 50]),
+        ("spans, one record", [297, 166, 220, 206, 104, 134, 67]),
+    ];
+    let got: Vec<(&str, [usize; 7])> = dict_sizes::rows()
+        .into_iter()
+        .map(|(name, s)| {
+            let row = [
+                s.qdf,
+                s.qdf_dict,
+                s.prost,
+                s.prost_zstd,
+                s.prost_zstd_dict,
+                s.dict_entries,
+                s.hex_ids,
+            ];
+            (name, row)
+        })
+        .collect();
+    assert_eq!(got, want);
+    // What the dictionary is worth where it can act: the bytes besides the random hex ids.
+    for (name, s) in dict_sizes::rows() {
+        let rest = |n: usize| (n - s.hex_ids) as f64;
+        let ratio = rest(s.qdf_dict) / rest(s.qdf);
+        assert!(ratio < 0.6, "{name}: {ratio}");
+    }
+}

@@ -1,0 +1,92 @@
+//! Training: which strings a dictionary should hold, from sample values (`docs/SPEC.md`
+//! §25.4, informative).
+//!
+//! Each sample, turned into a [`Value`] by the caller, is walked: every string and byte string it holds
+//! (values, map keys, struct field names, variant names) of at least the encoder's
+//! `min_intern` bytes is counted once per sample in which it appears. In a one-shot message
+//! only a value's first occurrence costs its bytes (later ones are references either way),
+//! so an entry saves, per message that holds it, its definition (`E0 uvarint(len) bytes`)
+//! minus a reference (`E1 id`, 2 bytes for the first 128 ids). Values seen in a single
+//! sample (ids, timestamps as text, other unique values) are left out: a dictionary of them
+//! would only fit its training set. The rest is ranked by that saving over all samples, then
+//! kind, then bytes (so ties are broken by content, never by hash order), and taken in that
+//! order while the file stays within the byte budget; the rank is the id, so the most
+//! valuable entries get the short references.
+
+use std::collections::BTreeMap;
+
+use super::file::{MAX_ENTRIES, MAX_ENTRY_LEN};
+use crate::dense::Kind;
+use crate::error::Result;
+use crate::options::Options;
+use crate::value::Value;
+use crate::wire::varint::uvarint_len;
+
+/// Bytes of a file with no entry (magic, version, a count up to 3 bytes).
+pub(crate) const FILE_OVERHEAD: usize = 4 + 1 + 3;
+
+/// Bytes a reference to one of the first 128 ids costs (`E1 id`).
+const REF_LEN: u64 = 2;
+
+/// The entries a dictionary trained on `samples` (values, or the error of converting one) holds, in id order: see the module docs.
+/// `budget` bounds the file's length in bytes. Deterministic: the same samples and options
+/// give the same entries.
+pub(crate) fn select(
+    samples: impl Iterator<Item = Result<Value>>,
+    opts: &Options,
+    budget: usize,
+) -> Result<Vec<(Kind, Vec<u8>)>> {
+    let min = (opts.intern_min_len() as usize).max(1);
+    let mut seen: BTreeMap<(Kind, Vec<u8>), u64> = BTreeMap::new();
+    for v in samples {
+        let v = v?;
+        let mut this: BTreeMap<(Kind, &[u8]), ()> = BTreeMap::new();
+        walk(&v, &mut |kind, bytes| {
+            if (min..=MAX_ENTRY_LEN).contains(&bytes.len()) {
+                this.insert((kind, bytes), ());
+            }
+        });
+        for &(kind, bytes) in this.keys() {
+            *seen.entry((kind, bytes.to_vec())).or_default() += 1;
+        }
+    }
+    let mut ranked: Vec<(u64, Kind, Vec<u8>)> = seen
+        .into_iter()
+        .filter(|&(_, df)| df >= 2)
+        .map(|((kind, bytes), df)| {
+            let def = 1 + uvarint_len(bytes.len() as u64) as u64 + bytes.len() as u64;
+            (df * def.saturating_sub(REF_LEN), kind, bytes)
+        })
+        .filter(|&(gain, ..)| gain > 0)
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| (a.1, &a.2).cmp(&(b.1, &b.2))));
+    let mut left = budget.saturating_sub(FILE_OVERHEAD);
+    let mut out = Vec::new();
+    for (_, kind, bytes) in ranked {
+        let cost = uvarint_len((bytes.len() as u64) << 1) + bytes.len();
+        if cost <= left && out.len() < MAX_ENTRIES {
+            left -= cost;
+            out.push((kind, bytes));
+        }
+    }
+    Ok(out)
+}
+
+/// Calls `f` with every string and byte string of `v`, in order.
+fn walk<'v>(v: &'v Value, f: &mut impl FnMut(Kind, &'v [u8])) {
+    match v {
+        Value::Str(s) => f(Kind::Str, s.as_bytes()),
+        Value::Bytes(b) => f(Kind::Bin, b),
+        Value::Array(items) => items.iter().for_each(|x| walk(x, f)),
+        Value::Map(pairs) => pairs.iter().for_each(|(k, x)| {
+            walk(k, f);
+            walk(x, f);
+        }),
+        Value::Some(x) => walk(x, f),
+        Value::Variant(var) => {
+            f(Kind::Str, var.name.as_bytes());
+            walk(&var.value, f);
+        }
+        _ => {}
+    }
+}

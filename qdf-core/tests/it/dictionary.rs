@@ -1,0 +1,563 @@
+//! Pre-shared dictionaries (`docs/SPEC.md` §25): golden bytes, round trips in every tier,
+//! one-shot and session use, renewal, mismatched and absent dictionaries, hostile files,
+//! training determinism.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use qdf_core::{
+    Category, DecoderSession, Dictionary, DictionaryId, EncoderSession, ErrorCode, Options, Value,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::common::{TIERS, hex, unhex};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+enum Level {
+    Info,
+    Warn { code: u16 },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Record {
+    service: String,
+    host: String,
+    level: Level,
+    message: String,
+    #[serde(with = "serde_bytes")]
+    tag: Vec<u8>,
+    attrs: BTreeMap<String, String>,
+    seq: u64,
+}
+
+fn record(i: u64) -> Record {
+    let services = ["checkout", "payment-service", "inventory"];
+    let mut attrs = BTreeMap::new();
+    attrs.insert(
+        "region".to_string(),
+        ["eu-west-1", "us-east-2"][i as usize % 2].into(),
+    );
+    attrs.insert(format!("request-{i:08x}"), "unique".into());
+    Record {
+        service: services[i as usize % 3].into(),
+        host: format!("host-{:02}", i % 4),
+        level: if i.is_multiple_of(5) {
+            Level::Warn { code: 503 }
+        } else {
+            Level::Info
+        },
+        message: "request served".into(),
+        tag: b"binary-tag".to_vec(),
+        attrs,
+        seq: i,
+    }
+}
+
+fn trained() -> Dictionary {
+    let samples: Vec<Vec<Record>> = (0..20)
+        .map(|b| (b * 3..b * 3 + 3).map(record).collect())
+        .collect();
+    Dictionary::train(&samples, Options::balanced(), 4096).unwrap()
+}
+
+/// The file of a two-string dictionary, byte for byte (§25.3), and its id (§25.1).
+#[test]
+fn golden_file_and_id() {
+    let dict = Dictionary::from_strs(["checkout", "payment-service"]).unwrap();
+    let file = dict.to_bytes();
+    assert_eq!(
+        hex(&file),
+        "51 44 46 44 01 02 10 63 68 65 63 6b 6f 75 74 1e 70 61 79 6d 65 6e 74 2d 73 65 72 76 69 63 65"
+    );
+    assert_eq!(dict.id().to_string(), GOLDEN_ID);
+    assert_eq!(Dictionary::from_bytes(&file).unwrap(), dict);
+    assert_eq!((dict.len(), dict.content_bytes()), (2, 23));
+    assert_eq!(dict.entry(1), Some((&b"payment-service"[..], true)));
+    assert_eq!(dict.entry(2), None);
+}
+
+const GOLDEN_ID: &str = "33caf7c9da194e7b";
+const GOLDEN_ID_HEX: &str = "33 ca f7 c9 da 19 4e 7b";
+
+/// A one-shot message on that dictionary: flag `20`, the id, then `E1 00` and `E1 01` where
+/// the strings would be defined; a new string is defined as own id 2 (§25.2).
+#[test]
+fn golden_message() {
+    let dict = Dictionary::from_strs(["checkout", "payment-service"]).unwrap();
+    let v = ("checkout", "payment-service", "checkout", "other");
+    let msg = qdf_core::to_vec_with_dictionary(&v, Options::balanced(), &dict).unwrap();
+    assert_eq!(
+        hex(&msg),
+        format!("51 44 46 01 21 {GOLDEN_ID_HEX} a4 e1 00 e1 01 e1 00 e0 05 6f 74 68 65 72")
+    );
+    // Without it: 23 bytes of definitions more, 8 bytes of id less.
+    let plain = qdf_core::to_vec_with(&v, Options::balanced()).unwrap();
+    assert_eq!((plain.len(), msg.len()), (42, 27));
+    let back: (String, String, String, String) =
+        qdf_core::from_slice_with_dictionary(&msg, Options::balanced(), &dict).unwrap();
+    assert_eq!(
+        back,
+        (
+            "checkout".into(),
+            "payment-service".into(),
+            "checkout".into(),
+            "other".into()
+        )
+    );
+    assert_eq!(qdf_core::dictionary_id(&msg).unwrap(), Some(dict.id()));
+    assert_eq!(qdf_core::dictionary_id(&plain).unwrap(), None);
+    // The same bytes through the Deserializer.
+    let mut de =
+        qdf_core::Deserializer::from_slice_with_dictionary(&msg, Options::default(), &dict)
+            .unwrap();
+    let v: Value = serde::Deserialize::deserialize(&mut de).unwrap();
+    de.end().unwrap();
+    assert_eq!(
+        v.to_string(),
+        r#"["checkout", "payment-service", "checkout", "other"]"#
+    );
+}
+
+/// Every tier round-trips exactly; Speed ignores the dictionary (§25.2): its bytes are
+/// `to_vec_with`'s and decode without it.
+#[test]
+fn round_trips_in_every_tier() {
+    let dict = trained();
+    assert!(dict.len() > 5, "{dict:?}");
+    let batch: Vec<Record> = (100..110).map(record).collect();
+    for tier in TIERS {
+        let opts = tier();
+        let msg = qdf_core::to_vec_with_dictionary(&batch, opts, &dict).unwrap();
+        let back: Vec<Record> = qdf_core::from_slice_with_dictionary(&msg, opts, &dict).unwrap();
+        assert_eq!(back, batch);
+        let plain = qdf_core::to_vec_with(&batch, opts).unwrap();
+        if opts.features.contains(qdf_core::Features::DENSE) {
+            assert_eq!(msg[4] & 0x20, 0x20);
+            assert!(msg.len() < plain.len(), "{} vs {}", msg.len(), plain.len());
+            let v: Value = qdf_core::from_slice_with_dictionary(&msg, opts, &dict).unwrap();
+            let direct: Value = qdf_core::from_slice_with(&plain, opts).unwrap();
+            assert_eq!(v, direct);
+        } else {
+            assert_eq!(msg, plain);
+            let back: Vec<Record> = qdf_core::from_slice_with(&msg, opts).unwrap();
+            assert_eq!(back, batch);
+        }
+        // A message that names no dictionary decodes with one held.
+        let back: Vec<Record> = qdf_core::from_slice_with_dictionary(&plain, opts, &dict).unwrap();
+        assert_eq!(back, batch);
+    }
+}
+
+/// A message naming a dictionary fails with `UnknownDictionary` at offset 5 without it or
+/// with another one: never a wrong value.
+#[test]
+fn absent_or_mismatched_dictionary_is_a_typed_error() {
+    let dict = Dictionary::from_strs(["checkout", "payment-service"]).unwrap();
+    let other = Dictionary::from_strs(["payment-service", "checkout"]).unwrap();
+    assert_ne!(dict.id(), other.id());
+    let msg = qdf_core::to_vec_with_dictionary(&"checkout", Options::balanced(), &dict).unwrap();
+    let e = qdf_core::from_slice::<String>(&msg).unwrap_err();
+    assert_eq!(
+        e.code(),
+        &ErrorCode::UnknownDictionary {
+            found: dict.id().to_bytes(),
+            held: None
+        }
+    );
+    assert_eq!((e.classify(), e.offset()), (Category::Syntax, Some(5)));
+    let e = qdf_core::from_slice_with_dictionary::<String>(&msg, Options::balanced(), &other)
+        .unwrap_err();
+    assert_eq!(
+        e.code(),
+        &ErrorCode::UnknownDictionary {
+            found: dict.id().to_bytes(),
+            held: Some(other.id().to_bytes())
+        }
+    );
+    assert!(e.to_string().contains(&dict.id().to_string()), "{e}");
+    // Every strict prefix of the message fails as cut short or unknown, never decodes.
+    for n in 0..msg.len() {
+        let e =
+            qdf_core::from_slice_with_dictionary::<String>(&msg[..n], Options::balanced(), &dict)
+                .unwrap_err();
+        assert!(e.is_eof(), "{n}: {e}");
+    }
+    // The inspector does not read dictionaries: it refuses instead of misreading.
+    let mut sink = |_: &qdf_core::inspect::Event<'_>| {};
+    let e = qdf_core::inspect::message(&msg, &Options::default(), &mut sink).unwrap_err();
+    assert!(
+        matches!(e.error.code(), ErrorCode::UnknownDictionary { .. }),
+        "{e:?}"
+    );
+}
+
+/// A Dense stream on a dictionary over many frames, with renewals: values exact, the
+/// dictionary's entries referenced in every generation (a renewal returns to them, §25.2).
+#[test]
+fn session_stream_with_renewals() {
+    let dict = Arc::new(trained());
+    for opts in [Options::balanced(), Options::compression()] {
+        let mut enc = EncoderSession::new(opts).with_dictionary(Arc::clone(&dict));
+        assert_eq!(enc.dictionary_id(), Some(dict.id()));
+        let mut wire = Vec::new();
+        let mut plain_wire = Vec::new();
+        let mut plain = EncoderSession::new(opts);
+        let values: Vec<Record> = (200..260).map(record).collect();
+        for (i, v) in values.iter().enumerate() {
+            if i % 17 == 16 {
+                enc.renew();
+                plain.renew();
+            }
+            enc.encode_frame(v, &mut wire).unwrap();
+            plain.encode_frame(v, &mut plain_wire).unwrap();
+        }
+        assert_eq!(enc.renewals(), 3);
+        assert_eq!(wire[4] & 0x21, 0x21);
+        assert_eq!(wire[5..13], dict.id().to_bytes());
+        assert!(
+            wire.len() < plain_wire.len(),
+            "{} vs {}",
+            wire.len(),
+            plain_wire.len()
+        );
+
+        let mut dec = DecoderSession::new(opts).with_dictionary(Arc::clone(&dict));
+        let mut pos = 0;
+        for v in &values {
+            let (back, n): (Record, usize) = dec.decode_frame(&wire[pos..]).unwrap().unwrap();
+            assert_eq!(&back, v);
+            pos += n;
+        }
+        assert_eq!(pos, wire.len());
+        assert_eq!(dec.renewals(), 3);
+        assert_eq!(dec.dictionary_id(), Some(dict.id()));
+        dec.check_end(&wire[pos..]).unwrap();
+        // Own entries only: the dictionary's are shared, not in the session's counts.
+        assert_eq!(dec.stats().intern_entries, enc.stats().intern_entries);
+
+        // Without the dictionary, or with another: refused at the header, session broken.
+        for mut dec in [
+            DecoderSession::new(opts),
+            DecoderSession::new(opts)
+                .with_dictionary(Arc::new(Dictionary::from_strs(["x-other"]).unwrap())),
+        ] {
+            let e = dec.decode_frame::<Record>(&wire).unwrap_err();
+            assert!(
+                matches!(e.code(), ErrorCode::UnknownDictionary { .. }),
+                "{e}"
+            );
+            assert_eq!(e.offset(), Some(5));
+            assert!(dec.broken().is_some());
+        }
+    }
+}
+
+/// Message mode (gRPC, §24) on a dictionary, and a lone header with an id is a valid empty
+/// stream.
+#[test]
+fn message_mode_and_lone_header() {
+    let dict = Arc::new(trained());
+    let mut enc = EncoderSession::new(Options::balanced())
+        .with_dictionary(Arc::clone(&dict))
+        .with_checksum(true);
+    let mut dec = DecoderSession::new(Options::balanced()).with_dictionary(Arc::clone(&dict));
+    for i in 0..5 {
+        let mut msg = Vec::new();
+        enc.encode_message(&record(i), &mut msg).unwrap();
+        if i == 0 {
+            assert_eq!(msg[5..13], dict.id().to_bytes());
+        }
+        assert_eq!(dec.decode_message::<Record>(&msg).unwrap(), record(i));
+    }
+    let mut header = unhex("51 44 46 01 21");
+    header.extend(dict.id().to_bytes());
+    DecoderSession::new(Options::balanced())
+        .check_end(&header)
+        .unwrap();
+    assert!(
+        DecoderSession::new(Options::balanced())
+            .check_end(&header[..9])
+            .unwrap_err()
+            .is_eof()
+    );
+}
+
+/// A stateless stream (no flag `01`) on a dictionary: every frame starts from it, and a
+/// definition of one frame is unknown in the next.
+#[test]
+fn stateless_stream_on_a_dictionary() {
+    let dict = Arc::new(Dictionary::from_strs(["checkout", "payment-service"]).unwrap());
+    let mut wire = unhex("51 44 46 01 20");
+    wire.extend(dict.id().to_bytes());
+    // frame 1: ["payment-service", "attic" defined as id 2, E1 02]; frame 2: E1 00; frame 3: E1 02
+    wire.extend(unhex(
+        "0c a3 e1 01 e0 05 61 74 74 69 63 e1 02 02 e1 00 02 e1 02",
+    ));
+    let mut dec = DecoderSession::new(Options::speed()).with_dictionary(dict);
+    let (a, n): (Value, usize) = dec.decode_frame(&wire).unwrap().unwrap();
+    assert_eq!(a.to_string(), r#"["payment-service", "attic", "attic"]"#);
+    let (b, m): (String, usize) = dec.decode_frame(&wire[n..]).unwrap().unwrap();
+    assert_eq!(b, "checkout");
+    let e = dec.decode_frame::<String>(&wire[n + m..]).unwrap_err();
+    assert_eq!(e.code(), &ErrorCode::UnknownStateId(2));
+    assert!(dec.broken().is_none());
+}
+
+/// A Speed session ignores the dictionary: a plain Speed stream.
+#[test]
+fn speed_session_ignores_the_dictionary() {
+    let dict = Arc::new(trained());
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    let mut with = EncoderSession::new(Options::speed()).with_dictionary(dict);
+    let mut without = EncoderSession::new(Options::speed());
+    for i in 0..3 {
+        with.encode_frame(&record(i), &mut a).unwrap();
+        without.encode_frame(&record(i), &mut b).unwrap();
+    }
+    assert_eq!(a, b);
+    assert_eq!(with.dictionary_id(), None);
+}
+
+/// Hostile and malformed files: typed errors at the failing byte, nothing allocated beyond
+/// what the input justifies, no panic on any prefix or any single-byte change.
+#[test]
+fn hostile_dictionary_files() {
+    let cases: &[(&str, ErrorCode, u64)] = &[
+        (
+            "",
+            ErrorCode::UnexpectedEof {
+                expected: "the dictionary magic 'QDFD'",
+            },
+            0,
+        ),
+        ("51 44 46 45 01 00", ErrorCode::BadMagic, 3),
+        ("51 44 46 44 02 00", ErrorCode::BadVersion(2), 4),
+        (
+            "51 44 46 44",
+            ErrorCode::UnexpectedEof {
+                expected: "the dictionary file version",
+            },
+            4,
+        ),
+        (
+            "51 44 46 44 01",
+            ErrorCode::UnexpectedEof {
+                expected: "the rest of a uvarint",
+            },
+            5,
+        ),
+        (
+            "51 44 46 44 01 80 00",
+            ErrorCode::NonMinimal("a uvarint"),
+            5,
+        ),
+        // a count of 2^63 entries in 0 bytes: refused before any allocation
+        (
+            "51 44 46 44 01 ff ff ff ff ff ff ff ff 7f",
+            ErrorCode::LengthOverrun {
+                len: (1 << 63) - 1,
+                remaining: 0,
+            },
+            14,
+        ),
+        (
+            "51 44 46 44 01 01 00 00",
+            ErrorCode::BadDictionary("an empty entry"),
+            6,
+        ),
+        (
+            "51 44 46 44 01 02 02 61 02 61",
+            ErrorCode::BadDictionary("a repeated entry"),
+            9,
+        ),
+        ("51 44 46 44 01 01 04 c3 28", ErrorCode::InvalidUtf8, 7),
+        (
+            "51 44 46 44 01 01 04 61",
+            ErrorCode::UnexpectedEof {
+                expected: "an entry's bytes",
+            },
+            8,
+        ),
+        ("51 44 46 44 01 01 02 61 00", ErrorCode::TrailingBytes(1), 8),
+        (
+            "51 44 46 44 01 01 82 80 08 61",
+            ErrorCode::BadDictionary("an entry longer than 65 536 bytes"),
+            6,
+        ),
+    ];
+    for (h, code, at) in cases {
+        let e = Dictionary::from_bytes(&unhex(h)).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (code, Some(*at)), "{h}: {e}");
+    }
+    // The same string as a string and as bytes: two entries, both fine.
+    let d = Dictionary::from_bytes(&unhex("51 44 46 44 01 02 02 61 03 61")).unwrap();
+    assert_eq!(
+        (d.entry(0), d.entry(1)),
+        (Some((&b"a"[..], true)), Some((&b"a"[..], false)))
+    );
+    // 65 536 entries: one past the id space.
+    let mut big = unhex("51 44 46 44 01 80 80 04");
+    for i in 0..=0xFFFFu32 {
+        let s = format!("{i:x}");
+        big.push((s.len() << 1) as u8);
+        big.extend(s.as_bytes());
+    }
+    let e = Dictionary::from_bytes(&big).unwrap_err();
+    assert_eq!(
+        e.code(),
+        &ErrorCode::BadDictionary("more than 65 535 entries")
+    );
+
+    let file = trained().to_bytes();
+    for n in 0..file.len() {
+        assert!(Dictionary::from_bytes(&file[..n]).is_err(), "prefix {n}");
+    }
+    for i in 0..file.len() {
+        for x in [0x01u8, 0x80, 0xFF] {
+            let mut f = file.clone();
+            f[i] ^= x;
+            if let Ok(d) = Dictionary::from_bytes(&f) {
+                assert_eq!(Dictionary::from_bytes(&d.to_bytes()).unwrap().to_bytes(), f);
+            }
+        }
+    }
+}
+
+/// Training is deterministic (same samples, in any order → same file and id) and keeps
+/// only strings seen in two samples or more, the most valuable first.
+#[test]
+fn training_is_deterministic() {
+    let samples: Vec<Vec<Record>> = (0..20)
+        .map(|b| (b * 3..b * 3 + 3).map(record).collect())
+        .collect();
+    let a = Dictionary::train(&samples, Options::balanced(), 4096).unwrap();
+    let mut reversed = samples.clone();
+    reversed.reverse();
+    let b = Dictionary::train(&reversed, Options::balanced(), 4096).unwrap();
+    assert_eq!(a.to_bytes(), b.to_bytes());
+    assert_eq!(a.id(), b.id());
+    let strings: Vec<String> = (0..a.len())
+        .map(|i| String::from_utf8_lossy(a.entry(i).unwrap().0).into_owned())
+        .collect();
+    // Unique request keys stay out; the common values and names are in.
+    assert!(
+        strings.iter().all(|s| !s.starts_with("request-")),
+        "{strings:?}"
+    );
+    for s in [
+        "payment-service",
+        "request served",
+        "checkout",
+        "region",
+        "eu-west-1",
+        "Warn",
+    ] {
+        assert!(
+            strings.iter().any(|x| x == s),
+            "{s} missing from {strings:?}"
+        );
+    }
+    assert_eq!(a.entry(0).unwrap().0, TRAINED_FIRST);
+    // A budget bounds the file.
+    for budget in [0, 20, 64, 200] {
+        let d = Dictionary::train(&samples, Options::balanced(), budget).unwrap();
+        assert!(
+            d.to_bytes().len() <= budget.max(8),
+            "{budget}: {}",
+            d.to_bytes().len()
+        );
+    }
+}
+
+const TRAINED_FIRST: &[u8] = b"payment-service";
+
+#[test]
+fn dictionary_id_of_headers() {
+    assert_eq!(
+        qdf_core::dictionary_id(&unhex("51 44 46 01 00 00")).unwrap(),
+        None
+    );
+    let id = qdf_core::dictionary_id(&unhex("51 44 46 01 21 01 02 03 04 05 06 07 08"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(id, DictionaryId::from_bytes([1, 2, 3, 4, 5, 6, 7, 8]));
+    assert_eq!(id.to_string(), "0102030405060708");
+    assert!(
+        qdf_core::dictionary_id(&unhex("51 44 46 01 21 01"))
+            .unwrap_err()
+            .is_eof()
+    );
+}
+
+/// The `qdf-dictionary` examples of `docs/SPEC.md` §25.3: the dictionary file gives the stated
+/// id; each message (or stream) decodes with it to the stated value or fails with the stated
+/// category; the valid ones re-encode (Balanced, renewing where the stream did) to the same
+/// bytes.
+#[test]
+fn spec_examples() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/SPEC.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut in_block = false;
+    let mut dict: Option<Arc<Dictionary>> = None;
+    let mut checked = 0;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if let Some(info) = t.strip_prefix("```") {
+            in_block = info == "qdf-dictionary";
+            continue;
+        }
+        if !in_block || t.is_empty() {
+            continue;
+        }
+        let at = format!("SPEC.md line {}", i + 1);
+        let (input, expect) = t.split_once(" => ").expect("` => `");
+        if let Some(file) = input.strip_prefix("dictionary ") {
+            let d = Dictionary::from_bytes(&unhex(file)).unwrap();
+            assert_eq!(d.id().to_string(), expect, "{at}");
+            dict = Some(Arc::new(d));
+            continue;
+        }
+        let dict = dict.clone().expect("a dictionary line first");
+        let opts = Options::balanced();
+        if let Some(stream) = input.strip_prefix("stream ") {
+            let wire = unhex(stream);
+            let mut dec = DecoderSession::new(opts).with_dictionary(Arc::clone(&dict));
+            let mut enc = EncoderSession::new(opts).with_dictionary(Arc::clone(&dict));
+            let (mut pos, mut got, mut again) = (0, Vec::new(), Vec::new());
+            while pos < wire.len() {
+                let before = dec.renewals();
+                let (v, n): (Value, usize) = dec.decode_frame(&wire[pos..]).unwrap().unwrap();
+                if dec.renewals() > before {
+                    enc.renew();
+                }
+                enc.encode_frame(&v, &mut again).unwrap();
+                got.push(v.to_string());
+                pos += n;
+            }
+            assert_eq!(got.join(" | "), expect, "{at}");
+            assert_eq!(hex(&again), hex(&wire), "{at}");
+        } else {
+            let msg = unhex(input);
+            let r = qdf_core::from_slice_with_dictionary::<Value>(&msg, opts, &dict);
+            match expect.strip_prefix('!') {
+                Some(cat) => {
+                    let e = r.unwrap_err();
+                    assert_eq!(
+                        format!("{:?}", e.classify()).to_lowercase(),
+                        cat,
+                        "{at}: {e}"
+                    );
+                }
+                None => {
+                    let v = r.unwrap();
+                    assert_eq!(v.to_string(), expect, "{at}");
+                    let again = qdf_core::to_vec_with_dictionary(&v, opts, &dict).unwrap();
+                    assert_eq!(hex(&again), hex(&msg), "{at}");
+                }
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 5);
+}
