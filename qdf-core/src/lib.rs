@@ -42,7 +42,9 @@ pub mod __qpack {
 // The public API: everything a user names is re-exported here, at the root. A change to
 // this block is a change to `tests/public_api.txt` (see `tests/public_api.rs`).
 pub use de::Deserializer;
-pub use dict::{Dictionary, DictionaryId};
+pub use dict::{
+    DEFAULT_MAX_REGISTRY_BYTES, Dictionary, DictionaryId, DictionaryRegistry, RegistryError,
+};
 pub use error::{Category, Error, ErrorCode, Result};
 pub use options::{Features, Limits, Options};
 pub use ser::{Compound, Serializer};

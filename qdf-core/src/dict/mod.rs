@@ -5,7 +5,8 @@
 //! A [`Dictionary`] is a frozen list of intern entries (strings and byte strings, ids `0..n`):
 //! - [`file`]: its stable file format and the checks on hostile files;
 //! - [`id`]: its content hash, [`DictionaryId`], written after a header with flag `20`;
-//! - [`train`]: which entries to keep, from sample values.
+//! - [`train`]: which entries to keep, from sample values;
+//! - [`registry`]: the dictionaries a process shares across its connections, with rotation.
 //!
 //! Encoders and decoders start from it in O(1): their intern table takes the dictionary's
 //! as a shared base (an `Arc`), its own entries following at id `n`. Only intern entries are
@@ -13,6 +14,7 @@
 
 mod file;
 mod id;
+mod registry;
 mod train;
 
 #[cfg(test)]
@@ -22,6 +24,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use id::DictionaryId;
+pub use registry::{DEFAULT_MAX_REGISTRY_BYTES, DictionaryRegistry, RegistryError};
 
 use crate::dense::{InternTable, Kind};
 use crate::error::Result;
