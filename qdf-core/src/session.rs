@@ -170,7 +170,7 @@ impl EncoderSession {
     /// Ignored by a session that has written its header (the header names the dictionary
     /// once), and by one without the `DENSE` feature (Speed), which writes no Dense tags: its
     /// stream is a plain Speed stream.
-    pub fn with_dictionary(mut self, dict: Arc<Dictionary>) -> Self {
+    pub fn with_dictionary(mut self, dict: Dictionary) -> Self {
         if !self.started && self.opts.has(Features::DENSE) {
             let state = DenseState::new_session_encoder(&self.opts).on_base(dict.base());
             self.dense = Some(Box::new(state));
@@ -397,7 +397,7 @@ pub struct DecoderSession {
     /// The Dense state of a `FLAG_DENSE` stream, created by its first body.
     dense: Option<Box<DenseState>>,
     /// The pre-shared dictionary this side holds.
-    dict: Option<Arc<Dictionary>>,
+    dict: Option<Dictionary>,
     /// Its entries, once the stream header named it: every body starts from them.
     base: Option<Arc<InternTable>>,
 }
@@ -424,7 +424,7 @@ impl DecoderSession {
     /// that names another fails at its header with [`ErrorCode::UnknownDictionary`]
     /// (`Syntax`, at stream offset 5), which breaks the session. Ignored once the header has
     /// been read.
-    pub fn with_dictionary(mut self, dict: Arc<Dictionary>) -> Self {
+    pub fn with_dictionary(mut self, dict: Dictionary) -> Self {
         if self.flags.is_none() {
             self.dict = Some(dict);
         }
@@ -612,7 +612,7 @@ impl DecoderSession {
         let Some(found) = header::read_dict_id(buf, flags)? else {
             return Ok(());
         };
-        let base = match self.dict.as_deref() {
+        let base = match self.dict.as_ref() {
             Some(d) if d.id().to_bytes() == found => d.base(),
             held => {
                 let held = held.map(|d| d.id().to_bytes());

@@ -13,10 +13,15 @@
 
 use loom::sync::Arc;
 use loom::thread;
-use qdf_core::{Dictionary, DictionaryRegistry, Options, RegistryError};
+use qdf_core::{Dictionary, DictionaryRegistry, Options, REGISTRY_ID_BYTES, RegistryError};
 
 fn dict(words: &[&str]) -> Dictionary {
     Dictionary::from_strs(words.iter().copied()).expect("a valid dictionary")
+}
+
+/// What registering `d` charges the registry: its heap and its id's record.
+fn cost(d: &Dictionary) -> u64 {
+    d.heap_bytes() + REGISTRY_ID_BYTES
 }
 
 /// Decodes a message naming `d` with a dictionary a lookup returned: the held clone works.
@@ -53,7 +58,7 @@ fn concurrent_register_and_lookup() {
         }
         reader.join().unwrap();
         assert_eq!(r.ids(), vec![a.id()], "registered once");
-        assert_eq!(r.content_bytes(), a.content_bytes());
+        assert_eq!(r.held_bytes(), cost(&a));
     });
 }
 
@@ -88,7 +93,7 @@ fn rotate_while_streams_start_and_decode() {
         starter.join().unwrap();
         old.join().unwrap();
         assert_eq!(r.current(), Some(b.clone()));
-        assert_eq!(r.content_bytes(), a.content_bytes() + b.content_bytes());
+        assert_eq!(r.held_bytes(), cost(&a) + cost(&b));
     });
 }
 
@@ -119,7 +124,8 @@ fn retire_while_a_connection_looks_up() {
         }
         assert_eq!(r.get(a.id()), None);
         assert_eq!(r.ids(), vec![b.id()]);
-        assert_eq!(r.content_bytes(), b.content_bytes());
+        // a's id stays charged: its record keeps the id from other content.
+        assert_eq!(r.held_bytes(), cost(&b) + REGISTRY_ID_BYTES);
     });
 }
 
@@ -129,8 +135,8 @@ fn retire_while_a_connection_looks_up() {
 fn the_cap_holds_under_races() {
     let a = dict(&["alpha-service"]);
     let b = dict(&["beta-service!"]);
-    assert_eq!(a.content_bytes(), b.content_bytes());
-    let cap = a.content_bytes() + 1;
+    assert_eq!(cost(&a), cost(&b));
+    let cap = cost(&a) + 1;
     loom::model(move || {
         let r = Arc::new(DictionaryRegistry::with_max_bytes(cap));
         let ts: Vec<_> = [a.clone(), b.clone()]
@@ -148,7 +154,7 @@ fn the_cap_holds_under_races() {
                 .iter()
                 .any(|x| matches!(x, Err(RegistryError::Full { max, .. }) if *max == cap))
         );
-        assert_eq!(r.content_bytes(), a.content_bytes());
+        assert_eq!(r.held_bytes(), cost(&a));
         let cur = r.current().expect("the winner is current");
         assert_eq!(r.ids(), vec![cur.id()]);
     });

@@ -240,6 +240,7 @@ impl DenseState {
     pub(crate) fn on_base(mut self, base: Arc<InternTable>) -> Self {
         let table = std::mem::replace(&mut self.table, InternTable::new(false));
         self.table = table.on_base(base);
+        self.pred.set_base(self.table.base_len());
         self
     }
 
@@ -374,6 +375,7 @@ impl DenseState {
                 self.define_unchecked(bytes, kind);
                 if self.admit.is_some() {
                     self.used.push(0);
+                    debug_assert_eq!(self.used.len(), self.own_entries() as usize);
                 }
                 return Emission::Intern;
             }
@@ -731,7 +733,9 @@ impl DenseState {
     /// Restores the state of trial `t` exactly.
     pub(crate) fn trial_rollback(&mut self, t: Trial) {
         self.table.truncate(t.table_len);
-        self.used.truncate(t.table_len as usize);
+        // `used` holds the session's own entries only: ids above the dictionary base.
+        self.used
+            .truncate((t.table_len - self.table.base_len()) as usize);
         self.counts.hits = t.hits;
         self.counts.misses = t.misses;
         self.pred.trial_rollback(t.pred);

@@ -18,6 +18,8 @@ pub(crate) const RING: usize = 128;
 /// Physical ring slots: twice the ranks, one per `u8` head value.
 const SLOTS: usize = 2 * RING;
 
+use hashbrown::HashMap;
+
 /// `lastID` marker for "invalid" (no preceding interned value).
 const NO_LAST: u32 = u32::MAX;
 
@@ -31,8 +33,13 @@ pub(crate) struct Predictors {
     head: u8,
     /// Valid ranks, 0..=128.
     filled: u8,
-    /// `pairs[prev] = succ + 1`, 0 when empty; one slot per intern id.
+    /// `pairs[prev - base] = succ + 1`, 0 when empty; one slot per own intern id.
     pairs: Vec<u32>,
+    /// The same for a dictionary's ids (`prev < base`, `docs/SPEC.md` §25), sparse: a
+    /// message touches few of them, and starting from a dictionary stays O(1).
+    base_pairs: HashMap<u32, u32>,
+    /// Entries of the dictionary the table starts from (0 without one).
+    base: u32,
     /// Undo log of pair writes `(prev, old value)` while an encoder checkpoint is open.
     undo: Vec<(u32, u32)>,
     logging: bool,
@@ -81,12 +88,20 @@ impl Predictors {
             head: 0,
             filled: 0,
             pairs: Vec::new(),
+            base_pairs: HashMap::new(),
+            base: 0,
             undo: Vec::new(),
             logging: false,
             guard: NO_GUARD,
             saved: None,
             saved_valid: false,
         }
+    }
+
+    /// This fresh state for a table on a dictionary's `base` ids (`docs/SPEC.md` §25).
+    pub(crate) fn set_base(&mut self, base: u32) {
+        debug_assert!(self.pairs.is_empty() && self.last().is_none());
+        self.base = base;
     }
 
     /// `lastID`, if valid.
@@ -101,30 +116,46 @@ impl Predictors {
         self.last = NO_LAST;
     }
 
-    /// Grows the pair table for a definition that made the table `len` long, when it held
-    /// a slot for every id before (one definition at a time: a push, not a `resize`).
-    /// Otherwise (a table on a dictionary's base, whose ids get no slot up front so that
-    /// starting from it stays O(1)) slots are added when a pair is recorded.
+    /// Grows the pair table for a definition that made the table `len` long (one definition
+    /// at a time: a push, not a `resize`).
     #[inline]
     pub(crate) fn grow(&mut self, len: u32) {
-        if self.pairs.len() + 1 == len as usize {
+        if self.pairs.len() + 1 == len.wrapping_sub(self.base) as usize {
             self.pairs.push(0);
         }
     }
 
-    /// Adds empty pair slots up to `prev` (ids of a dictionary's base, `docs/SPEC.md` §25).
+    /// Adds empty pair slots up to own index `own` (a table whose slots lag its length).
     #[cold]
     #[inline(never)]
-    fn grow_to(&mut self, prev: u32) {
-        self.pairs.resize(prev as usize + 1, 0);
+    fn grow_to(&mut self, own: usize) {
+        self.pairs.resize(own + 1, 0);
     }
 
     /// The pair prediction after `prev`, if any.
     #[inline]
     pub(crate) fn pair_after(&self, prev: u32) -> Option<u32> {
-        match self.pairs.get(prev as usize) {
-            Some(&s) if s != 0 => Some(s - 1),
+        let s = if prev < self.base {
+            self.base_pairs.get(&prev).copied()
+        } else {
+            self.pairs.get((prev - self.base) as usize).copied()
+        };
+        match s {
+            Some(s) if s != 0 => Some(s - 1),
             _ => None,
+        }
+    }
+
+    /// Puts back a logged pair slot's `old` value.
+    fn restore_pair(&mut self, prev: u32, old: u32) {
+        if prev < self.base {
+            if old == 0 {
+                self.base_pairs.remove(&prev);
+            } else {
+                self.base_pairs.insert(prev, old);
+            }
+        } else if let Some(slot) = self.pairs.get_mut((prev - self.base) as usize) {
+            *slot = old;
         }
     }
 
@@ -136,10 +167,15 @@ impl Predictors {
 
     #[inline(always)]
     fn record_pair(&mut self, prev: u32, id: u32) {
-        if prev as usize >= self.pairs.len() {
-            self.grow_to(prev);
-        }
-        let slot = &mut self.pairs[prev as usize];
+        let slot = if prev < self.base {
+            self.base_pairs.entry(prev).or_insert(0)
+        } else {
+            let own = (prev - self.base) as usize;
+            if own >= self.pairs.len() {
+                self.grow_to(own);
+            }
+            &mut self.pairs[own]
+        };
         // Unchanged (the common case in a steady stream): nothing to write or undo.
         if *slot != id + 1 {
             if self.logging {
@@ -231,11 +267,10 @@ impl Predictors {
     /// Restores the state of `mark`; `table_len` is the intern table length at the mark.
     pub(crate) fn rollback(&mut self, mark: &PredMark, table_len: u32) {
         while let Some((prev, old)) = self.undo.pop() {
-            if let Some(slot) = self.pairs.get_mut(prev as usize) {
-                *slot = old;
-            }
+            self.restore_pair(prev, old);
         }
-        self.pairs.truncate(table_len as usize);
+        self.pairs
+            .truncate(table_len.saturating_sub(self.base) as usize);
         if self.saved_valid
             && let Some(saved) = self.saved.as_deref()
         {
@@ -282,9 +317,7 @@ impl Predictors {
     pub(crate) fn trial_rollback(&mut self, t: PredTrial) {
         while self.undo.len() > t.undo {
             let (prev, old) = self.undo.pop().expect("longer than the mark");
-            if let Some(slot) = self.pairs.get_mut(prev as usize) {
-                *slot = old;
-            }
+            self.restore_pair(prev, old);
         }
         self.pairs.truncate(t.pairs);
         self.ring = t.ring;
@@ -303,6 +336,7 @@ impl Predictors {
         self.head = 0;
         self.filled = 0;
         self.pairs.clear();
+        self.base_pairs.clear();
         self.undo.clear();
         self.logging = false;
         self.guard = NO_GUARD;
@@ -314,6 +348,7 @@ impl Predictors {
         use std::mem::size_of;
         (size_of::<[u32; SLOTS]>()
             + self.pairs.capacity() * size_of::<u32>()
+            + self.base_pairs.allocation_size()
             + self.undo.capacity() * size_of::<(u32, u32)>()
             + self.saved.as_ref().map_or(0, |_| size_of::<[u32; RING]>())) as u64
     }

@@ -24,7 +24,9 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use id::DictionaryId;
-pub use registry::{DEFAULT_MAX_REGISTRY_BYTES, DictionaryRegistry, RegistryError};
+pub use registry::{
+    DEFAULT_MAX_REGISTRY_BYTES, DictionaryRegistry, REGISTRY_ID_BYTES, RegistryError,
+};
 
 use crate::dense::{InternTable, Kind};
 use crate::error::Result;
@@ -35,9 +37,9 @@ use crate::value::Value;
 /// stream naming it (header flag `20`, then [`id`](Self::id), `docs/SPEC.md` §25) starts
 /// from, as ids `0..len()`.
 ///
-/// Immutable, `Send + Sync` and cheap to clone (the entries sit behind an `Arc`); share one
-/// per process, e.g. as `Arc<Dictionary>`. Starting an encoder or decoder from it costs
-/// O(1): nothing is copied per message.
+/// Immutable, `Send + Sync` and cheap to clone (the entries sit behind an `Arc`): clone it
+/// into every session and handler, or share it through a [`DictionaryRegistry`]. Starting
+/// an encoder or decoder from it costs O(1): nothing is copied per message.
 ///
 /// Build one from a file ([`from_bytes`](Self::from_bytes)), by training on sample values
 /// ([`train`](Self::train)) or from a list of strings ([`from_strs`](Self::from_strs)); use it
@@ -162,6 +164,12 @@ impl Dictionary {
     /// Bytes of the entries' contents, summed.
     pub fn content_bytes(&self) -> u64 {
         self.entries.byte_len()
+    }
+
+    /// Heap bytes the dictionary holds (shared by its clones): the entries, their offsets
+    /// and kinds, and the hash index that finds them.
+    pub fn heap_bytes(&self) -> u64 {
+        self.entries.heap_bytes()
     }
 
     /// Entry `id`: its bytes and whether it is a string (`true`) or a byte string.

@@ -17,9 +17,14 @@ use std::sync::RwLock;
 
 use super::{Dictionary, DictionaryId};
 
-/// The default cap on the entry bytes a registry holds: 64 MiB (four dictionaries at the
-/// file format's 16 MiB limit).
+/// The default cap on the bytes a registry holds: 64 MiB (about three dictionaries at the
+/// file format's 16 MiB limit, with their indexes).
 pub const DEFAULT_MAX_REGISTRY_BYTES: u64 = 64 << 20;
+
+/// What the registry charges for each id it has ever registered, for its whole life (the
+/// record that keeps the id from being given to other content): the id, the full SHA-256
+/// and a map node's share.
+pub const REGISTRY_ID_BYTES: u64 = 64;
 
 /// A process-wide set of [`Dictionary`]s, shared by every connection (put it in an
 /// `Arc`, or a `static`): decoders look a message's dictionary up by the id it names
@@ -34,9 +39,11 @@ pub const DEFAULT_MAX_REGISTRY_BYTES: u64 = 64 << 20;
 ///   current; the previous one stays registered, so streams and messages that name it keep
 ///   decoding, until [`retire`](Self::retire) removes it. A stream that already holds a
 ///   dictionary (every lookup returns a clone) is never affected by a later retire.
-/// - **Bounded memory:** the entry bytes of the registered dictionaries
-///   ([`Dictionary::content_bytes`]) stay at most the cap given to
-///   [`with_max_bytes`](Self::with_max_bytes) (default [`DEFAULT_MAX_REGISTRY_BYTES`]).
+/// - **Bounded memory:** the heap bytes of the registered dictionaries
+///   ([`Dictionary::heap_bytes`]) plus [`REGISTRY_ID_BYTES`] for every id ever registered
+///   stay at most the cap given to [`with_max_bytes`](Self::with_max_bytes) (default
+///   [`DEFAULT_MAX_REGISTRY_BYTES`]). A retire frees the dictionary's bytes, not its id's:
+///   a process that rotates every minute spends 64 bytes a minute, 3.4 MB a year.
 ///
 /// Lookups take a read lock and clone an `Arc`: cheap and concurrent. A poisoned lock (a
 /// panic inside the registry, which its code does not do) is recovered from: every
@@ -73,7 +80,7 @@ pub struct DictionaryRegistry {
 struct Inner {
     live: BTreeMap<DictionaryId, Dictionary>,
     /// Every id ever registered with the full SHA-256 it named, retired ones included, so
-    /// an id is never given to other content.
+    /// an id is never given to other content ([`REGISTRY_ID_BYTES`] each, charged).
     seen: BTreeMap<DictionaryId, [u8; 32]>,
     current: Option<DictionaryId>,
     bytes: u64,
@@ -83,10 +90,11 @@ struct Inner {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RegistryError {
-    /// The dictionary would take the registry past its cap: `bytes` (entry bytes held
-    /// already plus the new dictionary's) against `max`.
+    /// The dictionary would take the registry past its cap: `bytes` (the bytes held
+    /// already plus the new dictionary's, see [`DictionaryRegistry::held_bytes`]) against
+    /// `max`.
     Full {
-        /// Entry bytes the registry would hold.
+        /// Bytes the registry would hold.
         bytes: u64,
         /// The registry's cap ([`DictionaryRegistry::with_max_bytes`]).
         max: u64,
@@ -104,7 +112,7 @@ impl fmt::Display for RegistryError {
         match self {
             RegistryError::Full { bytes, max } => write!(
                 f,
-                "dictionary registry full: {bytes} entry bytes would exceed its cap of {max}"
+                "dictionary registry full: {bytes} bytes would exceed its cap of {max}"
             ),
             RegistryError::IdCollision(id) => write!(
                 f,
@@ -143,8 +151,7 @@ impl DictionaryRegistry {
         DictionaryRegistry::with_max_bytes(DEFAULT_MAX_REGISTRY_BYTES)
     }
 
-    /// An empty registry holding at most `max_bytes` entry bytes
-    /// ([`Dictionary::content_bytes`]) across its registered dictionaries.
+    /// An empty registry holding at most `max_bytes` ([`held_bytes`](Self::held_bytes)).
     pub fn with_max_bytes(max_bytes: u64) -> Self {
         DictionaryRegistry {
             inner: RwLock::new(Inner::default()),
@@ -208,7 +215,7 @@ impl DictionaryRegistry {
         let Some(dict) = inner.live.remove(&id) else {
             return Ok(false);
         };
-        inner.bytes -= dict.content_bytes();
+        inner.bytes -= dict.heap_bytes();
         Ok(true)
     }
 
@@ -217,12 +224,13 @@ impl DictionaryRegistry {
         self.read().live.keys().copied().collect()
     }
 
-    /// Entry bytes held ([`Dictionary::content_bytes`] summed over the registered ones).
-    pub fn content_bytes(&self) -> u64 {
+    /// Bytes held: [`Dictionary::heap_bytes`] of the registered dictionaries plus
+    /// [`REGISTRY_ID_BYTES`] for every id ever registered.
+    pub fn held_bytes(&self) -> u64 {
         self.read().bytes
     }
 
-    /// The cap on [`content_bytes`](Self::content_bytes).
+    /// The cap on [`held_bytes`](Self::held_bytes).
     pub fn max_bytes(&self) -> u64 {
         self.max_bytes
     }
@@ -239,7 +247,15 @@ impl Inner {
         if self.live.contains_key(&id) {
             return Ok(id);
         }
-        let bytes = self.bytes.saturating_add(dict.content_bytes());
+        let new_id = if self.seen.contains_key(&id) {
+            0
+        } else {
+            REGISTRY_ID_BYTES
+        };
+        let bytes = self
+            .bytes
+            .saturating_add(dict.heap_bytes())
+            .saturating_add(new_id);
         if bytes > max {
             return Err(RegistryError::Full { bytes, max });
         }
@@ -258,6 +274,10 @@ mod tests {
         Dictionary::from_strs(words.iter().copied()).expect("a valid dictionary")
     }
 
+    fn cost(d: &Dictionary) -> u64 {
+        d.heap_bytes() + REGISTRY_ID_BYTES
+    }
+
     #[test]
     fn register_get_rotate_retire() {
         let r = DictionaryRegistry::new();
@@ -266,7 +286,11 @@ mod tests {
         assert_eq!(r.current(), None);
         assert_eq!(r.register(a.clone()), Ok(a.id()));
         assert_eq!(r.register(a.clone()), Ok(a.id()), "idempotent");
-        assert_eq!(r.content_bytes(), a.content_bytes());
+        assert_eq!(r.held_bytes(), cost(&a));
+        assert!(
+            a.heap_bytes() > a.content_bytes(),
+            "the index is charged too"
+        );
         assert_eq!(r.current(), None, "register does not make current");
         assert_eq!(r.rotate(a.clone()), Ok(None));
         assert_eq!(r.rotate(b.clone()), Ok(Some(a.id())));
@@ -280,29 +304,70 @@ mod tests {
         assert_eq!(r.retire(a.id()), Ok(true));
         assert_eq!(r.retire(a.id()), Ok(false));
         assert_eq!(r.get(a.id()), None);
-        assert_eq!(r.content_bytes(), b.content_bytes());
+        assert_eq!(r.held_bytes(), cost(&b) + REGISTRY_ID_BYTES);
         // The clone taken before the retire still decodes what names it.
         let msg = crate::to_vec_with_dictionary(&"alpha-service", crate::Options::balanced(), &a)
             .expect("encodes");
         let s: String = crate::from_slice_with_dictionary(&msg, crate::Options::balanced(), &held)
             .expect("decodes");
         assert_eq!(s, "alpha-service");
-        // Retired ids may come back with the same content.
+        // Retired ids may come back with the same content, without a second id record.
         assert_eq!(r.register(a.clone()), Ok(a.id()));
+        assert_eq!(r.held_bytes(), cost(&a) + cost(&b));
+    }
+
+    /// Rotating back and forth between dictionaries holds the bytes steady; each new id
+    /// costs its record for good, so a registry of a bounded size refuses an unbounded
+    /// number of distinct ids.
+    #[test]
+    fn rotation_loops_stay_bounded() {
+        let a = dict(&["alpha-service"]);
+        let b = dict(&["beta-service"]);
+        let r = DictionaryRegistry::new();
+        for _ in 0..100 {
+            r.rotate(a.clone()).expect("fits");
+            let _ = r.retire(b.id()).expect("not current");
+            r.rotate(b.clone()).expect("fits");
+            r.retire(a.id()).expect("not current");
+            assert_eq!(r.held_bytes(), cost(&b) + REGISTRY_ID_BYTES);
+        }
+        // Room for the current dictionary and the next one, each of one 6-byte word, and
+        // one more id record: the current and the next plus the records of the retired.
+        let cap = 2 * cost(&dict(&["word-0"])) + REGISTRY_ID_BYTES;
+        let small = DictionaryRegistry::with_max_bytes(cap);
+        let mut refused = None;
+        for i in 0..10 {
+            let d = dict(&[&format!("word-{i}")]);
+            if let Err(e) = small.rotate(d.clone()) {
+                refused = Some((i, e));
+                break;
+            }
+            for id in small.ids() {
+                if id != d.id() {
+                    small.retire(id).expect("not current");
+                }
+            }
+        }
+        let (i, e) = refused.expect("distinct ids fill the cap");
+        assert_eq!(i, 3, "three ids, then the fourth's record does not fit");
+        assert!(
+            matches!(e, RegistryError::Full { max, .. } if max == cap),
+            "{e}"
+        );
     }
 
     #[test]
     fn cap_is_enforced_and_failures_change_nothing() {
         let a = dict(&["alpha-service"]);
         let b = dict(&["beta-service-with-a-longer-name"]);
-        let r = DictionaryRegistry::with_max_bytes(a.content_bytes() + 1);
+        let r = DictionaryRegistry::with_max_bytes(cost(&a) + 1);
         assert_eq!(r.rotate(a.clone()), Ok(None));
-        let want = a.content_bytes() + b.content_bytes();
+        let want = cost(&a) + cost(&b);
         assert_eq!(
             r.rotate(b.clone()),
             Err(RegistryError::Full {
                 bytes: want,
-                max: a.content_bytes() + 1
+                max: cost(&a) + 1
             })
         );
         assert_eq!(
@@ -311,10 +376,10 @@ mod tests {
             "a failed rotate keeps the current one"
         );
         assert_eq!(r.ids(), vec![a.id()]);
-        assert_eq!(r.content_bytes(), a.content_bytes());
+        assert_eq!(r.held_bytes(), cost(&a));
         assert_eq!(
             RegistryError::Full { bytes: 9, max: 8 }.to_string(),
-            "dictionary registry full: 9 entry bytes would exceed its cap of 8"
+            "dictionary registry full: 9 bytes would exceed its cap of 8"
         );
     }
 

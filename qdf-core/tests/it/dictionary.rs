@@ -3,7 +3,6 @@
 //! training determinism.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use qdf_core::{
     Category, DecoderSession, Dictionary, DictionaryId, EncoderSession, ErrorCode, Options, Value,
@@ -195,9 +194,9 @@ fn absent_or_mismatched_dictionary_is_a_typed_error() {
 /// dictionary's entries referenced in every generation (a renewal returns to them, §25.2).
 #[test]
 fn session_stream_with_renewals() {
-    let dict = Arc::new(trained());
+    let dict = trained();
     for opts in [Options::balanced(), Options::compression()] {
-        let mut enc = EncoderSession::new(opts).with_dictionary(Arc::clone(&dict));
+        let mut enc = EncoderSession::new(opts).with_dictionary(dict.clone());
         assert_eq!(enc.dictionary_id(), Some(dict.id()));
         let mut wire = Vec::new();
         let mut plain_wire = Vec::new();
@@ -221,7 +220,7 @@ fn session_stream_with_renewals() {
             plain_wire.len()
         );
 
-        let mut dec = DecoderSession::new(opts).with_dictionary(Arc::clone(&dict));
+        let mut dec = DecoderSession::new(opts).with_dictionary(dict.clone());
         let mut pos = 0;
         for v in &values {
             let (back, n): (Record, usize) = dec.decode_frame(&wire[pos..]).unwrap().unwrap();
@@ -238,8 +237,7 @@ fn session_stream_with_renewals() {
         // Without the dictionary, or with another: refused at the header, session broken.
         for mut dec in [
             DecoderSession::new(opts),
-            DecoderSession::new(opts)
-                .with_dictionary(Arc::new(Dictionary::from_strs(["x-other"]).unwrap())),
+            DecoderSession::new(opts).with_dictionary(Dictionary::from_strs(["x-other"]).unwrap()),
         ] {
             let e = dec.decode_frame::<Record>(&wire).unwrap_err();
             assert!(
@@ -256,11 +254,11 @@ fn session_stream_with_renewals() {
 /// stream.
 #[test]
 fn message_mode_and_lone_header() {
-    let dict = Arc::new(trained());
+    let dict = trained();
     let mut enc = EncoderSession::new(Options::balanced())
-        .with_dictionary(Arc::clone(&dict))
+        .with_dictionary(dict.clone())
         .with_checksum(true);
-    let mut dec = DecoderSession::new(Options::balanced()).with_dictionary(Arc::clone(&dict));
+    let mut dec = DecoderSession::new(Options::balanced()).with_dictionary(dict.clone());
     for i in 0..5 {
         let mut msg = Vec::new();
         enc.encode_message(&record(i), &mut msg).unwrap();
@@ -286,7 +284,7 @@ fn message_mode_and_lone_header() {
 /// definition of one frame is unknown in the next.
 #[test]
 fn stateless_stream_on_a_dictionary() {
-    let dict = Arc::new(Dictionary::from_strs(["checkout", "payment-service"]).unwrap());
+    let dict = Dictionary::from_strs(["checkout", "payment-service"]).unwrap();
     let mut wire = unhex("51 44 46 01 20");
     wire.extend(dict.id().to_bytes());
     // frame 1: ["payment-service", "attic" defined as id 2, E1 02]; frame 2: E1 00; frame 3: E1 02
@@ -306,7 +304,7 @@ fn stateless_stream_on_a_dictionary() {
 /// A Speed session ignores the dictionary: a plain Speed stream.
 #[test]
 fn speed_session_ignores_the_dictionary() {
-    let dict = Arc::new(trained());
+    let dict = trained();
     let mut a = Vec::new();
     let mut b = Vec::new();
     let mut with = EncoderSession::new(Options::speed()).with_dictionary(dict);
@@ -499,7 +497,7 @@ fn spec_examples() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/SPEC.md");
     let text = std::fs::read_to_string(path).unwrap();
     let mut in_block = false;
-    let mut dict: Option<Arc<Dictionary>> = None;
+    let mut dict: Option<Dictionary> = None;
     let mut checked = 0;
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
@@ -515,15 +513,15 @@ fn spec_examples() {
         if let Some(file) = input.strip_prefix("dictionary ") {
             let d = Dictionary::from_bytes(&unhex(file)).unwrap();
             assert_eq!(d.id().to_string(), expect, "{at}");
-            dict = Some(Arc::new(d));
+            dict = Some(d);
             continue;
         }
         let dict = dict.clone().expect("a dictionary line first");
         let opts = Options::balanced();
         if let Some(stream) = input.strip_prefix("stream ") {
             let wire = unhex(stream);
-            let mut dec = DecoderSession::new(opts).with_dictionary(Arc::clone(&dict));
-            let mut enc = EncoderSession::new(opts).with_dictionary(Arc::clone(&dict));
+            let mut dec = DecoderSession::new(opts).with_dictionary(dict.clone());
+            let mut enc = EncoderSession::new(opts).with_dictionary(dict.clone());
             let (mut pos, mut got, mut again) = (0, Vec::new(), Vec::new());
             while pos < wire.len() {
                 let before = dec.renewals();
@@ -560,4 +558,33 @@ fn spec_examples() {
         checked += 1;
     }
     assert_eq!(checked, 5);
+}
+
+/// Starting from a large dictionary and using two of its last ids costs O(1) state, not a
+/// slot per dictionary id (the pair table keeps a dictionary's ids sparse).
+#[test]
+fn large_dictionary_state_is_o1() {
+    let strs: Vec<String> = (0..30_000).map(|i| format!("entry-{i:05}")).collect();
+    let dict = Dictionary::from_strs(strs.iter().map(String::as_str)).unwrap();
+    let value = vec![
+        strs[29_998].clone(),
+        strs[29_999].clone(),
+        strs[29_998].clone(),
+    ];
+    for opts in [Options::balanced(), Options::compression()] {
+        let mut enc = EncoderSession::new(opts).with_dictionary(dict.clone());
+        let mut dec = DecoderSession::new(opts).with_dictionary(dict.clone());
+        let mut fresh = EncoderSession::new(opts);
+        let mut wire = Vec::new();
+        enc.encode_frame(&value, &mut wire).unwrap();
+        fresh.encode_frame(&value, &mut Vec::new()).unwrap();
+        let (back, _): (Vec<String>, usize) = dec.decode_frame(&wire).unwrap().unwrap();
+        assert_eq!(back, value);
+        // Without a dictionary the state holds the three strings; with one, a few pair
+        // slots more: far below the 120 KB of one u32 slot per dictionary id.
+        let base = fresh.stats().heap_bytes;
+        for held in [enc.stats().heap_bytes, dec.stats().heap_bytes] {
+            assert!(held < base + 4096, "{held} vs {base}");
+        }
+    }
 }
