@@ -57,24 +57,23 @@ pub struct Sizes {
     pub prost_zstd_dict: usize,
     /// Entries of the qdf dictionary.
     pub dict_entries: usize,
-    /// Of `qdf_dict`: the random hex ids (trace and span ids, strings of 16 or 32 hex
-    /// digits), written inline (1 + digits bytes each), which no dictionary can hold; half
-    /// of their digits is their entropy (4 bits a digit).
+    /// Of `qdf_dict`: what the random hex ids (trace and span ids, strings of 16 or 32 hex
+    /// digits), which no dictionary can hold, add to the message: its bytes minus those of
+    /// the same message with each id empty (inline in rows, 1 + digits bytes each; packed 4
+    /// bits a digit in a hex-text column). Their entropy is 4 bits a digit.
     pub hex_ids: usize,
 }
 
-/// Bytes the inline hex-id strings of `v` take (see [`Sizes::hex_ids`]).
-fn hex_id_bytes(v: &qdf_core::Value) -> usize {
+/// Empties every hex id (a string of 16 or more hex digits) in `v` (see
+/// [`Sizes::hex_ids`]).
+fn blank_hex_ids(v: &mut qdf_core::Value) {
     use qdf_core::Value;
     match v {
-        Value::Str(s) if s.len() >= 16 && s.bytes().all(|b| b.is_ascii_hexdigit()) => 1 + s.len(),
-        Value::Array(xs) => xs.iter().map(hex_id_bytes).sum(),
-        Value::Map(kv) => kv
-            .iter()
-            .map(|(k, x)| hex_id_bytes(k) + hex_id_bytes(x))
-            .sum(),
-        Value::Some(x) => hex_id_bytes(x),
-        _ => 0,
+        Value::Str(s) if s.len() >= 16 && s.bytes().all(|b| b.is_ascii_hexdigit()) => s.clear(),
+        Value::Array(xs) => xs.iter_mut().for_each(blank_hex_ids),
+        Value::Map(kv) => kv.iter_mut().for_each(|(_, x)| blank_hex_ids(x)),
+        Value::Some(x) => blank_hex_ids(x),
+        _ => {}
     }
 }
 
@@ -132,7 +131,11 @@ where
         s[2] += p.len();
         s[3] += plain_z.compress(&p).expect("zstd").len();
         s[4] += dict_z.compress(&p).expect("zstd").len();
-        s[5] += hex_id_bytes(&qdf_core::to_value(v).expect("to_value"));
+        let mut blank = qdf_core::to_value(v).expect("to_value");
+        blank_hex_ids(&mut blank);
+        let blank: T = qdf_core::from_value(blank).expect("from_value");
+        let c = qdf_core::to_vec_with_dictionary(&blank, opts, &dict).expect("encodes");
+        s[5] += b.len() - c.len();
     }
     let n = test.len().max(1);
     Sizes {
