@@ -46,9 +46,9 @@ pub(crate) fn write<'a>(
 ///
 /// Errors, at the offset of the failing byte: `UnexpectedEof` for a file cut short;
 /// `BadMagic`, `BadVersion`; `NonMinimal` / `VarintOverflow` for a varint; `LengthOverrun`
-/// for a count the rest cannot hold; `BadDictionary` for an empty entry, a kind bit above 1,
-/// or the caps [`MAX_ENTRIES`], [`MAX_ENTRY_LEN`], [`MAX_TOTAL_BYTES`]; `InvalidUtf8` for a
-/// string entry; `TrailingBytes` after the last entry.
+/// for a count the rest cannot hold; `BadDictionary` for an empty entry or past the caps
+/// [`MAX_ENTRIES`], [`MAX_ENTRY_LEN`], [`MAX_TOTAL_BYTES`]; `InvalidUtf8` for a string
+/// entry; `TrailingBytes` after the last entry.
 pub(crate) fn parse(file: &[u8]) -> Result<Vec<(Kind, &[u8])>> {
     let mut pos = 0;
     for (i, &m) in MAGIC.iter().enumerate() {
