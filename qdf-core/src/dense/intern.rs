@@ -66,7 +66,8 @@ fn cache_slot(bytes: &[u8], kind: Kind) -> usize {
 pub(crate) struct Miss {
     /// The value's front-cache slot.
     slot: usize,
-    /// Its [`content_hash`] (0 when the table has no index).
+    /// Its [`content_hash`] (slot and hash are 0 when the table has no index, as
+    /// [`InternTable::push`] makes them).
     hash: u64,
 }
 
@@ -219,10 +220,10 @@ impl InternTable {
     /// every value misses (its `Miss` carries no hash: none is needed).
     #[inline]
     pub(crate) fn find_or_hash(&mut self, bytes: &[u8], kind: Kind) -> Result<u32, Miss> {
-        let slot = cache_slot(bytes, kind);
         let Some(index) = self.index.as_ref() else {
-            return Err(Miss { slot, hash: 0 });
+            return Err(Miss { slot: 0, hash: 0 });
         };
+        let slot = cache_slot(bytes, kind);
         let cached = index.cache[slot];
         if self.holds(cached, bytes, kind) {
             return Ok(cached);
@@ -263,13 +264,15 @@ impl InternTable {
 
     /// Appends an entry and returns its id. Caps are the caller's business.
     pub(crate) fn push(&mut self, bytes: &[u8], kind: Kind) -> u32 {
-        // A decoder's table has no index: no hash to compute.
-        let hash = match self.index {
-            Some(_) => self.hash(bytes, kind),
-            None => 0,
+        // A decoder's table has no index: no hash or cache slot to compute.
+        let miss = match self.index {
+            Some(_) => Miss {
+                slot: cache_slot(bytes, kind),
+                hash: self.hash(bytes, kind),
+            },
+            None => Miss { slot: 0, hash: 0 },
         };
-        let slot = cache_slot(bytes, kind);
-        self.push_hashed(bytes, kind, Miss { slot, hash })
+        self.push_hashed(bytes, kind, miss)
     }
 
     /// [`push`](Self::push) of a value [`find_or_hash`](Self::find_or_hash) just missed,
