@@ -121,10 +121,50 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// is above `opts.limits.output_budget(body length)` ([`ErrorCode::OutputLimit`]).
 pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, opts: Options) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(128);
+    to_vec_into(value, opts, &mut out)?;
+    Ok(out)
+}
+
+/// Serializes `value` with `opts` and **appends** the message to `out`, like
+/// `serde_json::to_writer(&mut vec, ..)` or `postcard::to_extend`: what `out` held before is
+/// kept, and the bytes after it are exactly [`to_vec_with`]'s for the same `value` and
+/// `opts`. Call `out.clear()` first to reuse one buffer for message after message: its
+/// capacity is kept, so once it has grown to the largest message the encoder allocates no
+/// output buffer again.
+///
+/// Errors: those of [`to_vec_with`]; `out` is then truncated back to the length it had on
+/// entry (nothing of the failed message is left in it). An error's
+/// [offset](Error::offset) counts from the start of `out`, not of the message.
+///
+/// ```
+/// use qdf_core::Options;
+///
+/// let mut buf = Vec::new();
+/// for n in 0..3u32 {
+///     buf.clear();
+///     qdf_core::to_vec_into(&(n, "svc"), Options::balanced(), &mut buf)?;
+///     assert_eq!(buf, qdf_core::to_vec_with(&(n, "svc"), Options::balanced())?);
+/// }
+/// # Ok::<(), qdf_core::Error>(())
+/// ```
+pub fn to_vec_into<T: ?Sized + Serialize>(
+    value: &T,
+    opts: Options,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let at = out.len();
     out.extend_from_slice(&header::header(header_flags(&opts) & !header::FLAG_QPACK));
     // The header is in the buffer: set the QPack hint if the body wrote a codec tag.
-    out[header::HEADER_LEN - 1] |= encode_body(value, &opts, &mut out)?;
-    Ok(out)
+    match encode_body(value, &opts, out) {
+        Ok(flags) => {
+            out[at + header::HEADER_LEN - 1] |= flags;
+            Ok(())
+        }
+        Err(e) => {
+            out.truncate(at);
+            Err(e)
+        }
+    }
 }
 
 /// Serializes `value` with `opts`, starting from the pre-shared dictionary `dict`

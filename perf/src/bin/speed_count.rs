@@ -8,16 +8,23 @@
 //! perf record -g target/release/speed_count iot encode qdf 20000
 //! ```
 //!
-//! Arguments: `logbatch|iot|logs|otlp|rtb` (`otlp`: OTLP 4×512, `rtb`: RTB 1024), `encode|decode`,
-//! `qdf|balanced|rmp` (`qdf` is the Speed tier, `balanced` `Options::balanced()`), number of
-//! calls. Instructions per call = (count for 11 calls − count for 1 call) / 10.
+//! Arguments: `logbatch|iot|logs|otlp|rtb|weblog|savegame|gamestate|mesh` (`otlp`: OTLP 4×512,
+//! `rtb`: RTB 1024; the last four are the issue #19 shapes of `qdf_fixtures::outside` at their
+//! benchmark sizes: 10 000 log lines, 500 players, 1 000 game-state updates, 125 000 triangles),
+//! `encode|decode`, `qdf|balanced|rmp|postcard` (`qdf` is the Speed tier, `balanced`
+//! `Options::balanced()`), number of calls. Instructions per call = (count for 11 calls − count
+//! for 1 call) / 10.
 
 use std::hint::black_box;
 
 use qdf::Options;
+use qdf_fixtures::outside::{gamestate, mesh, savegame, weblog};
 use qdf_fixtures::synth::{iot, logbatch, logs, otlp, rtb};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+
+const USAGE: &str = "usage: speed_count logbatch|iot|logs|otlp|rtb|weblog|savegame|gamestate|mesh \
+                     encode|decode qdf|balanced|rmp|postcard N";
 
 fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usize) {
     let qdf_bytes = qdf::to_vec_with(data, Options::speed()).expect("encodes");
@@ -28,6 +35,10 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
         _ => Vec::new(),
     };
     let rmp_bytes = rmp_serde::to_vec_named(data).expect("encodes");
+    let postcard_bytes = match (op, codec) {
+        ("decode", "postcard") => postcard::to_stdvec(data).expect("encodes"),
+        _ => Vec::new(),
+    };
     for _ in 0..n {
         match (op, codec) {
             ("encode", "qdf") => {
@@ -38,6 +49,9 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
             }
             ("encode", "rmp") => {
                 black_box(rmp_serde::to_vec_named(black_box(data)).expect("encodes"));
+            }
+            ("encode", "postcard") => {
+                black_box(postcard::to_stdvec(black_box(data)).expect("encodes"));
             }
             ("decode", "qdf") => {
                 let v: T = qdf::from_slice(black_box(&qdf_bytes)).expect("decodes");
@@ -51,10 +65,12 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
                 let v: T = rmp_serde::from_slice(black_box(&rmp_bytes)).expect("decodes");
                 black_box(v);
             }
+            ("decode", "postcard") => {
+                let v: T = postcard::from_bytes(black_box(&postcard_bytes)).expect("decodes");
+                black_box(v);
+            }
             _ => {
-                panic!(
-                    "usage: speed_count logbatch|iot|logs|otlp|rtb encode|decode qdf|balanced|rmp N"
-                )
+                panic!("{USAGE}")
             }
         }
     }
@@ -63,7 +79,7 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [set, op, codec, n] = &args[..] else {
-        panic!("usage: speed_count logbatch|iot|logs|otlp|rtb encode|decode qdf|balanced|rmp N");
+        panic!("{USAGE}");
     };
     let n: usize = n.parse().expect("a number of calls");
     match set.as_str() {
@@ -72,8 +88,10 @@ fn main() {
         "logs" => run(&logs::log_batch(1024), op, codec, n),
         "otlp" => run(&otlp::trace_export(4, 512), op, codec, n),
         "rtb" => run(&rtb::rtb_batch(1024), op, codec, n),
-        _ => {
-            panic!("usage: speed_count logbatch|iot|logs|otlp|rtb encode|decode qdf|balanced|rmp N")
-        }
+        "weblog" => run(&weblog::web_log(10_000), op, codec, n),
+        "savegame" => run(&savegame::save_game(500), op, codec, n),
+        "gamestate" => run(&gamestate::game_state(1_000), op, codec, n),
+        "mesh" => run(&mesh::mesh(125_000), op, codec, n),
+        _ => panic!("{USAGE}"),
     }
 }

@@ -5,9 +5,9 @@
 //! Children are planned the same way, recursively, and a leaf child picks its codec as a
 //! top-level column does ([`leaf_body`]).
 //!
-//! The captured values are walked on the [`Tape`]: a struct's fields are captured again as
-//! the rows of a [`Batch`] of their own (so a child's plan follows the same order rule as
-//! the top level), a sequence's items are read in place. A value that is neither (a map, an
+//! The captured values are walked on the [`Tape`]: a struct's fields are taken from its
+//! events as the rows of a [`Batch`] of their own (so a child's plan follows the same order
+//! rule as the top level), a sequence's items are read in place. A value that is neither (a map, an
 //! enum, a tuple, `Some(None)`, a field order that contradicts the plan, an item kind that
 //! differs) leaves the whole top-level column residual, as today: the fallback is exact.
 //!
@@ -21,7 +21,7 @@ use std::borrow::Cow;
 use super::body::{Body, leaf_body};
 use super::numtext::Form;
 use super::plan::{Batch, Offer, scan_cells};
-use super::tape::{Cell, Depth, Ev, EvRef, Open, Tape};
+use super::tape::{Cell, Ev, Open, Tape};
 use super::{Class, Decl, MIN_ROWS, NULLABLE, OPTIONAL, mask};
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::Census;
@@ -105,6 +105,34 @@ fn cell_at(tape: &Tape, at: usize) -> Cell {
     }
 }
 
+/// The cell of a struct field's value at event `at`, as [`CellSer`](super::tape::CellSer)
+/// makes it when it captures the field: [`cell_at`]'s, except that a 128-bit integer that
+/// fits 64 bits is a [`Cell::Int`] and a `None` behind plain newtypes (no `Some`) is
+/// [`Cell::Null`].
+fn field_cell(tape: &Tape, at: usize) -> Cell {
+    if let Some(i) = unwrap(tape, at) {
+        match tape.evs[i] {
+            // `unwrap` refuses a `None` inside a `Some`: this one is behind newtypes only.
+            Ev::None => return Cell::Null,
+            Ev::I128(a) => {
+                let v = i128::from_le_bytes(tape.wide(a));
+                match (u64::try_from(v), i64::try_from(v)) {
+                    (Ok(u), _) => return Cell::Int(u, false),
+                    (_, Ok(v)) => return Cell::Int(v as u64, true),
+                    _ => {}
+                }
+            }
+            Ev::U128(a) => {
+                if let Ok(u) = u64::try_from(u128::from_le_bytes(tape.wide(a))) {
+                    return Cell::Int(u, false);
+                }
+            }
+            _ => {}
+        }
+    }
+    cell_at(tape, at)
+}
+
 /// Nesting levels of child columns planned at most (a deeper value stays residual; the
 /// decoder's depth limit bounds what it accepts).
 const MAX_LEVELS: u32 = 32;
@@ -132,24 +160,31 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
     }
 }
 
-/// A struct column over the structs at events `ats`: their fields captured as the rows of
-/// a batch, one child column per planned field.
+/// A struct column over the structs at events `ats`: their fields taken from the tape as
+/// the rows of a batch (the plan a replay of each struct into [`Batch::offer`] would give,
+/// without the replay or a second capture: the cells refer to `tape`), one child column per
+/// planned field.
 fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Nested>> {
     let mut sub = Batch::new(ats.len(), tape.check_keys);
-    // The values were captured within the serializer's depth limit already.
-    let depth = Depth {
-        depth: 0,
-        limit: u32::MAX,
-    };
     for &at in ats {
-        if !matches!(tape.evs[at], Ev::Open(Open::Struct(..), _)) {
+        let Ev::Open(Open::Struct(name, len), end) = tape.evs[at] else {
             return Ok(None);
-        }
-        let v = EvRef {
-            tape,
-            at: at as u32,
         };
-        if sub.offer(&v, depth) != Offer::Taken {
+        let mut cursor = sub.start_row();
+        let mut i = at + 1;
+        while i < end as usize {
+            match tape.evs[i] {
+                Ev::Field(key) => {
+                    sub.field(key, field_cell(tape, i + 1), &mut cursor);
+                    i = tape.next(i + 1);
+                }
+                // The replay's `skip_field`, which the row probe ignores.
+                Ev::Skip(_) => i += 1,
+                _ => return Ok(None),
+            }
+        }
+        let len = usize::try_from(len).unwrap_or(usize::MAX);
+        if sub.end_row(tape.name_at(name), len) != Offer::Taken {
             return Ok(None);
         }
     }
@@ -171,7 +206,7 @@ fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option
             slots[r as usize] = Some(sub.cells[i as usize].cell);
         }
         let name = sub.cols[sub.order[out.children.len()] as usize];
-        let Some(c) = child(sink, &sub.tape, name, &slots, level + 1)? else {
+        let Some(c) = child(sink, tape, name, &slots, level + 1)? else {
             return Ok(None);
         };
         out.add(c);

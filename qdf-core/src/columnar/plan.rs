@@ -92,16 +92,7 @@ impl Batch {
         self.conflict = false;
         match value.serialize(RowProbe { batch: self, depth }) {
             Ok(()) if !self.conflict => {
-                if self.rows.len() == 1 && self.hint > 1 {
-                    // The first row tells what the announced others will take.
-                    let more = self.hint - 1;
-                    let cells = self.cells.len() * more;
-                    self.cells
-                        .reserve(cells.min(MAX_RESERVE / std::mem::size_of::<Field>()));
-                    let each = more.min(MAX_RESERVE / std::mem::size_of::<(u32, u32)>());
-                    for p in &mut self.present {
-                        p.reserve(each);
-                    }
+                if let Some(more) = self.after_first() {
                     self.tape.reserve_like(1, more);
                 }
                 Offer::Taken
@@ -114,6 +105,73 @@ impl Batch {
                 Offer::Refused
             }
         }
+    }
+
+    /// After the first row of several announced: reserves cells and column lists for the
+    /// others like it, and returns how many others (`None` on any other row).
+    fn after_first(&mut self) -> Option<usize> {
+        if self.rows.len() != 1 || self.hint <= 1 {
+            return None;
+        }
+        // The first row tells what the announced others will take.
+        let more = self.hint - 1;
+        let cells = self.cells.len() * more;
+        self.cells
+            .reserve(cells.min(MAX_RESERVE / std::mem::size_of::<Field>()));
+        let each = more.min(MAX_RESERVE / std::mem::size_of::<(u32, u32)>());
+        for p in &mut self.present {
+            p.reserve(each);
+        }
+        Some(more)
+    }
+
+    /// Starts a row whose fields are already captured (a struct on a tape: the child rows
+    /// of a struct column, `columnar::nested`), given to [`field`](Self::field) in order
+    /// with the same `cursor`, then ended by [`end_row`](Self::end_row): the plan that
+    /// [`offer`](Self::offer) would build from the struct's replay, without its serde calls
+    /// or a second capture. The cells refer to the tape they were captured on, not to
+    /// [`Batch::tape`].
+    pub(crate) fn start_row(&mut self) -> usize {
+        self.conflict = false;
+        0
+    }
+
+    /// Field `key` with `cell` of the row being captured, `cursor` its plan cursor: assigned
+    /// a column ([`Offer::Conflict`] at the row's end if the plan's order forbids it).
+    #[inline]
+    pub(crate) fn field(&mut self, key: &'static str, cell: Cell, cursor: &mut usize) {
+        let at = self.cells.len() as u32;
+        let col = match self.conflict {
+            false => self.assign(key, cursor),
+            true => None,
+        };
+        let col = match col {
+            Some(id) => {
+                self.present[id as usize].push((self.rows.len() as u32, at));
+                id
+            }
+            None => {
+                self.conflict = true;
+                u32::MAX
+            }
+        };
+        self.cells.push(Field { key, col, cell });
+    }
+
+    /// Ends the row started by [`start_row`](Self::start_row), a struct `name` announced
+    /// with `len` fields: [`Offer::Taken`], or [`Offer::Conflict`] when its fields
+    /// contradicted the plan's order.
+    pub(crate) fn end_row(&mut self, name: &'static str, len: usize) -> Offer {
+        self.rows.push(Row {
+            name,
+            len,
+            end: self.cells.len() as u32,
+        });
+        if self.conflict {
+            return Offer::Conflict;
+        }
+        self.after_first();
+        Offer::Taken
     }
 
     /// The column id of field `key` of the row being captured, `cursor` its plan cursor;
@@ -374,23 +432,7 @@ impl ser::SerializeStruct for RowFields<'_> {
                 depth: self.inner,
             })
             .inspect_err(|_| self.failed = true)?;
-        let b = &mut *self.batch;
-        let at = b.cells.len() as u32;
-        let col = match b.conflict {
-            false => b.assign(key, &mut self.cursor),
-            true => None,
-        };
-        let col = match col {
-            Some(id) => {
-                b.present[id as usize].push((b.rows.len() as u32, at));
-                id
-            }
-            None => {
-                b.conflict = true;
-                u32::MAX
-            }
-        };
-        b.cells.push(Field { key, col, cell });
+        self.batch.field(key, cell, &mut self.cursor);
         Ok(())
     }
     fn end(self) -> Result<()> {

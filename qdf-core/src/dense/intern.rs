@@ -60,6 +60,17 @@ fn cache_slot(bytes: &[u8], kind: Kind) -> usize {
     (h >> (64 - CACHE_SLOTS.trailing_zeros())) as usize
 }
 
+/// A lookup that missed ([`InternTable::find_or_hash`]): what defining the value next
+/// ([`InternTable::push_hashed`]) would otherwise compute again.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Miss {
+    /// The value's front-cache slot.
+    slot: usize,
+    /// Its [`content_hash`] (slot and hash are 0 when the table has no index, as
+    /// [`InternTable::push`] makes them).
+    hash: u64,
+}
+
 /// The encoder's content → id lookup: the index and its front cache.
 #[derive(Clone)]
 struct Index {
@@ -201,23 +212,36 @@ impl InternTable {
     /// fills the cache slot). Always `None` without an index.
     #[inline]
     pub(crate) fn find(&mut self, bytes: &[u8], kind: Kind) -> Option<u32> {
+        self.find_or_hash(bytes, kind).ok()
+    }
+
+    /// [`find`](Self::find), and on a miss the [`Miss`] to define the value with
+    /// ([`push_hashed`](Self::push_hashed)) without hashing it again. Without an index
+    /// every value misses (its `Miss` carries no hash: none is needed).
+    #[inline]
+    pub(crate) fn find_or_hash(&mut self, bytes: &[u8], kind: Kind) -> Result<u32, Miss> {
+        let Some(index) = self.index.as_ref() else {
+            return Err(Miss { slot: 0, hash: 0 });
+        };
         let slot = cache_slot(bytes, kind);
-        let cached = self.index.as_ref()?.cache[slot];
+        let cached = index.cache[slot];
         if self.holds(cached, bytes, kind) {
-            return Some(cached);
+            return Ok(cached);
         }
-        let id = self.find_indexed(bytes, kind)?;
+        let hash = self.hash(bytes, kind);
+        let id = self
+            .find_indexed(hash, bytes, kind)
+            .ok_or(Miss { slot, hash })?;
         if let Some(index) = self.index.as_mut() {
             index.cache[slot] = id;
         }
-        Some(id)
+        Ok(id)
     }
 
-    /// The index lookup alone: the base's index first (same hasher, one hash), then the
-    /// table's own.
-    fn find_indexed(&self, bytes: &[u8], kind: Kind) -> Option<u32> {
+    /// The index lookup alone of `(bytes, kind)` whose [`content_hash`] is `h`: the base's
+    /// index first (same hasher, so the same hash), then the table's own.
+    fn find_indexed(&self, h: u64, bytes: &[u8], kind: Kind) -> Option<u32> {
         let index = self.index.as_ref()?;
-        let h = self.hash(bytes, kind);
         if let Some(base) = self.base.as_deref()
             && let Some(id) = base.find_hashed(h, bytes, kind)
         {
@@ -240,6 +264,21 @@ impl InternTable {
 
     /// Appends an entry and returns its id. Caps are the caller's business.
     pub(crate) fn push(&mut self, bytes: &[u8], kind: Kind) -> u32 {
+        // A decoder's table has no index: no hash or cache slot to compute.
+        let miss = match self.index {
+            Some(_) => Miss {
+                slot: cache_slot(bytes, kind),
+                hash: self.hash(bytes, kind),
+            },
+            None => Miss { slot: 0, hash: 0 },
+        };
+        self.push_hashed(bytes, kind, miss)
+    }
+
+    /// [`push`](Self::push) of a value [`find_or_hash`](Self::find_or_hash) just missed,
+    /// with that `miss` (its hash and cache slot, so the value is hashed once). The table
+    /// must not have changed in between.
+    pub(crate) fn push_hashed(&mut self, bytes: &[u8], kind: Kind, miss: Miss) -> u32 {
         let id = self.len();
         let end = self.ends.last().map_or(0, |&e| e) + bytes.len();
         if self.keep {
@@ -247,17 +286,17 @@ impl InternTable {
         }
         self.ends.push(end);
         self.kinds.push(kind);
-        // A decoder's table has no index: no hash to compute.
         if let Some(index) = self.index.as_mut() {
-            let h = content_hash(&self.hasher, bytes, kind);
+            debug_assert_eq!(miss.hash, content_hash(&self.hasher, bytes, kind));
+            debug_assert_eq!(miss.slot, cache_slot(bytes, kind));
             let (arena, ends, kinds, hasher) = (&self.arena, &self.ends, &self.kinds, &self.hasher);
             let base_len = self.base_len;
-            index.table.insert_unique(h, id, |&other| {
+            index.table.insert_unique(miss.hash, id, |&other| {
                 let i = (other - base_len) as usize;
                 let start = if i == 0 { 0 } else { ends[i - 1] };
                 content_hash(hasher, &arena[start..ends[i]], kinds[i])
             });
-            index.cache[cache_slot(bytes, kind)] = id;
+            index.cache[miss.slot] = id;
         }
         id
     }

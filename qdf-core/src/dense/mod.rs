@@ -367,12 +367,14 @@ impl DenseState {
     #[inline(never)]
     fn encode_str_other(&mut self, bytes: &[u8], kind: Kind) -> Emission {
         if bytes.len() >= self.cfg.min_intern {
-            if let Some(id) = self.table.find(bytes, kind) {
-                return self.encode_ref(id, inline_len(bytes.len(), kind));
-            }
+            let miss = match self.table.find_or_hash(bytes, kind) {
+                Ok(id) => return self.encode_ref(id, inline_len(bytes.len(), kind)),
+                Err(miss) => miss,
+            };
             self.counts.misses += 1;
             if self.may_intern(bytes.len()) && self.admits(bytes, kind) {
-                self.define_unchecked(bytes, kind);
+                let id = self.table.push_hashed(bytes, kind, miss);
+                self.defined(id);
                 if self.admit.is_some() {
                     self.used.push(0);
                     debug_assert_eq!(self.used.len(), self.own_entries() as usize);
@@ -446,9 +448,15 @@ impl DenseState {
 
     fn define_unchecked(&mut self, bytes: &[u8], kind: Kind) -> u32 {
         let id = self.table.push(bytes, kind);
+        self.defined(id);
+        id
+    }
+
+    /// The predictor's update for the entry `id` just pushed.
+    #[inline]
+    fn defined(&mut self, id: u32) {
         self.pred.grow(self.table.len());
         self.pred.touch(id);
-        id
     }
 
     /// `E0`/`E2` read: defines the next id. Errors with [`ErrorCode::SessionCap`] if the

@@ -36,6 +36,7 @@ mod spec_examples;
 mod stream_framing;
 mod tans_fuzz_corpus;
 mod tape_probes;
+mod to_vec_into;
 mod typed_targets;
 mod value_other_formats;
 mod value_serde;

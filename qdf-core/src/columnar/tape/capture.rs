@@ -544,13 +544,11 @@ macro_rules! field_like {
                 key: &'static str,
                 v: &T,
             ) -> Result<()> {
-                let n = self.tape.name(key);
-                self.tape.push(Ev::Field(n));
+                self.tape.push(Ev::Field(key));
                 self.capture(v)
             }
             fn skip_field(&mut self, key: &'static str) -> Result<()> {
-                let n = self.tape.name(key);
-                self.tape.push(Ev::Skip(n));
+                self.tape.push(Ev::Skip(key));
                 Ok(())
             }
             fn end(self) -> Result<O> {

@@ -76,14 +76,19 @@ pub(crate) enum Ev {
     /// Items follow up to the `End` at `end`: values of a sequence-like compound, keys and
     /// values alternating in a map, `Field` (then the value) or `Skip` in a struct.
     Open(Open, u32),
-    /// `serialize_field(name, …)`; the value follows.
-    Field(u32),
+    /// `serialize_field(name, …)`; the value follows. The name itself, not an index into
+    /// [`Tape::names`]: a struct field is the most frequent event, and the name costs no
+    /// push of its own (the event stays 24 bytes).
+    Field(&'static str),
     /// `skip_field(name)`.
-    Skip(u32),
+    Skip(&'static str),
     /// The end of a compound, with the number of values captured in it (a map's keys and
     /// values each count, so its entries are half of it, without a walk over its items).
     End(u32),
 }
+
+// A name in the event does not make it larger than the `Open` it already holds.
+const _: () = assert!(std::mem::size_of::<Ev>() <= 24);
 
 /// The captured values of one batch.
 #[derive(Debug, Default)]
@@ -276,6 +281,18 @@ impl Tape {
     /// one of `Value`'s private carriers).
     pub(crate) fn plain_newtype(&self, n: u32) -> bool {
         crate::wire::ext::magic::variant_kind(self.names[n as usize]).is_none()
+    }
+
+    /// The name at name index `n` (of an [`Open`] or a wrapper event of this tape).
+    pub(crate) fn name_at(&self, n: u32) -> &'static str {
+        self.names[n as usize]
+    }
+
+    /// The 16 little-endian bytes of the [`Ev::I128`] or [`Ev::U128`] at `arena[a..]`.
+    pub(crate) fn wide(&self, a: u32) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        b.copy_from_slice(&self.arena[a as usize..a as usize + 16]);
+        b
     }
 
     /// The string at `arena[a..b]`, the range of a [`Ev::Str`] or [`Cell::Str`] of this tape.

@@ -99,12 +99,12 @@ impl EvRef<'_> {
                 let mut i = first;
                 while i < end {
                     match t.evs[i] {
-                        Ev::Field(n) => {
-                            c.serialize_field(t.names[n as usize], &self.child(i + 1))?;
+                        Ev::Field(key) => {
+                            c.serialize_field(key, &self.child(i + 1))?;
                             i = t.next(i + 1);
                         }
-                        Ev::Skip(n) => {
-                            c.skip_field(t.names[n as usize])?;
+                        Ev::Skip(key) => {
+                            c.skip_field(key)?;
                             i += 1;
                         }
                         _ => return Err(misplaced()),

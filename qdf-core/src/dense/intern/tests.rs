@@ -15,7 +15,7 @@ impl InternTable {
         index.table.len() == self.ends.len()
             && (self.base_len..self.len()).all(|id| {
                 let (b, k) = self.get(id).unwrap();
-                self.find_indexed(b, k) == Some(id)
+                self.find_indexed(self.hash(b, k), b, k) == Some(id)
             })
     }
 }
@@ -92,4 +92,56 @@ fn decoder_table_has_no_index() {
     t.push(b"abcd", Kind::Str);
     assert_eq!(t.find(b"abcd", Kind::Str), None);
     assert_eq!(t.get(0), Some((&b"abcd"[..], Kind::Str)));
+}
+
+/// `find_or_hash` then `push_hashed` (one hash per new value) builds the same table as
+/// `push`: same ids, same observable state, a consistent index that finds every entry, on
+/// its own and on a base (whose entries are found, never re-defined).
+#[test]
+fn push_hashed_matches_push() {
+    let value = |i: usize| format!("{}{i}", "w".repeat(i % 33));
+    let mut base = InternTable::new(true);
+    for i in 0..50 {
+        base.push(value(i).as_bytes(), Kind::Str);
+    }
+    let base = Arc::new(base);
+    for on_base in [false, true] {
+        let fresh = || match on_base {
+            true => InternTable::new(true).on_base(base.clone()),
+            false => InternTable::new(true),
+        };
+        let (mut a, mut b) = (fresh(), fresh());
+        let mut distinct = std::collections::HashSet::new();
+        for i in 0..700 {
+            let kind = [Kind::Str, Kind::Bin][i % 7 / 6];
+            let bytes = value(i % 400);
+            let id = match a.find_or_hash(bytes.as_bytes(), kind) {
+                Ok(id) => id,
+                Err(miss) => a.push_hashed(bytes.as_bytes(), kind, miss),
+            };
+            let want = match b.find(bytes.as_bytes(), kind) {
+                Some(id) => id,
+                None => b.push(bytes.as_bytes(), kind),
+            };
+            assert_eq!(id, want, "value {i}, on base: {on_base}");
+            assert_eq!(a.find(bytes.as_bytes(), kind), Some(id));
+            distinct.insert((bytes, kind));
+        }
+        assert_eq!(a.len(), b.len());
+        assert_eq!(a.observable(), b.observable());
+        assert!(a.index_consistent());
+        // On the base, its 50 strings were found there (ids 0..50), none defined again:
+        // one entry per distinct `(value, kind)` in all (the base's 50 among them).
+        assert_eq!(a.find(value(3).as_bytes(), Kind::Str), Some(3));
+        assert_eq!(a.len() as usize, distinct.len());
+    }
+}
+
+#[test]
+fn decoder_table_misses_and_pushes_hashed() {
+    let mut t = InternTable::new(false);
+    let miss = t.find_or_hash(b"abcd", Kind::Str).unwrap_err();
+    assert_eq!(t.push_hashed(b"abcd", Kind::Str, miss), 0);
+    assert_eq!(t.get(0), Some((&b"abcd"[..], Kind::Str)));
+    assert!(t.find_or_hash(b"abcd", Kind::Str).is_err());
 }
