@@ -94,6 +94,13 @@ fn vary(h: &http::HeaderMap) -> Vec<&str> {
         .collect()
 }
 
+/// The request body's dictionary, the request headers, the dictionary of the response.
+type Case<'a> = (
+    Option<&'a Dictionary>,
+    Vec<(&'a str, HeaderValue)>,
+    Option<DictionaryId>,
+);
+
 #[tokio::test]
 async fn bodies_and_responses_use_the_announced_dictionary() {
     let (v1, v2) = (trained(), listed());
@@ -103,11 +110,7 @@ async fn bodies_and_responses_use_the_announced_dictionary() {
     registry.rotate(v2.clone()).unwrap();
     let addr = server(Some(registry)).await;
     let sent = spans(20);
-    let cases: [(
-        Option<&Dictionary>,
-        Vec<(&str, HeaderValue)>,
-        Option<DictionaryId>,
-    ); 5] = [
+    let cases: [Case; 5] = [
         // RFC 9842's header, for the older dictionary (still registered).
         (
             Some(&v1),
