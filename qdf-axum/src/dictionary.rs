@@ -182,10 +182,15 @@ impl<T: Serialize> IntoResponse for QdfWithDictionary<T> {
             None => qdf_core::to_vec(&self.0),
         };
         let mut res = encoded_response(encoded);
-        res.headers_mut()
-            .append(VARY, HeaderValue::from_static(VARY_VALUE));
+        add_vary(&mut res);
         res
     }
+}
+
+/// Adds `Vary: available-dictionary, qdf-dictionary` (after any `Vary` already there).
+pub(crate) fn add_vary(res: &mut Response) {
+    res.headers_mut()
+        .append(VARY, HeaderValue::from_static(VARY_VALUE));
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

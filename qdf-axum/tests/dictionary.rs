@@ -13,11 +13,12 @@ use std::time::Duration;
 use axum::routing::post;
 use axum::{Extension, Router};
 use common::*;
+use futures::StreamExt;
 use http::{HeaderName, HeaderValue, Method, Request};
 use http_body_util::BodyExt;
 use qdf_axum::{
-    AVAILABLE_DICTIONARY, AvailableDictionary, QDF_DICTIONARY, Qdf, QdfWithDictionary,
-    available_dictionary, qdf_dictionary,
+    AVAILABLE_DICTIONARY, AvailableDictionary, QDF_DICTIONARY, Qdf, QdfFrames, QdfRejection,
+    QdfStream, QdfWithDictionary, available_dictionary, qdf_dictionary,
 };
 use qdf_core::{Dictionary, DictionaryId, DictionaryRegistry, Options};
 
@@ -53,8 +54,22 @@ async fn echo(dict: AvailableDictionary, Qdf(v): Qdf<Vec<Span>>) -> QdfWithDicti
     dict.respond(v)
 }
 
+/// Collects the request's frames and streams them back, from the announced dictionary.
+async fn echo_stream(
+    dict: AvailableDictionary,
+    mut frames: QdfFrames<Span>,
+) -> Result<QdfStream<impl futures::Stream<Item = Span>>, QdfRejection> {
+    let mut got = Vec::new();
+    while let Some(span) = frames.next().await {
+        got.push(span?);
+    }
+    Ok(QdfStream::new(futures::stream::iter(got)).dictionary(dict))
+}
+
 async fn server(registry: Option<Arc<DictionaryRegistry>>) -> SocketAddr {
-    let app = Router::new().route("/echo", post(echo));
+    let app = Router::new()
+        .route("/echo", post(echo))
+        .route("/stream", post(echo_stream));
     serve(match registry {
         Some(r) => app.layer(Extension(r)),
         None => app,
@@ -212,6 +227,86 @@ async fn an_unknown_dictionary_is_415_naming_it() {
     // The current dictionary still decodes.
     let (status, _, _) = post_echo(with, body(&v2), &[]).await;
     assert_eq!(status, 200);
+}
+
+/// A stream body of `spans`, one frame each, from `dict`.
+fn stream_body(spans: &[Span], dict: Option<&Dictionary>) -> Vec<u8> {
+    let mut enc = qdf_core::EncoderSession::new(Options::default());
+    if let Some(d) = dict {
+        enc = enc.with_dictionary(d.clone());
+    }
+    let mut buf = Vec::new();
+    for s in spans {
+        enc.encode_frame(s, &mut buf).unwrap();
+    }
+    buf
+}
+
+#[tokio::test]
+async fn streams_of_frames_use_the_registry_and_the_announced_dictionary() {
+    let (v1, v2, v3) = (trained(), listed(), unknown());
+    let registry = Arc::new(DictionaryRegistry::new());
+    registry.rotate(v1.clone()).unwrap();
+    registry.rotate(v2.clone()).unwrap();
+    let addr = server(Some(Arc::clone(&registry))).await;
+    let sent = spans(50);
+    let post_stream = |body: Vec<u8>, announce: Option<&Dictionary>| {
+        let mut req = Request::builder()
+            .method(Method::POST)
+            .uri(format!("http://{addr}/stream"))
+            .header(http::header::CONTENT_TYPE, "application/qdf-stream");
+        if let Some(d) = announce {
+            req = req.header(AVAILABLE_DICTIONARY, available_dictionary(d));
+        }
+        client().request(req.body(full(body)).unwrap())
+    };
+    for (dict, announce) in [(Some(&v1), Some(&v1)), (Some(&v2), None), (None, Some(&v2))] {
+        let res = post_stream(stream_body(&sent, dict), announce)
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(
+            vary(res.headers()),
+            ["available-dictionary, qdf-dictionary"]
+        );
+        // The client reads the response with its own registry of what it holds.
+        let mine = Arc::new(DictionaryRegistry::new());
+        if let Some(d) = announce {
+            mine.rotate(d.clone()).unwrap();
+        }
+        let mut frames = QdfFrames::<Span, _>::new(res.into_body()).with_registry(mine);
+        let mut back = Vec::new();
+        while let Some(s) = frames.next().await {
+            back.push(s.unwrap());
+        }
+        assert_same(&back, &sent);
+    }
+    // An unknown dictionary: 415 before any item.
+    let res = post_stream(stream_body(&sent, Some(&v3)), None)
+        .await
+        .unwrap();
+    let (status, h) = (res.status().as_u16(), res.headers().clone());
+    let text = res.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(status, 415);
+    assert_eq!(
+        String::from_utf8_lossy(&text),
+        format!(
+            "The qdf body names dictionary {}, which this server does not hold (its current one is {})",
+            v3.id(),
+            v2.id()
+        )
+    );
+    assert_eq!(h.get(QDF_DICTIONARY).unwrap(), &qdf_dictionary(v2.id()));
+    // The sizes of one small stream (one span): the dictionary's 8-byte id in the header,
+    // the span's strings as references.
+    let one = &sent[..1];
+    assert_eq!(
+        (
+            stream_body(one, None).len(),
+            stream_body(one, Some(&v1)).len()
+        ),
+        (192, 106)
+    );
 }
 
 #[tokio::test]
