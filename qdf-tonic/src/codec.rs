@@ -155,7 +155,9 @@ impl<T, L: Limits> QdfEncoder<T, L> {
         let Some(registry) = L::dictionaries() else {
             return;
         };
-        let peer = self.peer.get().and_then(|d| registry.get(d.id()));
+        // The peer's dictionary was taken from the registry when its stream arrived: it is
+        // used even if retired since (the call started on it).
+        let peer = self.peer.get().cloned();
         let dict = peer.or_else(|| L::SEND_CURRENT_DICTIONARY.then(|| registry.current())?);
         if let Some(d) = dict {
             let placeholder = EncoderSession::new(Options::speed());

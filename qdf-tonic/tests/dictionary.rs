@@ -233,3 +233,121 @@ async fn one_small_message_is_smaller_with_the_dictionary() {
     let mut dec = qdf_core::DecoderSession::new(Options::balanced()).with_dictionary(v1());
     assert_eq!(dec.decode_message::<Vec<Item>>(&with[5..]).unwrap(), one);
 }
+
+// The rotation test's registries: the server's, and the one all its clients share.
+static ROT_SERVER: LazyLock<DictionaryRegistry> = LazyLock::new(|| {
+    let r = DictionaryRegistry::new();
+    r.rotate(v1()).unwrap();
+    r
+});
+static ROT_CLIENTS: LazyLock<DictionaryRegistry> = LazyLock::new(|| {
+    let r = DictionaryRegistry::new();
+    r.rotate(v1()).unwrap();
+    r
+});
+
+struct RotServer;
+impl Limits for RotServer {
+    fn dictionaries() -> Option<&'static DictionaryRegistry> {
+        Some(&ROT_SERVER)
+    }
+}
+
+struct RotClient;
+impl Limits for RotClient {
+    const SEND_CURRENT_DICTIONARY: bool = true;
+    fn dictionaries() -> Option<&'static DictionaryRegistry> {
+        Some(&ROT_CLIENTS)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rotation_under_concurrent_clients_fails_no_call() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::time::Duration;
+
+    const CLIENTS: usize = 6;
+    const PER_PHASE: u64 = 200;
+    let (v1, v2) = (v1(), v2());
+    let addr = serve::<RotServer>().await;
+    let channel = Channel::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    // Per client: whether it has seen v2 current before a call (its later calls use v2,
+    // and its v1 calls are over).
+    let switched: Arc<Vec<AtomicBool>> =
+        Arc::new((0..CLIENTS).map(|_| AtomicBool::new(false)).collect());
+    let on = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+    let mut tasks = Vec::new();
+    for c in 0..CLIENTS {
+        let (channel, stop, switched, on) = (
+            channel.clone(),
+            Arc::clone(&stop),
+            Arc::clone(&switched),
+            Arc::clone(&on),
+        );
+        let v2_id = v2.id();
+        tasks.push(tokio::spawn(async move {
+            let mut grpc = tonic::client::Grpc::new(channel);
+            let mut n = 0u64;
+            while !stop.load(Ordering::Acquire) {
+                // The codec reads the current dictionary at its first message, after this:
+                // never older than what is seen here.
+                let is_v2 = ROT_CLIENTS.current().map(|d| d.id()) == Some(v2_id);
+                if is_v2 {
+                    switched[c].store(true, Ordering::Release);
+                }
+                let items: Vec<Item> = (n..n + 1 + n % 8).map(|i| item(i * 7 + c as u64)).collect();
+                grpc.ready().await.unwrap();
+                let path = PathAndQuery::from_static("/test.Echo/Echo");
+                let codec = QdfCodec::<Vec<Item>, Vec<Item>, RotClient>::default();
+                let back = grpc.unary(Request::new(items.clone()), path, codec).await;
+                let back = back.unwrap_or_else(|s| panic!("client {c} call {n}: {s:?}"));
+                assert_eq!(back.into_inner(), items, "client {c} call {n}");
+                on[usize::from(is_v2)].fetch_add(1, Ordering::Relaxed);
+                n += 1;
+            }
+            n
+        }));
+    }
+    let wait = |i: usize, at_least: u64| {
+        let on = Arc::clone(&on);
+        async move {
+            while on[i].load(Ordering::Relaxed) < at_least {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }
+    };
+    // A client that fails panics and stops counting: the phases are bounded, and its panic
+    // is reported by its task's join below.
+    let phases = async {
+        wait(0, PER_PHASE).await;
+        // The server registers v2 first (v1 stays), then the clients rotate to it.
+        assert_eq!(ROT_SERVER.rotate(v2.clone()).unwrap(), Some(v1.id()));
+        ROT_CLIENTS.rotate(v2.clone()).unwrap();
+        while !switched.iter().all(|s| s.load(Ordering::Acquire)) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert!(ROT_SERVER.retire(v1.id()).unwrap());
+        let after = on[1].load(Ordering::Relaxed);
+        wait(1, after + PER_PHASE).await;
+    };
+    let finished = tokio::time::timeout(Duration::from_secs(120), phases).await;
+    stop.store(true, Ordering::Release);
+    let mut total = 0;
+    for t in tasks {
+        total += t.await.expect("no client failed a call");
+    }
+    assert!(finished.is_ok(), "the rotation's phases did not finish");
+    let (n1, n2) = (on[0].load(Ordering::Relaxed), on[1].load(Ordering::Relaxed));
+    assert_eq!(n1 + n2, total);
+    assert!(
+        n1 >= PER_PHASE && n2 >= PER_PHASE,
+        "{n1} calls on v1, {n2} on v2"
+    );
+    assert_eq!(ROT_SERVER.ids(), [v2.id()]);
+}
