@@ -335,8 +335,11 @@ impl<D, E: ?Sized> QdfCodec<D, E> {
             Err(_) => None,
         };
         let lookup = self.lookup.take().expect("checked by the caller");
-        if let Some(dict) = found.and_then(|id| lookup.resolve(id)) {
-            debug!(found = %found.expect("resolved"), held = %dict.id(), "qdf peer dictionary");
+        let Some(id) = found else {
+            return true;
+        };
+        if let Some(dict) = lookup.resolve(id) {
+            debug!(found = %id, held = %dict.id(), "qdf peer stream names a dictionary");
             let placeholder = DecoderSession::new(Options::speed());
             let dec = std::mem::replace(&mut self.dec, placeholder);
             self.dec = dec.with_dictionary(dict);

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use common::{Msg, Reading, mixed, reading, tcp_pair};
+use common::{Chunked, Msg, Reading, mixed, reading, tcp_pair};
 use futures::{SinkExt, StreamExt};
 use qdf_core::{Category, Dictionary, DictionaryRegistry, ErrorCode, Options};
 use qdf_stream::{Builder, QdfCodec, QdfCodecError};
 use tokio::time::timeout;
-use tokio_util::codec::Encoder;
+use tokio_util::codec::{Encoder, FramedRead};
 
 /// Generous guard against a hang; never an assertion about speed.
 const GUARD: Duration = Duration::from_secs(30);
@@ -224,4 +224,46 @@ fn the_dictionary_makes_the_frames_smaller() {
         .dictionary(dict)
         .new_codec::<(), Reading>();
     assert_eq!(fast.encoder_session().dictionary_id(), None);
+}
+
+#[tokio::test]
+async fn a_header_cut_anywhere_still_picks_the_dictionary() {
+    let dict = trained();
+    let registry = Arc::new(DictionaryRegistry::new());
+    registry.rotate(dict.clone()).unwrap();
+    let msgs = mixed(30);
+    let mut codec = QdfCodec::builder()
+        .dictionary(dict.clone())
+        .new_codec::<(), Msg>();
+    let mut wire = BytesMut::new();
+    for m in &msgs {
+        codec.encode(m, &mut wire).unwrap();
+    }
+    let server = QdfCodec::builder().dictionary_registry(registry).clone();
+    // One byte per read, and cuts inside the 13-byte header (after the magic, inside the id).
+    let readers = [
+        Chunked::bytewise(&wire),
+        Chunked::split(&wire, 4),
+        Chunked::split(&wire, 9),
+        Chunked::split(&wire, 13),
+    ];
+    for reader in readers {
+        let mut rx = FramedRead::new(reader, server.new_codec::<Msg, Msg>());
+        let mut got = Vec::new();
+        while let Some(m) = rx.next().await {
+            got.push(m.unwrap());
+        }
+        assert_eq!(got, msgs);
+        assert_eq!(
+            rx.decoder().decoder_session().dictionary_id(),
+            Some(dict.id())
+        );
+    }
+    // A stream that ends inside the header is a typed `Eof`, not a hang or a panic.
+    let mut rx = FramedRead::new(
+        Chunked::new([wire[..9].to_vec()]),
+        server.new_codec::<Msg, Msg>(),
+    );
+    let err = rx.next().await.unwrap().unwrap_err();
+    assert_eq!(err.category(), Category::Eof, "{err}");
 }
