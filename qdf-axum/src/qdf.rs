@@ -119,7 +119,7 @@ impl<T: DeserializeOwned> Qdf<T> {
     /// [`from_bytes`](Self::from_bytes) for a body that may name a dictionary `registry`
     /// holds (`docs/SPEC.md` §25): the extractor's decoding. A body naming a dictionary that
     /// `registry` does not hold (or any, for `None`) is refused with
-    /// [`QdfRejection::UnknownDictionary`] (415) before its body is read; other errors as
+    /// [`QdfRejection::UnknownDictionary`] (415) before its body is decoded; other errors as
     /// [`from_bytes`](Self::from_bytes).
     pub fn from_bytes_with_registry(
         bytes: &[u8],

@@ -49,7 +49,10 @@ type Marker<X> = PhantomData<fn() -> X>;
 ///
 /// Pre-shared dictionaries: see [`Limits::dictionaries`]. The encoder and the decoder a
 /// codec hands out (one call's two directions) share what the peer's stream named, so a
-/// response starts from the dictionary of its request.
+/// response starts from the dictionary of its request. That link is per codec value, as
+/// generated code builds one per call; a clone starts without it. The codec never sees call
+/// metadata (tonic's `Codec` is given none), so a `qdf-dictionary` header cannot steer it:
+/// a client announces its dictionary by using it.
 pub struct QdfCodec<T, U, L = DefaultLimits> {
     /// The dictionary the peer's stream named, set by this codec's decoder, read by its
     /// encoder; created by the first `encoder()`/`decoder()`.
