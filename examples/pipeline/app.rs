@@ -226,7 +226,7 @@ where
     let records = Arc::new(w.records);
     let protos = Arc::new(w.protos);
     let qdf = |opts: Options| {
-        let b = *QdfCodec::builder().options(opts);
+        let b = QdfCodec::builder().options(opts).clone();
         (b.new_codec::<R, R>(), b.new_codec::<R, R>())
     };
     vec![

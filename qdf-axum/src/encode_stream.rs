@@ -52,6 +52,8 @@ const FLUSH_BYTES: usize = 16 << 10;
 pub struct QdfStream<S> {
     stream: S,
     session: EncoderSession,
+    /// Set by [`dictionary`](Self::dictionary): the response depends on request headers.
+    vary: bool,
 }
 
 impl<S> QdfStream<S> {
@@ -62,7 +64,34 @@ impl<S> QdfStream<S> {
 
     /// Streams `stream` with `session` (its tier, its table caps, its checksum setting).
     pub fn with_session(stream: S, session: EncoderSession) -> Self {
-        QdfStream { stream, session }
+        QdfStream {
+            stream,
+            session,
+            vary: false,
+        }
+    }
+
+    /// Starts the stream from the dictionary the client announced
+    /// ([`AvailableDictionary`](crate::AvailableDictionary), `docs/SPEC.md` §25), if any,
+    /// as [`EncoderSession::with_dictionary`]: the stream header names it (8 bytes more)
+    /// and the strings it holds are 2-byte references from the first frame on. Either way
+    /// the response gets `Vary: available-dictionary, qdf-dictionary`. A reader needs the
+    /// same dictionary ([`QdfFrames::with_registry`](crate::QdfFrames::with_registry) or a
+    /// session holding it). Ignored by a Speed session, which writes no Dense tags.
+    ///
+    /// ```rust,no_run
+    /// # use futures::stream;
+    /// use qdf_axum::{AvailableDictionary, QdfStream};
+    /// async fn tail(dict: AvailableDictionary) -> QdfStream<impl futures::Stream<Item = String>> {
+    ///     QdfStream::new(stream::iter(["checkout".to_string()])).dictionary(dict)
+    /// }
+    /// ```
+    pub fn dictionary(mut self, dict: crate::AvailableDictionary) -> Self {
+        if let Some(d) = dict.0 {
+            self.session = self.session.with_dictionary(d);
+        }
+        self.vary = true;
+        self
     }
 
     /// Ends every frame with a CRC-32C of its bytes (default off; header flag `10`,
@@ -97,7 +126,11 @@ where
             failed: None,
             done: false,
         };
-        stream_response(Body::from_stream(frames))
+        let mut res = stream_response(Body::from_stream(frames));
+        if self.vary {
+            crate::dictionary::add_vary(&mut res);
+        }
+        res
     }
 }
 

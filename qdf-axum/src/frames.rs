@@ -18,7 +18,9 @@ use axum::extract::{FromRequest, Request};
 use bytes::{Buf, BufMut, BytesMut};
 use futures_core::{FusedStream, Stream};
 use http_body::Body as HttpBody;
-use qdf_core::{DecoderSession, FrameStatus, Limits, Options};
+use std::sync::Arc;
+
+use qdf_core::{DecoderSession, DictionaryRegistry, FrameStatus, Limits, Options};
 use serde::de::DeserializeOwned;
 
 use crate::media::{APPLICATION_QDF_STREAM, has_qdf_stream_content_type};
@@ -41,6 +43,12 @@ use crate::rejection::QdfRejection;
 /// any session with `with_checksum(true)`) has every frame checked before it is decoded: a
 /// damaged one is a `Decode` error
 /// ([`ChecksumMismatch`](qdf_core::ErrorCode::ChecksumMismatch), category `Syntax`, so 400).
+///
+/// A body whose stream header names a pre-shared dictionary (`docs/SPEC.md` §25) is read
+/// with the one [`with_registry`](Self::with_registry) (as an extractor: the app's
+/// `Extension<Arc<DictionaryRegistry>>`, see [`crate::dictionary`]) holds, or with the one
+/// a [`with_session`](Self::with_session) session holds; any other id is a
+/// [`QdfRejection::UnknownDictionary`] (415) before any item.
 ///
 /// ```rust,no_run
 /// use axum::{Router, routing::post};
@@ -85,10 +93,26 @@ impl<T, B> QdfFrames<T, B> {
             reader: FrameReader {
                 buf: BytesMut::new(),
                 session,
+                header: Header::Unread(None),
+                unknown_current: None,
                 done: false,
             },
             _item: PhantomData,
         }
+    }
+}
+
+impl<T, B> QdfFrames<T, B> {
+    /// Reads a body whose stream header names a dictionary `registry` holds with that
+    /// dictionary (looked up once, when the header arrives; the body keeps it whatever the
+    /// registry does after). An id `registry` does not hold (never registered, or retired)
+    /// ends the stream with [`QdfRejection::UnknownDictionary`] (415) as its first item,
+    /// unless this reader's session holds that dictionary itself.
+    pub fn with_registry(mut self, registry: Arc<DictionaryRegistry>) -> Self {
+        if let Header::Unread(r) = &mut self.reader.header {
+            *r = Some(registry);
+        }
+        self
     }
 }
 
@@ -114,7 +138,12 @@ where
                 expected: APPLICATION_QDF_STREAM,
             });
         }
-        Ok(QdfFrames::new(req.into_limited_body()))
+        let registry = crate::dictionary::registry(req.extensions()).cloned();
+        let frames = QdfFrames::new(req.into_limited_body());
+        Ok(match registry {
+            Some(r) => frames.with_registry(r),
+            None => frames,
+        })
     }
 }
 
@@ -122,16 +151,59 @@ where
 struct FrameReader {
     buf: BytesMut,
     session: DecoderSession,
+    /// Whether the stream header's dictionary id has been looked at, and the registry to
+    /// look it up in until then.
+    header: Header,
+    /// For an `UnknownDictionary` rejection: `Some(the registry's current id)` when there
+    /// is a registry.
+    unknown_current: Option<Option<qdf_core::DictionaryId>>,
     done: bool,
+}
+
+enum Header {
+    Unread(Option<Arc<DictionaryRegistry>>),
+    Read,
 }
 
 impl FrameReader {
     /// Bytes of the whole frame at the front of the buffer, if one is there.
     fn complete_len(&mut self) -> Result<Option<usize>, QdfRejection> {
-        match self.session.frame_status(&self.buf)? {
+        if let Header::Unread(registry) = &self.header {
+            match qdf_core::dictionary_id(&self.buf) {
+                Err(e) if e.is_eof() => return Ok(None),
+                Ok(Some(id)) => {
+                    let registry = registry.clone();
+                    self.pick_dictionary(id, registry.as_deref());
+                }
+                // No dictionary, or not qdf (which the session reports).
+                _ => {}
+            }
+            self.header = Header::Read;
+        }
+        let status = self
+            .session
+            .frame_status(&self.buf)
+            .map_err(|e| unknown(e, self.unknown_current))?;
+        match status {
             FrameStatus::Complete { len } => Ok(Some(len)),
             FrameStatus::Incomplete { .. } => Ok(None),
         }
+    }
+
+    /// The stream names dictionary `id`: the session takes the registry's, if it has it.
+    /// Else the session's own dictionary, if it holds that one, reads the stream; if not,
+    /// `frame_status` fails with `UnknownDictionary`, made a 415 by [`unknown`].
+    #[cold]
+    fn pick_dictionary(
+        &mut self,
+        id: qdf_core::DictionaryId,
+        registry: Option<&DictionaryRegistry>,
+    ) {
+        if let Some(d) = registry.and_then(|r| r.get(id)) {
+            let placeholder = DecoderSession::new(Options::speed());
+            self.session = std::mem::replace(&mut self.session, placeholder).with_dictionary(d);
+        }
+        self.unknown_current = registry.map(|r| r.current().map(|d| d.id()));
     }
 
     /// Decodes the complete frame of `len` bytes at the front and drops its bytes.
@@ -153,6 +225,20 @@ impl FrameReader {
             .check_end(&self.buf)
             .err()
             .map(QdfRejection::from)
+    }
+}
+
+/// The rejection for a session error: [`QdfRejection::UnknownDictionary`] for a stream
+/// naming a dictionary this reader does not hold (`registry`: `Some(its current id)` when
+/// there is a registry), else [`QdfRejection::Decode`].
+fn unknown(e: qdf_core::Error, registry: Option<Option<qdf_core::DictionaryId>>) -> QdfRejection {
+    match *e.code() {
+        qdf_core::ErrorCode::UnknownDictionary { found, .. } => QdfRejection::UnknownDictionary {
+            id: qdf_core::DictionaryId::from_bytes(found),
+            current: registry.flatten(),
+            registry: registry.is_some(),
+        },
+        _ => QdfRejection::Decode(e),
     }
 }
 

@@ -8,6 +8,8 @@ use http::header::{CONTENT_TYPE, HeaderValue};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use qdf_core::{DictionaryRegistry, Options};
+
 use crate::media::{APPLICATION_QDF, has_qdf_content_type};
 use crate::rejection::{QdfRejection, text_response};
 
@@ -22,7 +24,13 @@ use crate::rejection::{QdfRejection, text_response};
 /// - the `Content-Type` is not `application/qdf`, `application/x-qdf` or `…+qdf` (415);
 /// - the body is longer than the limit (413);
 /// - the bytes are not qdf or end early (400), exceed a decode limit (413), or are qdf of
-///   another shape than `T` (422).
+///   another shape than `T` (422);
+/// - the body names a pre-shared dictionary (`docs/SPEC.md` §25) that the app's
+///   `Extension<Arc<DictionaryRegistry>>` does not hold, or the app provides none (415,
+///   [`QdfRejection::UnknownDictionary`]; see [`crate::dictionary`]).
+///
+/// A body naming a dictionary the registry holds is decoded with it
+/// ([`qdf_core::from_slice_with_dictionary`]).
 ///
 /// It consumes the body, so it must be the last extractor of a handler. As an
 /// `Option<Qdf<T>>` it yields `None` when the request has no `Content-Type` at all.
@@ -63,8 +71,9 @@ where
         if !has_qdf_content_type(req.headers()) {
             return Err(missing_content_type());
         }
+        let registry = crate::dictionary::registry(req.extensions()).cloned();
         let bytes = Bytes::from_request(req, state).await?;
-        Self::from_bytes(&bytes)
+        Self::from_bytes_with_registry(&bytes, registry.as_deref())
     }
 }
 
@@ -94,7 +103,8 @@ fn missing_content_type() -> QdfRejection {
 
 impl<T: DeserializeOwned> Qdf<T> {
     /// Decodes one self-contained message from `bytes` (no `Content-Type` check): the same
-    /// decoding and the same rejections as the extractor.
+    /// decoding and the same rejections as the extractor without a dictionary registry (a
+    /// body naming a dictionary is refused with [`QdfRejection::UnknownDictionary`]).
     ///
     /// ```
     /// use qdf_axum::Qdf;
@@ -103,10 +113,36 @@ impl<T: DeserializeOwned> Qdf<T> {
     /// assert_eq!(r.status(), http::StatusCode::BAD_REQUEST);
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, QdfRejection> {
-        match qdf_core::from_slice(bytes) {
-            Ok(value) => Ok(Qdf(value)),
-            Err(err) => Err(QdfRejection::Decode(err)),
-        }
+        Self::from_bytes_with_registry(bytes, None)
+    }
+
+    /// [`from_bytes`](Self::from_bytes) for a body that may name a dictionary `registry`
+    /// holds (`docs/SPEC.md` §25): the extractor's decoding. A body naming a dictionary that
+    /// `registry` does not hold (or any, for `None`) is refused with
+    /// [`QdfRejection::UnknownDictionary`] (415) before its body is decoded; other errors as
+    /// [`from_bytes`](Self::from_bytes).
+    pub fn from_bytes_with_registry(
+        bytes: &[u8],
+        registry: Option<&DictionaryRegistry>,
+    ) -> Result<Self, QdfRejection> {
+        // A header that is not qdf, or cut short, is reported by the decode below.
+        let named = qdf_core::dictionary_id(bytes).ok().flatten();
+        let decoded = match named {
+            None => qdf_core::from_slice(bytes),
+            Some(id) => match registry.and_then(|r| r.get(id)) {
+                Some(dict) => {
+                    qdf_core::from_slice_with_dictionary(bytes, Options::default(), &dict)
+                }
+                None => {
+                    return Err(QdfRejection::UnknownDictionary {
+                        id,
+                        current: registry.and_then(|r| r.current()).map(|d| d.id()),
+                        registry: registry.is_some(),
+                    });
+                }
+            },
+        };
+        decoded.map(Qdf).map_err(QdfRejection::Decode)
     }
 }
 
@@ -137,7 +173,7 @@ impl<T: Serialize> IntoResponse for Qdf<T> {
 }
 
 /// The response for an encode result; not generic, so it is compiled once for all `T`.
-fn encoded_response(encoded: qdf_core::Result<Vec<u8>>) -> Response {
+pub(crate) fn encoded_response(encoded: qdf_core::Result<Vec<u8>>) -> Response {
     match encoded {
         Ok(buf) => (
             [(CONTENT_TYPE, HeaderValue::from_static(APPLICATION_QDF))],

@@ -22,6 +22,7 @@ use qdf_core::Category;
 /// | [`Decode`](Self::Decode) with [`Category::Limit`] | 413 Payload Too Large |
 /// | [`Decode`](Self::Decode) with [`Category::Data`] | 422 Unprocessable Entity |
 /// | [`Decode`](Self::Decode), any other category (`Syntax`, `Eof`) | 400 Bad Request |
+/// | [`UnknownDictionary`](Self::UnknownDictionary) | 415 Unsupported Media Type |
 ///
 /// As a response it is that status with [`body_text`](Self::body_text) as a `text/plain`
 /// body, like axum's own rejections.
@@ -42,6 +43,19 @@ pub enum QdfRejection {
     /// The bytes are not a qdf message of the target type; the error's
     /// [`Category`] chooses the status and its offset says where.
     Decode(qdf_core::Error),
+    /// The body names a pre-shared dictionary (`docs/SPEC.md` §25) the app's registry does
+    /// not hold (never registered, or retired), or the app provides no registry (see
+    /// [`crate::dictionary`]). Nothing of the body was decoded. As a response it carries
+    /// the registry's current id, if any, in a [`QDF_DICTIONARY`](crate::QDF_DICTIONARY)
+    /// header.
+    UnknownDictionary {
+        /// The id the body names.
+        id: qdf_core::DictionaryId,
+        /// The registry's current dictionary, if any: the one to fetch and use instead.
+        current: Option<qdf_core::DictionaryId>,
+        /// Whether the app provides a registry (an `Extension<Arc<DictionaryRegistry>>`).
+        registry: bool,
+    },
 }
 
 impl QdfRejection {
@@ -52,6 +66,7 @@ impl QdfRejection {
             Self::BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::BodyRead(_) => StatusCode::BAD_REQUEST,
             Self::Decode(e) => decode_status(e.classify()),
+            Self::UnknownDictionary { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         }
     }
 
@@ -109,6 +124,25 @@ impl fmt::Display for QdfRejection {
             Self::BodyTooLarge(e) => write!(f, "Request body is larger than the limit: {e}"),
             Self::BodyRead(e) => write!(f, "Failed to read the request body: {e}"),
             Self::Decode(e) => write!(f, "Failed to decode the qdf body: {e}"),
+            Self::UnknownDictionary {
+                id,
+                current,
+                registry,
+            } => {
+                write!(f, "The qdf body names dictionary {id}, ")?;
+                match (registry, current) {
+                    (false, _) => f.write_str("and this server holds no dictionaries"),
+                    (true, None) => {
+                        f.write_str("which this server does not hold (it has none current)")
+                    }
+                    (true, Some(c)) => {
+                        write!(
+                            f,
+                            "which this server does not hold (its current one is {c})"
+                        )
+                    }
+                }
+            }
         }
     }
 }
@@ -119,13 +153,23 @@ impl StdError for QdfRejection {
             Self::MissingContentType { .. } => None,
             Self::BodyTooLarge(e) | Self::BodyRead(e) => Some(e),
             Self::Decode(e) => Some(e),
+            Self::UnknownDictionary { .. } => None,
         }
     }
 }
 
 impl IntoResponse for QdfRejection {
     fn into_response(self) -> Response {
-        text_response(self.status(), self.body_text())
+        let current = match &self {
+            Self::UnknownDictionary { current, .. } => *current,
+            _ => None,
+        };
+        let mut res = text_response(self.status(), self.body_text());
+        if let Some(c) = current {
+            res.headers_mut()
+                .insert(crate::QDF_DICTIONARY, crate::dictionary::qdf_dictionary(c));
+        }
+        res
     }
 }
 

@@ -121,7 +121,7 @@ fn json_offset(text: &[u8], line: usize, column: usize) -> usize {
 }
 
 /// A JSON syntax error as one line with its byte offset.
-fn json_error(file: &str, text: &[u8], e: &serde_json::Error) -> Failure {
+pub fn json_error(file: &str, text: &[u8], e: &serde_json::Error) -> Failure {
     let at = json_offset(text, e.line(), e.column());
     Failure::new(file, format!("invalid JSON: {e} (byte {at})"))
 }

@@ -4,7 +4,8 @@
 //!   `protoc --decode_raw` of qdf), walked by `qdf_core::inspect`;
 //! - `qdf to-json` / `qdf from-json`: one message or a stream ↔ one JSON value or JSON
 //!   lines, in any tier;
-//! - `qdf stats FILE|-`: frames, bytes per frame and intern table growth of a stream.
+//! - `qdf stats FILE|-`: frames, bytes per frame and intern table growth of a stream;
+//! - `qdf train FILE... -o DICT`: a pre-shared dictionary trained on JSON or qdf samples.
 //!
 //! Bad input ends the run with one line on stderr, naming the byte offset (and the frame, in
 //! a stream), and exit code 1. The format logic lives in `qdf-core`; this crate only reads
@@ -14,6 +15,7 @@ mod input;
 mod inspect;
 mod json;
 mod stats;
+mod train;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -40,6 +42,12 @@ enum Command {
     FromJson(FromJsonArgs),
     /// Report a stream's frames, bytes per frame and intern table growth.
     Stats(StatsArgs),
+    /// Train a pre-shared dictionary (docs/SPEC.md §25) on sample files, write it and print
+    /// its id. Each file is JSON (every value, e.g. each JSON line, is one sample) or qdf (a
+    /// message is one sample, each frame of a stream is one). Keeps the strings that appear
+    /// in at least two samples, most valuable first, within the byte budget. Prints
+    /// the id, a tab, then `<N> entries, <B> bytes, <S> samples`.
+    Train(TrainArgs),
 }
 
 /// Reading qdf: the input and how to take it.
@@ -102,6 +110,26 @@ struct FromJsonArgs {
 }
 
 #[derive(Args, Debug)]
+struct TrainArgs {
+    /// The sample files (JSON or qdf), or `-` for standard input.
+    #[arg(required = true)]
+    files: Vec<String>,
+    /// The largest dictionary file to write, in bytes.
+    #[arg(long, default_value_t = 64 * 1024)]
+    budget: usize,
+    /// The tier of the encoders that will use the dictionary (their shortest interned
+    /// string: shorter ones are never looked up, so never kept).
+    #[arg(long, value_enum, default_value_t = Tier::Balanced)]
+    tier: Tier,
+    /// Largest frame body accepted in qdf stream samples, in bytes.
+    #[arg(long, default_value_t = qdf_core::Limits::DEFAULT.max_frame_length)]
+    max_frame_len: usize,
+    /// The dictionary file to write (`-`: standard output, which must not be a terminal).
+    #[arg(short, long)]
+    output: String,
+}
+
+#[derive(Args, Debug)]
 struct StatsArgs {
     #[command(flatten)]
     input: QdfInput,
@@ -148,6 +176,7 @@ fn main() -> ExitCode {
         Command::ToJson(a) => json::to_json(&a.input, a.pretty),
         Command::FromJson(a) => json::from_json(&a),
         Command::Stats(a) => stats::run(&a.input),
+        Command::Train(a) => train::run(&a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

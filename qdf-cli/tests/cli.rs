@@ -531,7 +531,7 @@ fn inspect_counts_column_codecs_and_names_below_min_intern() {
 #[test]
 fn help_and_stdin() {
     let help = ok(&["--help"]);
-    for cmd in ["inspect", "to-json", "from-json", "stats"] {
+    for cmd in ["inspect", "to-json", "from-json", "stats", "train"] {
         assert!(help.contains(cmd), "{help}");
     }
     // `-` reads standard input.
@@ -548,4 +548,76 @@ fn help_and_stdin() {
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success());
     assert_eq!(String::from_utf8(o.stdout).unwrap(), "[\"x\",1]\n");
+}
+
+#[test]
+fn train_writes_the_dictionary_the_library_trains_and_prints_its_id() {
+    let dir = tmp("train");
+    let lines: Vec<serde_json::Value> = (0..60)
+        .map(|i| {
+            let service = ["checkout", "payment-service", "inventory"][i % 3];
+            serde_json::json!({
+                "service": service,
+                "host": format!("host-{:02}", i % 4),
+                "message": "request served",
+                "seq": i,
+            })
+        })
+        .collect();
+    let jsonl = dir.join("samples.jsonl");
+    let text: String = lines.iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(&jsonl, text).unwrap();
+    let dict_path = dir.join("d.qdfd");
+    let out = ok(&["train", s(&jsonl), "--budget", "4096", "-o", s(&dict_path)]);
+    let dict = qdf_core::Dictionary::from_bytes(&std::fs::read(&dict_path).unwrap()).unwrap();
+    // Exactly the library's dictionary for the same samples, options and budget.
+    let want = qdf_core::Dictionary::train(&lines, Options::balanced(), 4096).unwrap();
+    assert_eq!(dict.to_bytes(), want.to_bytes());
+    let file_len = dict.to_bytes().len();
+    assert_eq!(
+        out,
+        format!(
+            "{}\t{} entries, {file_len} bytes, 60 samples\n",
+            dict.id(),
+            dict.len()
+        )
+    );
+    let entries: Vec<&[u8]> = (0..dict.len()).map(|i| dict.entry(i).unwrap().0).collect();
+    for s in ["checkout", "payment-service", "request served", "host-00"] {
+        assert!(entries.contains(&s.as_bytes()), "{s} not in {entries:?}");
+    }
+    // The same samples as a qdf stream (from-json --stream) train the same dictionary.
+    let stream = dir.join("samples.qdf");
+    ok(&["from-json", "--stream", s(&jsonl), "-o", s(&stream)]);
+    let from_qdf = dir.join("d2.qdfd");
+    let out2 = ok(&["train", s(&stream), "--budget", "4096", "-o", s(&from_qdf)]);
+    assert_eq!(out2, out);
+    assert_eq!(std::fs::read(&from_qdf).unwrap(), dict.to_bytes());
+    // A small budget bounds the file.
+    let small = dir.join("small.qdfd");
+    ok(&["train", s(&jsonl), "--budget", "24", "-o", s(&small)]);
+    let small_len = std::fs::read(&small).unwrap().len();
+    assert!(small_len <= 24 && small_len < file_len, "{small_len}");
+    // The dictionary shrinks one sample message.
+    let plain = qdf_core::to_vec(&lines[7]).unwrap();
+    let with = qdf_core::to_vec_with_dictionary(&lines[7], Options::balanced(), &dict).unwrap();
+    assert!(
+        with.len() < plain.len(),
+        "{} vs {}",
+        with.len(),
+        plain.len()
+    );
+    // No samples, bad JSON: one line on stderr, exit code 1.
+    let empty = dir.join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let o = qdf(&["train", s(&empty), "-o", s(&dir.join("x.qdfd"))]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!("qdf: {}: no samples in the input\n", s(&empty))
+    );
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "{\"a\": 1}\n{\"a\": }\n").unwrap();
+    let err = fails(&["train", s(&bad), "-o", s(&dir.join("x.qdfd"))]);
+    assert!(err.contains("invalid JSON"), "{err}");
 }

@@ -1,6 +1,8 @@
 //! [`Builder`]: every [`QdfCodec`] setting, in the style of `LengthDelimitedCodec::builder()`.
 
-use qdf_core::{DecoderSession, EncoderSession, Limits, Options};
+use std::sync::Arc;
+
+use qdf_core::{DecoderSession, Dictionary, DictionaryRegistry, EncoderSession, Limits, Options};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
@@ -24,12 +26,18 @@ use crate::QdfCodec;
 /// Limits are set by their [`Limits`] names (`max_frame_length(n)`, `max_intern_entries(n)`,
 /// …, or all at once with [`limits`](Self::limits)) and read back from the built codec
 /// ([`QdfCodec::limits`], [`QdfCodec::max_frame_length`]), as tokio-util's builders do.
-#[derive(Copy, Clone, Debug)]
+///
+/// A builder is `Clone`, not `Copy` (it may hold a [`Dictionary`] or a registry's `Arc`):
+/// clone it to build codecs with the same settings on several connections; cloning costs
+/// at most two reference-count increments.
+#[derive(Clone, Debug)]
 pub struct Builder {
     opts: Options,
     checksum: bool,
     backpressure_boundary: Option<usize>,
     renew: RenewPolicy,
+    dictionary: Option<Dictionary>,
+    registry: Option<Arc<DictionaryRegistry>>,
 }
 
 /// When a codec's encoder renews its session on its own schedule (`docs/SPEC.md` §18), on
@@ -39,6 +47,26 @@ pub(crate) struct RenewPolicy {
     pub(crate) messages: Option<u64>,
     pub(crate) bytes: Option<u64>,
     pub(crate) age: Option<std::time::Duration>,
+}
+
+/// Where a decoder finds the dictionary its peer's stream header names, once it arrives.
+#[derive(Clone, Debug)]
+pub(crate) struct DictionaryLookup {
+    pub(crate) registry: Arc<DictionaryRegistry>,
+    /// [`Builder::dictionary`], tried when the registry misses.
+    pub(crate) fixed: Option<Dictionary>,
+}
+
+impl DictionaryLookup {
+    /// The dictionary to decode a stream naming `id` with: the registry's, else the fixed
+    /// one if it is `id`, else the registry's current one (so that the session's
+    /// `UnknownDictionary` error names it as held), else none.
+    pub(crate) fn resolve(&self, id: qdf_core::DictionaryId) -> Option<Dictionary> {
+        self.registry
+            .get(id)
+            .or_else(|| self.fixed.clone().filter(|d| d.id() == id))
+            .or_else(|| self.registry.current())
+    }
 }
 
 impl Default for Builder {
@@ -56,6 +84,8 @@ impl Builder {
             checksum: false,
             backpressure_boundary: None,
             renew: RenewPolicy::default(),
+            dictionary: None,
+            registry: None,
         }
     }
 
@@ -139,6 +169,59 @@ impl Builder {
         self
     }
 
+    /// Starts every stream this builder's codecs write from the pre-shared dictionary `dict`
+    /// (`docs/SPEC.md` §25), and lets their decoders read a peer's stream that names it.
+    ///
+    /// Encoder: the stream header gets flag `20` and the dictionary's 8-byte id (13 header
+    /// bytes instead of 5), and strings the dictionary holds are sent as 2-byte references
+    /// (for its first 128 entries) from the first frame on, instead of being defined once per
+    /// connection. A renewal returns to the dictionary, not to empty tables. Ignored by the
+    /// Speed tier ([`QdfCodec::fast`]), which writes no Dense tags: its stream names no
+    /// dictionary. The peer must hold the same dictionary (this setting, or a
+    /// [`dictionary_registry`](Self::dictionary_registry) that has it registered).
+    ///
+    /// Decoder: a peer stream naming `dict` is read from it; one naming no dictionary is read
+    /// as usual; one naming another fails at its header with
+    /// [`ErrorCode::UnknownDictionary`](qdf_core::ErrorCode::UnknownDictionary) (a
+    /// [`QdfCodecError::Qdf`](crate::QdfCodecError::Qdf) of category `Syntax`, frame 0,
+    /// stream byte 5), which breaks the decoder. With a registry as well, the registry is
+    /// asked first.
+    ///
+    /// ```
+    /// use qdf_core::Dictionary;
+    /// use qdf_stream::QdfCodec;
+    ///
+    /// let dict = Dictionary::from_strs(["checkout", "payment-service"])?;
+    /// let codec: QdfCodec<String> = QdfCodec::builder().dictionary(dict.clone()).new_codec();
+    /// assert_eq!(codec.encoder_session().dictionary_id(), Some(dict.id()));
+    /// # Ok::<(), qdf_core::Error>(())
+    /// ```
+    pub fn dictionary(&mut self, dict: Dictionary) -> &mut Self {
+        self.dictionary = Some(dict);
+        self
+    }
+
+    /// Lets the decoders of this builder's codecs read a peer stream that names any
+    /// dictionary `registry` holds: when the peer's stream header arrives, the id it names is
+    /// looked up ([`DictionaryRegistry::get`], one read lock) and the decoder holds that
+    /// dictionary for the rest of the stream, whatever the registry does after (a later
+    /// [`retire`](DictionaryRegistry::retire) does not affect a stream already started).
+    /// An id the registry does not hold (never registered, or retired), and that the
+    /// [`dictionary`](Self::dictionary) set here is not, fails at the header with
+    /// [`ErrorCode::UnknownDictionary`](qdf_core::ErrorCode::UnknownDictionary) (category
+    /// `Syntax`, frame 0, stream byte 5; its `held` is the registry's current id, if any),
+    /// which breaks the decoder. A stream naming no dictionary is read as usual.
+    ///
+    /// Encoder: unless [`dictionary`](Self::dictionary) chose one, each codec's stream
+    /// starts from the registry's [`current`](DictionaryRegistry::current) dictionary as
+    /// of [`new_codec`](Self::new_codec) (none before the first rotation), so codecs built
+    /// after a [`rotate`](DictionaryRegistry::rotate) write the newer one while older
+    /// connections keep theirs.
+    pub fn dictionary_registry(&mut self, registry: Arc<DictionaryRegistry>) -> &mut Self {
+        self.registry = Some(registry);
+        self
+    }
+
     /// Backpressure hint for [`new_write`](Self::new_write) / [`new_framed`](Self::new_framed):
     /// once this many bytes are buffered, `poll_ready` flushes before accepting another
     /// message, so a writer holds at most this boundary plus one frame (tokio-util's default
@@ -151,11 +234,27 @@ impl Builder {
     /// A codec with these settings that receives `D` and sends `&E`; both are usually
     /// inferred (`let c: QdfCodec<Reply, Request> = builder.new_codec();`).
     pub fn new_codec<D, E: ?Sized>(&self) -> QdfCodec<D, E> {
-        QdfCodec::from_sessions(
-            EncoderSession::new(self.opts).with_checksum(self.checksum),
-            DecoderSession::new(self.opts),
-            self.renew,
-        )
+        let mut enc = EncoderSession::new(self.opts).with_checksum(self.checksum);
+        let encode_with = self
+            .dictionary
+            .clone()
+            .or_else(|| self.registry.as_ref().and_then(|r| r.current()));
+        if let Some(d) = encode_with {
+            enc = enc.with_dictionary(d);
+        }
+        let mut dec = DecoderSession::new(self.opts);
+        let lookup = match (&self.registry, &self.dictionary) {
+            (Some(r), fixed) => Some(DictionaryLookup {
+                registry: Arc::clone(r),
+                fixed: fixed.clone(),
+            }),
+            (None, Some(d)) => {
+                dec = dec.with_dictionary(d.clone());
+                None
+            }
+            (None, None) => None,
+        };
+        QdfCodec::from_sessions(enc, dec, self.renew, lookup)
     }
 
     /// `io` read as a stream of `D`.

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use tokio_util::codec::{Decoder, Encoder};
 use tracing::{Level, debug, trace};
 
-use crate::builder::RenewPolicy;
+use crate::builder::{DictionaryLookup, RenewPolicy};
 use crate::{Builder, QdfCodecError};
 
 /// Bytes reserved at once for a frame whose bytes are still arriving, before the frame has
@@ -66,6 +66,8 @@ pub struct QdfCodec<D, E: ?Sized = D> {
     /// frames, bytes and start time of the encoder's current generation.
     renew: RenewPolicy,
     since: Generation,
+    /// Set by [`Builder::dictionary_registry`] until the peer's stream header has been seen.
+    lookup: Option<Box<DictionaryLookup>>,
     _item: Marker<D, E>,
 }
 
@@ -158,6 +160,7 @@ impl<D, E: ?Sized> QdfCodec<D, E> {
         enc: EncoderSession,
         dec: DecoderSession,
         renew: RenewPolicy,
+        lookup: Option<DictionaryLookup>,
     ) -> Self {
         QdfCodec {
             enc,
@@ -172,6 +175,7 @@ impl<D, E: ?Sized> QdfCodec<D, E> {
                 bytes: 0,
                 started: None,
             },
+            lookup: lookup.map(Box::new),
             _item: PhantomData,
         }
     }
@@ -268,6 +272,9 @@ impl<D: DeserializeOwned, E: ?Sized> Decoder for QdfCodec<D, E> {
     type Error = QdfCodecError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<D>, QdfCodecError> {
+        if self.lookup.is_some() && !self.pick_dictionary(src) {
+            return Ok(None);
+        }
         let len = match self.dec.frame_status(src)? {
             FrameStatus::Complete { len } => len,
             FrameStatus::Incomplete { needed } => {
@@ -309,6 +316,35 @@ impl<D: DeserializeOwned, E: ?Sized> Decoder for QdfCodec<D, E> {
         }
         self.dec.check_end(src)?;
         Ok(None)
+    }
+}
+
+impl<D, E: ?Sized> QdfCodec<D, E> {
+    /// With a registry to look the peer's dictionary up in, before its stream header has
+    /// been read: reads the id the header names, if the bytes are there, and gives the
+    /// decoder the dictionary for it. `false` while the header (and its id) is incomplete.
+    /// A header that is not qdf is left to the session, which reports it.
+    #[cold]
+    fn pick_dictionary(&mut self, src: &mut BytesMut) -> bool {
+        let found = match qdf_core::dictionary_id(src) {
+            Ok(found) => found,
+            Err(e) if e.is_eof() => {
+                src.reserve(16);
+                return false;
+            }
+            Err(_) => None,
+        };
+        let lookup = self.lookup.take().expect("checked by the caller");
+        let Some(id) = found else {
+            return true;
+        };
+        if let Some(dict) = lookup.resolve(id) {
+            debug!(found = %id, held = %dict.id(), "qdf peer stream names a dictionary");
+            let placeholder = DecoderSession::new(Options::speed());
+            let dec = std::mem::replace(&mut self.dec, placeholder);
+            self.dec = dec.with_dictionary(dict);
+        }
+        true
     }
 }
 

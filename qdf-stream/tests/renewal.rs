@@ -26,16 +26,20 @@ async fn renewing_sessions_over_tcp_keep_every_value() {
     const N: u32 = 5_000;
     for (name, builder) in [
         // Small caps: the policy renews near them.
-        ("caps", *QdfCodec::builder().max_intern_entries(40)),
+        ("caps", QdfCodec::builder().max_intern_entries(40).clone()),
         // Default caps, renewed by the transport every 250 frames.
-        ("every 250", *QdfCodec::builder().renew_after_messages(250)),
+        (
+            "every 250",
+            QdfCodec::builder().renew_after_messages(250).clone(),
+        ),
         // Both, with checksums.
         (
             "both",
-            *QdfCodec::builder()
+            QdfCodec::builder()
                 .max_intern_entries(40)
                 .renew_after_bytes(20_000)
-                .checksum(true),
+                .checksum(true)
+                .clone(),
         ),
     ] {
         let (c, s) = tcp_pair().await;

@@ -20,7 +20,7 @@ const GUARD: Duration = Duration::from_secs(30);
 async fn mixed_message_types_round_trip_both_tiers() {
     for builder in [
         QdfCodec::builder(),
-        *QdfCodec::builder().options(Options::speed()),
+        QdfCodec::builder().options(Options::speed()).clone(),
     ] {
         let (c, s) = tcp_pair().await;
         let msgs = mixed(200);
@@ -56,10 +56,11 @@ async fn hundred_thousand_small_messages_through_one_connection() {
     const N: u64 = 100_000;
     let (c, s) = tcp_pair().await;
     // Small caps, so the sessions fill up early and run at their cap for most of the stream.
-    let builder = *QdfCodec::builder()
+    let builder = QdfCodec::builder()
         .max_intern_entries(64)
         .max_shapes(8)
-        .backpressure_boundary(64 * 1024);
+        .backpressure_boundary(64 * 1024)
+        .clone();
     let mut tx = builder.new_write::<_, Reading>(c);
     let writer = tokio::spawn(async move {
         for i in 0..N {
@@ -103,7 +104,7 @@ fn string_with_body_len(opts: Options, body: usize) -> String {
 async fn frames_at_the_limit_pass_and_above_it_fail_on_encode() {
     const MAX: usize = 64 * 1024;
     let (c, s) = tcp_pair().await;
-    let builder = *QdfCodec::builder().max_frame_length(MAX);
+    let builder = QdfCodec::builder().max_frame_length(MAX).clone();
     let mut tx = builder.new_write::<_, String>(c);
     let mut rx = builder.new_read::<_, String>(s);
     let at_limit = string_with_body_len(*tx.encoder().encoder_session().options(), MAX);

@@ -270,7 +270,7 @@ fn frame_lengths_and_table_growth_are_traced() {
 fn renewals_are_traced() {
     let capture = Capture::default();
     tracing::subscriber::with_default(capture.clone(), || {
-        let builder = *QdfCodec::builder().renew_after_messages(2);
+        let builder = QdfCodec::builder().renew_after_messages(2).clone();
         let mut tx = builder.new_codec::<(), Reading>();
         let mut rx = builder.new_codec::<Reading, Reading>();
         let sent = [reading("attic"), reading("attic"), reading("cellar")];

@@ -20,9 +20,10 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::{Arc, OnceLock};
 
 use bytes::{Buf, BufMut};
-use qdf_core::{DecoderSession, EncoderSession};
+use qdf_core::{DecoderSession, Dictionary, EncoderSession, Options};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tonic::Status;
@@ -45,16 +46,34 @@ type Marker<X> = PhantomData<fn() -> X>;
 /// Built by generated code with `Default`; name it in tonic-build's `codec_path` as
 /// `"qdf::tonic::QdfCodec::<_, _>"` (the turbofish is needed, see the `qdf::tonic` guide).
 /// `T` and `U` are inferred from the method's input and output types.
+///
+/// Pre-shared dictionaries: see [`Limits::dictionaries`]. The encoder and the decoder a
+/// codec hands out (one call's two directions) share what the peer's stream named, so a
+/// response starts from the dictionary of its request. That link is per codec value, as
+/// generated code builds one per call; a clone starts without it. The codec never sees call
+/// metadata (tonic's `Codec` is given none), so a `qdf-dictionary` header cannot steer it:
+/// a client announces its dictionary by using it.
 pub struct QdfCodec<T, U, L = DefaultLimits> {
+    /// The dictionary the peer's stream named, set by this codec's decoder, read by its
+    /// encoder; created by the first `encoder()`/`decoder()`.
+    peer: Option<PeerDictionary>,
     _marker: Marker<(T, U, L)>,
 }
+
+/// The dictionary a call's received stream named and this side holds, once known.
+type PeerDictionary = Arc<OnceLock<Dictionary>>;
 
 impl<T, U, L> QdfCodec<T, U, L> {
     /// A codec; the same as `Default`.
     pub const fn new() -> Self {
         QdfCodec {
+            peer: None,
             _marker: PhantomData,
         }
+    }
+
+    fn peer(&mut self) -> PeerDictionary {
+        Arc::clone(self.peer.get_or_insert_with(Default::default))
     }
 }
 
@@ -88,11 +107,11 @@ where
     type Decoder = QdfDecoder<U, L>;
 
     fn encoder(&mut self) -> Self::Encoder {
-        QdfEncoder::new()
+        QdfEncoder::answering(self.peer())
     }
 
     fn decoder(&mut self) -> Self::Decoder {
-        QdfDecoder::new()
+        QdfDecoder::recording(self.peer())
     }
 }
 
@@ -102,22 +121,50 @@ where
 /// learned on earlier messages are referenced by later ones. Errors become a [`Status`](https://docs.rs/tonic/0.14/tonic/struct.Status.html)
 /// (`internal`, or `resource_exhausted`/`out_of_range` for limits) and leave the session
 /// as before the failed message.
+///
+/// Its stream starts from a pre-shared dictionary as [`Limits::dictionaries`] says, chosen
+/// at the first message.
 pub struct QdfEncoder<T, L = DefaultLimits> {
     session: EncoderSession,
     scratch: Vec<u8>,
     sent: u64,
+    /// What the peer's stream named, if this encoder answers one (see [`QdfCodec`]).
+    peer: PeerDictionary,
     _marker: Marker<(T, L)>,
 }
 
 impl<T, L: Limits> QdfEncoder<T, L> {
     /// A fresh session with [`L::options`](Limits::options) (its frame length limit is
-    /// the message length limit).
+    /// the message length limit). It answers no peer: its stream starts from the
+    /// dictionaries' current one if [`Limits::SEND_CURRENT_DICTIONARY`], else from none.
     pub fn new() -> Self {
+        Self::answering(Default::default())
+    }
+
+    fn answering(peer: PeerDictionary) -> Self {
         QdfEncoder {
             session: EncoderSession::new(L::options()),
             scratch: Vec::new(),
             sent: 0,
+            peer,
             _marker: PhantomData,
+        }
+    }
+
+    /// Before the first message: the dictionary to start from (the peer's, else the
+    /// registry's current one if configured), if any.
+    #[cold]
+    fn start_dictionary(&mut self) {
+        let Some(registry) = L::dictionaries() else {
+            return;
+        };
+        // The peer's dictionary was taken from the registry when its stream arrived: it is
+        // used even if retired since (the call started on it).
+        let peer = self.peer.get().cloned();
+        let dict = peer.or_else(|| L::SEND_CURRENT_DICTIONARY.then(|| registry.current())?);
+        if let Some(d) = dict {
+            let placeholder = EncoderSession::new(Options::speed());
+            self.session = std::mem::replace(&mut self.session, placeholder).with_dictionary(d);
         }
     }
 }
@@ -144,12 +191,15 @@ impl<T, L> fmt::Debug for QdfEncoder<T, L> {
     }
 }
 
-impl<T: Serialize, L> Encoder for QdfEncoder<T, L> {
+impl<T: Serialize, L: Limits> Encoder for QdfEncoder<T, L> {
     type Item = T;
     type Error = Status;
 
     fn encode(&mut self, item: T, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
         self.scratch.clear();
+        if self.sent == 0 {
+            self.start_dictionary();
+        }
         let renewals = self.session.renewals();
         self.session
             .encode_message(&item, &mut self.scratch)
@@ -184,9 +234,13 @@ fn put_message(scratch: &mut Vec<u8>, dst: &mut EncodeBuf<'_>) {
 /// not valid qdf yields an error [`Status`](https://docs.rs/tonic/0.14/tonic/struct.Status.html). In a Dense stream the session is then broken
 /// (the message may have carried table updates) and every later message of that stream
 /// fails too; other streams are unaffected.
+///
+/// A stream naming a pre-shared dictionary is decoded with [`Limits::dictionaries`]' one.
 pub struct QdfDecoder<U, L = DefaultLimits> {
     session: DecoderSession,
     received: u64,
+    /// Where the dictionary the peer's stream names is recorded for the call's encoder.
+    peer: PeerDictionary,
     _marker: Marker<(U, L)>,
 }
 
@@ -194,11 +248,39 @@ impl<U, L: Limits> QdfDecoder<U, L> {
     /// A fresh session with [`L::options`](Limits::options) (its frame length limit is
     /// the message length limit).
     pub fn new() -> Self {
+        Self::recording(Default::default())
+    }
+
+    fn recording(peer: PeerDictionary) -> Self {
         QdfDecoder {
             session: DecoderSession::new(L::options()),
             received: 0,
+            peer,
             _marker: PhantomData,
         }
+    }
+}
+
+/// Before the first message of a stream: gives `session` the dictionary of `L`'s registry
+/// that `msg`'s header names, and records it in `peer`. A miss leaves the session to
+/// report [`UnknownDictionary`](qdf_core::ErrorCode::UnknownDictionary) (holding the
+/// registry's current dictionary, so the error names it); a header that is not qdf is
+/// left to the session too.
+#[cold]
+fn pick_dictionary<L: Limits>(session: &mut DecoderSession, peer: &PeerDictionary, msg: &[u8]) {
+    let Some(registry) = L::dictionaries() else {
+        return;
+    };
+    let Ok(Some(id)) = qdf_core::dictionary_id(msg) else {
+        return;
+    };
+    let found = registry.get(id);
+    if let Some(d) = &found {
+        let _ = peer.set(d.clone());
+    }
+    if let Some(d) = found.or_else(|| registry.current()) {
+        let placeholder = DecoderSession::new(Options::speed());
+        *session = std::mem::replace(session, placeholder).with_dictionary(d);
     }
 }
 
@@ -224,16 +306,21 @@ impl<U, L> fmt::Debug for QdfDecoder<U, L> {
     }
 }
 
-impl<U: DeserializeOwned, L> Decoder for QdfDecoder<U, L> {
+impl<U: DeserializeOwned, L: Limits> Decoder for QdfDecoder<U, L> {
     type Item = U;
     type Error = Status;
 
     fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
         let index = self.received;
         self.received += 1;
-        let session = &mut self.session;
+        let (session, peer) = (&mut self.session, &self.peer);
         let renewals = session.renewals();
-        let decoded = with_whole_message(src, |msg| session.decode_message(msg));
+        let decoded = with_whole_message(src, |msg| {
+            if index == 0 {
+                pick_dictionary::<L>(session, peer, msg);
+            }
+            session.decode_message(msg)
+        });
         if self.session.renewals() != renewals {
             tracing::debug!(
                 generation = self.session.renewals(),

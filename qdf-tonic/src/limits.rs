@@ -12,7 +12,7 @@
 //! (`resource_exhausted`, see the crate docs). The message itself is bounded separately by
 //! tonic's `max_decoding_message_size` (default 4 MiB).
 
-use qdf_core::Options;
+use qdf_core::{DictionaryRegistry, Options};
 
 /// Caps and tier for the sessions of one codec type: a [`qdf_core::Limits`] value and the
 /// encoder's settings, as associated items.
@@ -61,6 +61,61 @@ pub trait Limits: Send + 'static {
     /// for hours keeps interning new values. Off: the tables fill to the caps and later values
     /// go inline for the rest of the stream. Decoders accept renewals either way.
     const SESSION_RENEWAL: bool = true;
+
+    /// The pre-shared dictionaries (`docs/SPEC.md` §25) of this codec type's streams
+    /// (default none): a `static` registry, since tonic builds codecs with `Default`.
+    ///
+    /// Decoding: a stream whose first message names a dictionary is decoded with the
+    /// registry's dictionary of that id (looked up once per stream direction, one read lock;
+    /// the stream keeps it whatever the registry does after). An id the registry does not
+    /// hold (never registered, or retired), or any id without a registry, fails that
+    /// message with `invalid_argument` naming the id (qdf's
+    /// [`UnknownDictionary`](qdf_core::ErrorCode::UnknownDictionary)), and the stream's
+    /// later messages too.
+    ///
+    /// Encoding: a stream answering a peer that named a dictionary the registry holds
+    /// starts from that same dictionary (the peer evidently holds it): an RPC's response
+    /// uses the request's dictionary, as long as the first request message was decoded
+    /// before the first response message is encoded (always so for unary and
+    /// server-streaming calls). Otherwise the stream starts from the registry's
+    /// [`current`](DictionaryRegistry::current) one if
+    /// [`SEND_CURRENT_DICTIONARY`](Self::SEND_CURRENT_DICTIONARY), else from none.
+    ///
+    /// ```
+    /// use std::sync::LazyLock;
+    /// use qdf_core::{Dictionary, DictionaryRegistry};
+    /// use qdf_tonic::Limits;
+    ///
+    /// static DICTIONARIES: LazyLock<DictionaryRegistry> = LazyLock::new(|| {
+    ///     let registry = DictionaryRegistry::new();
+    ///     let dict = Dictionary::from_strs(["checkout", "payment-service"]).expect("valid");
+    ///     registry.rotate(dict).expect("fits");
+    ///     registry
+    /// });
+    ///
+    /// /// A client's codec settings: requests start from the current dictionary.
+    /// struct WithDictionaries;
+    ///
+    /// impl Limits for WithDictionaries {
+    ///     const SEND_CURRENT_DICTIONARY: bool = true;
+    ///     fn dictionaries() -> Option<&'static DictionaryRegistry> {
+    ///         Some(&DICTIONARIES)
+    ///     }
+    /// }
+    /// # assert!(WithDictionaries::dictionaries().is_some());
+    /// ```
+    fn dictionaries() -> Option<&'static DictionaryRegistry> {
+        None
+    }
+
+    /// Whether a stream that is not answering a peer's dictionary starts from the
+    /// [`dictionaries`](Self::dictionaries)' current one (default `false`). Set it where the
+    /// peer is known to hold every dictionary this registry makes current, typically on
+    /// clients whose server registers each dictionary before the clients rotate to it;
+    /// servers usually leave it off and answer in the dictionary of the request. Costs 8
+    /// bytes of header per stream direction, and saves the definitions of every string the
+    /// dictionary holds. No effect without the `DENSE` feature (the Speed tier).
+    const SEND_CURRENT_DICTIONARY: bool = false;
 
     /// The options both session sides start from: the tier of the encoder (Balanced unless
     /// overridden), [`LIMITS`](Self::LIMITS) and [`SESSION_RENEWAL`](Self::SESSION_RENEWAL).

@@ -1,0 +1,285 @@
+//! Pre-shared dictionaries (`docs/SPEC.md` §25) over HTTP: request bodies that name one,
+//! and responses encoded with the one the client announces, after RFC 9842's pattern.
+//!
+//! # The server's dictionaries
+//!
+//! The app provides a [`DictionaryRegistry`] as a request extension, the way axum apps share
+//! process-wide objects whatever their router state:
+//!
+//! ```rust,no_run
+//! use std::sync::Arc;
+//! use axum::{Extension, Router, routing::post};
+//! use qdf_axum::{AvailableDictionary, Qdf, QdfWithDictionary};
+//! use qdf_core::{Dictionary, DictionaryRegistry};
+//!
+//! async fn echo(dict: AvailableDictionary, Qdf(v): Qdf<Vec<String>>) -> QdfWithDictionary<Vec<String>> {
+//!     dict.respond(v)
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let registry = Arc::new(DictionaryRegistry::new());
+//! registry.rotate(Dictionary::from_strs(["checkout", "payment-service"])?)?;
+//! let app: Router = Router::new()
+//!     .route("/echo", post(echo))
+//!     .layer(Extension(Arc::clone(&registry)));
+//! # Ok(()) }
+//! ```
+//!
+//! An extension rather than router state: [`Qdf<T>`](crate::Qdf) stays an extractor for
+//! any state type `S`, and routers without a registry keep working unchanged.
+//!
+//! # Requests
+//!
+//! A request body naming a dictionary (its header's flag `20` and 8-byte id) is decoded with
+//! the registry's dictionary of that id. An id the registry does not hold (never registered,
+//! or retired), or any id when no registry is provided, is refused with
+//! [`QdfRejection::UnknownDictionary`](crate::QdfRejection::UnknownDictionary): `415
+//! Unsupported Media Type` (RFC 9110 §15.5.16: a format the server cannot read, found by
+//! inspecting the data), with the id in the text body and the registry's current id in a
+//! [`QDF_DICTIONARY`] response header, so the client can fall back to no dictionary or fetch
+//! the current one.
+//!
+//! # Responses
+//!
+//! The client announces the dictionary it holds in a request header, and the handler
+//! answers with [`AvailableDictionary::respond`], which encodes with it when the registry
+//! holds it too, and adds `Vary: available-dictionary, qdf-dictionary` either way (caches
+//! then key the response on them). Two request headers are read, the first that names a
+//! registered dictionary wins:
+//!
+//! - [`AVAILABLE_DICTIONARY`], RFC 9842's header: `Available-Dictionary: :<base64 of the
+//!   SHA-256 of the dictionary file>:` (a structured-field byte sequence). The full hash is
+//!   checked, so the 8-byte wire id's collisions cannot pick a wrong dictionary. Build it with
+//!   [`available_dictionary`].
+//! - [`QDF_DICTIONARY`]: `qdf-dictionary: <16 lowercase hex digits of the id>`, the id the
+//!   wire itself uses ([`qdf_core::DictionaryId`]'s `Display`), for clients that only know
+//!   the id (for example from an earlier response body, [`qdf_core::dictionary_id`]).
+//!
+//! RFC 9842's content codings (`dcb`, `dcz`) are not used: a qdf body names its dictionary
+//! in its own header, so the response has no `Content-Encoding`, and a client that does not
+//! hold the dictionary never receives a body that needs it.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::extract::FromRequestParts;
+use axum::response::{IntoResponse, Response};
+use http::HeaderMap;
+use http::header::{HeaderValue, VARY};
+use http::request::Parts;
+use qdf_core::{Dictionary, DictionaryId, DictionaryRegistry, Options};
+use serde::Serialize;
+
+use crate::qdf::encoded_response;
+
+/// RFC 9842's request header naming the dictionary a client holds by the SHA-256 of its
+/// file, as a structured-field byte sequence: `:<base64>:` (44 base64 characters).
+pub const AVAILABLE_DICTIONARY: &str = "available-dictionary";
+
+/// The request header naming the dictionary a client holds by its 8-byte id, as 16
+/// lowercase hex digits; also sent on a 415 response to a body naming an unknown dictionary,
+/// with the server's current id.
+pub const QDF_DICTIONARY: &str = "qdf-dictionary";
+
+/// The `Vary` value of a response whose encoding depends on the announced dictionary.
+const VARY_VALUE: &str = "available-dictionary, qdf-dictionary";
+
+/// The `Available-Dictionary` value announcing `dict`: `:` base64(SHA-256 of its file) `:`
+/// (46 bytes).
+///
+/// ```
+/// let dict = qdf_core::Dictionary::from_strs(["checkout"])?;
+/// let v = qdf_axum::available_dictionary(&dict);
+/// assert_eq!(v.len(), 46);
+/// assert!(v.to_str().unwrap().starts_with(':'));
+/// # Ok::<(), qdf_core::Error>(())
+/// ```
+pub fn available_dictionary(dict: &Dictionary) -> HeaderValue {
+    let mut s = String::with_capacity(46);
+    s.push(':');
+    base64_encode(&dict.sha256(), &mut s);
+    s.push(':');
+    HeaderValue::from_str(&s).expect("base64 is visible ASCII")
+}
+
+/// The `qdf-dictionary` value announcing `id`: its 16 hex digits.
+pub fn qdf_dictionary(id: DictionaryId) -> HeaderValue {
+    HeaderValue::from_str(&id.to_string()).expect("hex is visible ASCII")
+}
+
+/// The registry the app provides as an `Extension<Arc<DictionaryRegistry>>`, if any.
+pub(crate) fn registry(ext: &http::Extensions) -> Option<&Arc<DictionaryRegistry>> {
+    ext.get::<Arc<DictionaryRegistry>>()
+}
+
+/// Extractor: the dictionary the client announces ([`AVAILABLE_DICTIONARY`] or
+/// [`QDF_DICTIONARY`]) if the app's registry holds it, else `None` (no header, a malformed
+/// one, an unknown or retired dictionary, or no registry extension). Never rejects: a
+/// response without a dictionary is always possible.
+///
+/// Reads only headers, so it may come before a body extractor. Costs one registry lookup
+/// (a read lock and an `Arc` clone).
+#[derive(Clone, Debug, Default)]
+pub struct AvailableDictionary(pub Option<Dictionary>);
+
+impl AvailableDictionary {
+    /// The dictionary `headers` announce that `registry` holds (see the type's docs).
+    pub fn from_headers(headers: &HeaderMap, registry: Option<&DictionaryRegistry>) -> Self {
+        let Some(registry) = registry else {
+            return AvailableDictionary(None);
+        };
+        let by_hash = headers
+            .get(AVAILABLE_DICTIONARY)
+            .and_then(|v| parse_sf_binary_32(v.as_bytes()))
+            .and_then(|hash| {
+                let id = DictionaryId::from_bytes(hash[..8].try_into().expect("8 of 32"));
+                registry.get(id).filter(|d| d.sha256() == hash)
+            });
+        let by_id = || {
+            headers
+                .get(QDF_DICTIONARY)
+                .and_then(|v| parse_hex_id(v.as_bytes()))
+                .and_then(|id| registry.get(id))
+        };
+        AvailableDictionary(by_hash.or_else(by_id))
+    }
+
+    /// A response of `value` encoded with this dictionary when there is one (see
+    /// [`QdfWithDictionary`]).
+    pub fn respond<T>(self, value: T) -> QdfWithDictionary<T> {
+        QdfWithDictionary(value, self.0)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for AvailableDictionary {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Infallible> {
+        Ok(Self::from_headers(
+            &parts.headers,
+            registry(&parts.extensions).map(|r| &**r),
+        ))
+    }
+}
+
+/// Response: `T` as one qdf message (`Content-Type: application/qdf`), encoded from the
+/// dictionary when `Some` ([`qdf_core::to_vec_with_dictionary`], Balanced options: the
+/// body's header names the dictionary, 8 bytes more than without, and the strings it holds
+/// are 2-byte references), else as [`Qdf<T>`](crate::Qdf) does. Either way the response
+/// carries `Vary: available-dictionary, qdf-dictionary`. If `T`'s `Serialize` fails, the
+/// response is 500 with the error as a `text/plain` body.
+///
+/// Build it with [`AvailableDictionary::respond`], so the dictionary is one the client
+/// announced.
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct QdfWithDictionary<T>(pub T, pub Option<Dictionary>);
+
+impl<T: Serialize> IntoResponse for QdfWithDictionary<T> {
+    fn into_response(self) -> Response {
+        let encoded = match &self.1 {
+            Some(d) => qdf_core::to_vec_with_dictionary(&self.0, Options::default(), d),
+            None => qdf_core::to_vec(&self.0),
+        };
+        let mut res = encoded_response(encoded);
+        add_vary(&mut res);
+        res
+    }
+}
+
+/// Adds `Vary: available-dictionary, qdf-dictionary` (after any `Vary` already there).
+pub(crate) fn add_vary(res: &mut Response) {
+    res.headers_mut()
+        .append(VARY, HeaderValue::from_static(VARY_VALUE));
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn base64_encode(bytes: &[u8], out: &mut String) {
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+}
+
+/// A structured-field byte sequence (`:base64:`, RFC 8941 §3.3.5) holding exactly 32
+/// bytes, else `None`. Padding may be omitted, as RFC 8941 lets parsers accept.
+fn parse_sf_binary_32(v: &[u8]) -> Option<[u8; 32]> {
+    let inner = v.strip_prefix(b":")?.strip_suffix(b":")?;
+    let inner = inner.strip_suffix(b"=").unwrap_or(inner);
+    if inner.len() != 43 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    let (mut acc, mut bits, mut at) = (0u32, 0, 0);
+    for &c in inner {
+        let d = B64.iter().position(|&b| b == c)? as u32;
+        acc = acc << 6 | d;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out[at] = (acc >> bits) as u8;
+            at += 1;
+            acc &= (1 << bits) - 1;
+        }
+    }
+    // 43 characters carry 258 bits: the 2 left over must be zero (canonical encoding).
+    (at == 32 && acc == 0).then_some(out)
+}
+
+/// 16 hex digits (either case) as an id, else `None`.
+fn parse_hex_id(v: &[u8]) -> Option<DictionaryId> {
+    if v.len() != 16 || !v.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    let mut id = [0u8; 8];
+    for (i, pair) in v.chunks(2).enumerate() {
+        let s = std::str::from_utf8(pair).ok()?;
+        id[i] = u8::from_str_radix(s, 16).ok()?;
+    }
+    Some(DictionaryId::from_bytes(id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_values_parse_back() {
+        let dict = Dictionary::from_strs(["checkout", "payment-service"]).unwrap();
+        let v = available_dictionary(&dict);
+        assert_eq!(parse_sf_binary_32(v.as_bytes()), Some(dict.sha256()));
+        // Unpadded is accepted; other lengths, alphabets and framings are not.
+        let s = v.to_str().unwrap();
+        let unpadded = format!("{}:", &s[..s.len() - 2]);
+        assert_eq!(parse_sf_binary_32(unpadded.as_bytes()), Some(dict.sha256()));
+        assert_eq!(parse_sf_binary_32(&s.as_bytes()[1..]), None);
+        assert_eq!(parse_sf_binary_32(b":AAAA:"), None);
+        let bad = s.replace(&s[1..2], "*");
+        assert_eq!(parse_sf_binary_32(bad.as_bytes()), None);
+        // Known vector: SHA-256("") in RFC 9842's example form.
+        let empty = [
+            0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14, 0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f,
+            0xb9, 0x24, 0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b,
+            0x78, 0x52, 0xb8, 0x55,
+        ];
+        let mut enc = String::new();
+        base64_encode(&empty, &mut enc);
+        assert_eq!(enc, "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+        let id = qdf_dictionary(dict.id());
+        assert_eq!(parse_hex_id(id.as_bytes()), Some(dict.id()));
+        assert_eq!(parse_hex_id(b"0123"), None);
+        assert_eq!(parse_hex_id(b"0123456789abcdeg"), None);
+    }
+}

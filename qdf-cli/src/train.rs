@@ -1,0 +1,97 @@
+//! `qdf train`: a pre-shared dictionary (`docs/SPEC.md` §25) trained on sample files.
+//!
+//! Each input file is JSON (every whitespace-separated value, e.g. JSON lines, is one
+//! sample) or qdf (a message is one sample, a stream's every frame is one), told apart by
+//! the qdf header magic. The samples go to `qdf_core::Dictionary::train` with the tier's
+//! options and the byte budget; the dictionary file is written, and its id printed.
+
+use std::io::Write;
+
+use qdf_core::{DecoderSession, Dictionary, Value};
+
+use crate::input::{self, Mode};
+use crate::{Failure, QdfInput, TrainArgs};
+
+/// Runs `qdf train`.
+pub fn run(args: &TrainArgs) -> Result<(), Failure> {
+    let mut samples = Vec::new();
+    for file in &args.files {
+        read_samples(file, args.max_frame_len, &mut samples)?;
+    }
+    let what = args.files.join(", ");
+    if samples.is_empty() {
+        return Err(Failure::new(&what, "no samples in the input"));
+    }
+    let dict = Dictionary::train(&samples, args.tier.options(), args.budget)
+        .map_err(|e| Failure::new(&what, e))?;
+    let bytes = dict.to_bytes();
+    let mut out = input::output(Some(&args.output), true)?;
+    out.write_all(&bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::new(&args.output, e))?;
+    let line = format!(
+        "{}\t{} entries, {} bytes, {} samples",
+        dict.id(),
+        dict.len(),
+        bytes.len(),
+        samples.len()
+    );
+    // The dictionary went to standard output: the summary goes to standard error.
+    if args.output == "-" {
+        eprintln!("{line}");
+        return Ok(());
+    }
+    writeln!(std::io::stdout().lock(), "{line}").map_err(input::write_failed)
+}
+
+/// Appends the samples of `file` to `out`.
+fn read_samples(file: &str, max_frame_len: usize, out: &mut Vec<Value>) -> Result<(), Failure> {
+    let bytes = input::read_all(file)?;
+    if !bytes.starts_with(b"QDF") {
+        return json_samples(file, &bytes, out);
+    }
+    let args = QdfInput {
+        file: file.to_owned(),
+        stream: false,
+        message: false,
+        max_frame_len,
+    };
+    let mode = input::mode(&args, &bytes);
+    let locate = |e: &qdf_core::Error| input::locate(file, &bytes, mode, max_frame_len, e);
+    match mode {
+        Mode::Message => {
+            out.push(
+                qdf_core::from_slice_with(&bytes, input::read_options()).map_err(|e| locate(&e))?,
+            );
+        }
+        Mode::Stream => {
+            let mut dec =
+                DecoderSession::new(input::read_options()).with_max_frame_length(max_frame_len);
+            let mut pos = 0;
+            loop {
+                match dec.decode_frame::<Value>(&bytes[pos..]) {
+                    Ok(Some((v, used))) => {
+                        out.push(v);
+                        pos += used;
+                    }
+                    Ok(None) => {
+                        dec.check_end(&bytes[pos..]).map_err(|e| locate(&e))?;
+                        break;
+                    }
+                    Err(e) => return Err(locate(&e)),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every JSON value of `text`, as a sample.
+fn json_samples(file: &str, text: &[u8], out: &mut Vec<Value>) -> Result<(), Failure> {
+    let values = serde_json::Deserializer::from_slice(text).into_iter::<serde_json::Value>();
+    for v in values {
+        let v = v.map_err(|e| crate::json::json_error(file, text, &e))?;
+        out.push(qdf_core::to_value(&v).map_err(|e| Failure::new(file, e))?);
+    }
+    Ok(())
+}
