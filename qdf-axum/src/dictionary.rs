@@ -64,6 +64,10 @@ use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
 use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use base64::alphabet;
+use base64::engine::DecodePaddingMode;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
 use http::HeaderMap;
 use http::header::{HeaderValue, VARY};
 use http::request::Parts;
@@ -95,10 +99,7 @@ const VARY_VALUE: &str = "available-dictionary, qdf-dictionary";
 /// # Ok::<(), qdf_core::Error>(())
 /// ```
 pub fn available_dictionary(dict: &Dictionary) -> HeaderValue {
-    let mut s = String::with_capacity(46);
-    s.push(':');
-    base64_encode(&dict.sha256(), &mut s);
-    s.push(':');
+    let s = format!(":{}:", STANDARD.encode(dict.sha256()));
     HeaderValue::from_str(&s).expect("base64 is visible ASCII")
 }
 
@@ -193,49 +194,22 @@ pub(crate) fn add_vary(res: &mut Response) {
         .append(VARY, HeaderValue::from_static(VARY_VALUE));
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-fn base64_encode(bytes: &[u8], out: &mut String) {
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-}
+/// RFC 8941's base64 (the standard alphabet) with or without padding; trailing bits must
+/// be zero, so one value has one spelling.
+const SF_BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
 
 /// A structured-field byte sequence (`:base64:`, RFC 8941 §3.3.5) holding exactly 32
 /// bytes, else `None`. Padding may be omitted, as RFC 8941 lets parsers accept.
 fn parse_sf_binary_32(v: &[u8]) -> Option<[u8; 32]> {
     let inner = v.strip_prefix(b":")?.strip_suffix(b":")?;
-    let inner = inner.strip_suffix(b"=").unwrap_or(inner);
-    if inner.len() != 43 {
-        return None;
-    }
     let mut out = [0u8; 32];
-    let (mut acc, mut bits, mut at) = (0u32, 0, 0);
-    for &c in inner {
-        let d = B64.iter().position(|&b| b == c)? as u32;
-        acc = acc << 6 | d;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out[at] = (acc >> bits) as u8;
-            at += 1;
-            acc &= (1 << bits) - 1;
-        }
+    match SF_BASE64.decode_slice(inner, &mut out) {
+        Ok(32) => Some(out),
+        _ => None,
     }
-    // 43 characters carry 258 bits: the 2 left over must be zero (canonical encoding).
-    (at == 32 && acc == 0).then_some(out)
 }
 
 /// 16 hex digits (either case) as an id, else `None`.
@@ -274,9 +248,12 @@ mod tests {
             0xb9, 0x24, 0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b,
             0x78, 0x52, 0xb8, 0x55,
         ];
-        let mut enc = String::new();
-        base64_encode(&empty, &mut enc);
-        assert_eq!(enc, "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+        let enc = format!(":{}:", STANDARD.encode(empty));
+        assert_eq!(enc, ":47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:");
+        assert_eq!(parse_sf_binary_32(enc.as_bytes()), Some(empty));
+        // A non-canonical last character (trailing bits set) is refused.
+        let loose = enc.replace("uFU=", "uFV=");
+        assert_eq!(parse_sf_binary_32(loose.as_bytes()), None);
         let id = qdf_dictionary(dict.id());
         assert_eq!(parse_hex_id(id.as_bytes()), Some(dict.id()));
         assert_eq!(parse_hex_id(b"0123"), None);
