@@ -11,8 +11,9 @@
 //! Arguments: `logbatch|iot|logs|otlp|rtb|weblog|savegame|gamestate|mesh` (`otlp`: OTLP 4×512,
 //! `rtb`: RTB 1024; the last four are the issue #19 shapes of `qdf_fixtures::outside` at their
 //! benchmark sizes: 10 000 log lines, 500 players, 1 000 game-state updates, 125 000 triangles),
-//! `encode|decode`, `qdf|balanced|rmp|postcard` (`qdf` is the Speed tier, `balanced`
-//! `Options::balanced()`), number of calls. Instructions per call = (count for 11 calls − count
+//! `encode|decode|digest`, `qdf|balanced|rmp|postcard` (`qdf` is the Speed tier, `balanced`
+//! `Options::balanced()`; `digest` prints the length and FNV-1a hash of one qdf encode, for
+//! `qdf|balanced|compression`, to check that a change keeps the bytes), number of calls. Instructions per call = (count for 11 calls − count
 //! for 1 call) / 10.
 
 use std::hint::black_box;
@@ -24,7 +25,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 const USAGE: &str = "usage: speed_count logbatch|iot|logs|otlp|rtb|weblog|savegame|gamestate|mesh \
-                     encode|decode qdf|balanced|rmp|postcard N";
+                     encode|decode|digest qdf|balanced|compression|rmp|postcard N";
 
 fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usize) {
     let qdf_bytes = qdf::to_vec_with(data, Options::speed()).expect("encodes");
@@ -39,6 +40,20 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
         ("decode", "postcard") => postcard::to_stdvec(data).expect("encodes"),
         _ => Vec::new(),
     };
+    if op == "digest" {
+        // Checks that a change keeps the bytes: length and FNV-1a of one encode.
+        let bytes = match codec {
+            "qdf" => qdf_bytes,
+            "balanced" => qdf::to_vec_with(data, Options::balanced()).expect("encodes"),
+            "compression" => qdf::to_vec_with(data, Options::compression()).expect("encodes"),
+            _ => panic!("{USAGE}"),
+        };
+        let fnv = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        println!("{} {fnv:016x}", bytes.len());
+        return;
+    }
     for _ in 0..n {
         match (op, codec) {
             ("encode", "qdf") => {

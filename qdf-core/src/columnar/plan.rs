@@ -138,7 +138,8 @@ impl Batch {
 
     /// Field `key` with `cell` of the row being captured, `cursor` its plan cursor: assigned
     /// a column ([`Offer::Conflict`] at the row's end if the plan's order forbids it).
-    #[inline]
+    /// Always inline: once per captured field, in the row probe's `serialize_field`.
+    #[inline(always)]
     pub(crate) fn field(&mut self, key: &'static str, cell: Cell, cursor: &mut usize) {
         let at = self.cells.len() as u32;
         let col = match self.conflict {
