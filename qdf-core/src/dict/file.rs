@@ -41,6 +41,22 @@ pub(crate) fn write<'a>(
     }
 }
 
+/// Where entry `i` starts in the file [`write`] makes of `entries`.
+pub(crate) fn entry_offset(entries: &[(Kind, Vec<u8>)], i: usize) -> usize {
+    let mut scratch = Vec::with_capacity(10);
+    let mut varint = |v: u64| {
+        scratch.clear();
+        write_uvarint(&mut scratch, v);
+        scratch.len()
+    };
+    let head = MAGIC.len() + 1 + varint(entries.len() as u64);
+    let before: usize = entries[..i]
+        .iter()
+        .map(|(_, b)| varint((b.len() as u64) << 1) + b.len())
+        .sum();
+    head + before
+}
+
 /// Parses a file into its entries (borrowed from `file`), in id order. Duplicates are the
 /// caller's check (it builds the index that finds them).
 ///

@@ -134,6 +134,11 @@ impl Dictionary {
     }
 
     fn from_entries(entries: &[(Kind, Vec<u8>)]) -> Result<Dictionary> {
+        // The parser checks the count against the bytes first (§25.3), so a file of empty
+        // entries reads as cut short (Eof); a list in memory is whole: name the entry.
+        if let Some(i) = entries.iter().position(|(_, b)| b.is_empty()) {
+            return Err(file::bad("an empty entry", file::entry_offset(entries, i)));
+        }
         let mut bytes = Vec::new();
         file::write(&mut bytes, entries.iter().map(|(k, b)| (*k, &b[..])));
         // Through the parser: the same checks, the same errors, as a file read from disk.

@@ -43,7 +43,9 @@ pub const REGISTRY_ID_BYTES: u64 = 64;
 ///   ([`Dictionary::heap_bytes`]) plus [`REGISTRY_ID_BYTES`] for every id ever registered
 ///   stay at most the cap given to [`with_max_bytes`](Self::with_max_bytes) (default
 ///   [`DEFAULT_MAX_REGISTRY_BYTES`]). A retire frees the dictionary's bytes, not its id's:
-///   a process that rotates every minute spends 64 bytes a minute, 3.4 MB a year.
+///   a process that registers a new dictionary every hour spends 0.56 MB a year; one that
+///   registers a new one every minute, 33.6 MB a year, and at the default cap is refused
+///   ([`RegistryError::Full`]) after about two years, until it restarts.
 ///
 /// Lookups take a read lock and clone an `Arc`: cheap and concurrent. A poisoned lock (a
 /// panic inside the registry, which its code does not do) is recovered from: every

@@ -407,6 +407,19 @@ fn hostile_dictionary_files() {
         &ErrorCode::BadDictionary("more than 65 535 entries")
     );
 
+    // An empty string in a list is named as such (Syntax), not read as a file cut short:
+    // the offset is the entry's in the file the list makes.
+    for (strs, at) in [(&[""][..], 6), (&["a", ""][..], 8), (&["", "abc"][..], 6)] {
+        let e = Dictionary::from_strs(strs).unwrap_err();
+        assert_eq!(
+            e.code(),
+            &ErrorCode::BadDictionary("an empty entry"),
+            "{strs:?}"
+        );
+        assert_eq!(e.classify(), Category::Syntax);
+        assert_eq!(e.offset(), Some(at), "{strs:?}");
+    }
+
     let file = trained().to_bytes();
     for n in 0..file.len() {
         assert!(Dictionary::from_bytes(&file[..n]).is_err(), "prefix {n}");
