@@ -202,9 +202,15 @@ const SF_BASE64: GeneralPurpose = GeneralPurpose::new(
 );
 
 /// A structured-field byte sequence (`:base64:`, RFC 8941 §3.3.5) holding exactly 32
-/// bytes, else `None`. Padding may be omitted, as RFC 8941 lets parsers accept.
+/// bytes, else `None`. Padding may be omitted, as RFC 8941 lets parsers accept; the item's
+/// parameters (`;key=value` after it, §3.1.2) are ignored, as RFC 9842 defines none.
 fn parse_sf_binary_32(v: &[u8]) -> Option<[u8; 32]> {
-    let inner = v.strip_prefix(b":")?.strip_suffix(b":")?;
+    let rest = v.strip_prefix(b":")?;
+    let end = rest.iter().position(|&c| c == b':')?;
+    let (inner, params) = (&rest[..end], &rest[end + 1..]);
+    if !(params.is_empty() || params.starts_with(b";")) {
+        return None;
+    }
     let mut out = [0u8; 32];
     match SF_BASE64.decode_slice(inner, &mut out) {
         Ok(32) => Some(out),
@@ -240,6 +246,14 @@ mod tests {
         assert_eq!(parse_sf_binary_32(unpadded.as_bytes()), Some(dict.sha256()));
         assert_eq!(parse_sf_binary_32(&s.as_bytes()[1..]), None);
         assert_eq!(parse_sf_binary_32(b":AAAA:"), None);
+        // Parameters after the item are ignored; anything else after it is refused.
+        let with_params = format!("{s};x=1;y");
+        assert_eq!(
+            parse_sf_binary_32(with_params.as_bytes()),
+            Some(dict.sha256())
+        );
+        let list = format!("{s}, {s}");
+        assert_eq!(parse_sf_binary_32(list.as_bytes()), None);
         let bad = s.replace(&s[1..2], "*");
         assert_eq!(parse_sf_binary_32(bad.as_bytes()), None);
         // Known vector: SHA-256("") in RFC 9842's example form.
