@@ -596,13 +596,18 @@ impl DecoderSession {
 
     fn next(&mut self, buf: &[u8]) -> Result<Next> {
         self.check_usable()?;
-        let next = frame::next_frame(buf, self.flags, self.max_frame_length)
-            .map_err(|e| self.fail(e.in_frame(self.frames, self.consumed)))?;
-        if let Next::Complete { flags: Some(f), .. } = next {
-            self.accept_dictionary(buf, f)
-                .map_err(|e| self.fail(e.in_frame(self.frames, self.consumed)))?;
+        if self.flags.is_none() {
+            // The header's dictionary id is checked before the first frame is read: a stream
+            // on a dictionary not held fails as that, whatever its first frame holds.
+            if let Ok(f) = frame::read_stream_header(buf)
+                && buf.len() >= header_len(f)
+            {
+                self.accept_dictionary(buf, f)
+                    .map_err(|e| self.fail(e.in_frame(self.frames, self.consumed)))?;
+            }
         }
-        Ok(next)
+        frame::next_frame(buf, self.flags, self.max_frame_length)
+            .map_err(|e| self.fail(e.in_frame(self.frames, self.consumed)))
     }
 
     /// The stream header with `flags` at the front of `buf` was read: if it names a

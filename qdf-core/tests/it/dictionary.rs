@@ -190,6 +190,39 @@ fn absent_or_mismatched_dictionary_is_a_typed_error() {
     );
 }
 
+/// A session reading a stream on a dictionary it does not hold fails at the header's id,
+/// before it reads the first frame's length: also when that length is malformed (found by
+/// the `inspect` fuzz target, where the session answered `VarintOverflow` and the walker
+/// `UnknownDictionary`).
+#[test]
+fn stream_on_unknown_dictionary_fails_before_its_first_frame() {
+    let dict = Dictionary::from_strs(["checkout", "payment-service"]).unwrap();
+    let mut enc = EncoderSession::new(Options::balanced()).with_dictionary(dict.clone());
+    let mut good = Vec::new();
+    enc.encode_frame(&"checkout", &mut good).unwrap();
+    let mut bad = good[..13].to_vec();
+    bad.extend_from_slice(&[0xFF; 11]);
+    for stream in [&good[..], &bad[..]] {
+        for n in 13..=stream.len() {
+            let mut dec = DecoderSession::new(Options::balanced());
+            let e = dec.decode_frame::<String>(&stream[..n]).unwrap_err();
+            assert_eq!(
+                e.code(),
+                &ErrorCode::UnknownDictionary {
+                    found: dict.id().to_bytes(),
+                    held: None
+                },
+                "{n}"
+            );
+            let mut dec = DecoderSession::new(Options::balanced());
+            assert!(dec.frame_status(&stream[..n]).is_err(), "{n}");
+        }
+    }
+    // Cut inside the id: waits for more.
+    let mut dec = DecoderSession::new(Options::balanced());
+    assert!(dec.decode_frame::<String>(&good[..12]).unwrap().is_none());
+}
+
 /// A Dense stream on a dictionary over many frames, with renewals: values exact, the
 /// dictionary's entries referenced in every generation (a renewal returns to them, §25.2).
 #[test]
