@@ -3,9 +3,9 @@
 use std::io::{IsTerminal, Read, Write};
 use std::time::{Duration, Instant};
 
-use qdf_core::Options;
 use qdf_core::inspect::{self, InspectError};
 use qdf_core::wire::header::{FLAG_CHECKSUM, HEADER_LEN};
+use qdf_core::{DecoderSession, Dictionary, ErrorCode, Options};
 
 use crate::{Failure, QdfInput};
 
@@ -41,7 +41,7 @@ pub fn read_options() -> Options {
 /// that its error is the one reported. A stream walk whose first frame runs past the end of
 /// the input is no evidence of a stream (any body's first bytes read as some length): a cut
 /// message is reported as a message (`--stream` reads it as a stream).
-pub fn mode(args: &QdfInput, bytes: &[u8]) -> Mode {
+pub fn mode(args: &QdfInput, bytes: &[u8], dict: Option<&Dictionary>) -> Mode {
     if args.stream {
         return Mode::Stream;
     }
@@ -51,12 +51,11 @@ pub fn mode(args: &QdfInput, bytes: &[u8]) -> Mode {
     if bytes[4] & FLAG_CHECKSUM != 0 {
         return Mode::Stream;
     }
-    let opts = read_options();
-    let msg = match inspect::message(bytes, &opts, &mut |_| {}) {
-        Ok(()) => return Mode::Message,
+    let msg = match walk(bytes, Mode::Message, args.max_frame_len, dict, &mut |_| {}) {
+        Ok(_) => return Mode::Message,
         Err(e) => e,
     };
-    match inspect::stream(bytes, &opts, args.max_frame_len, &mut |_| {}) {
+    match walk(bytes, Mode::Stream, args.max_frame_len, dict, &mut |_| {}) {
         Ok(_) => Mode::Stream,
         Err(e) if e.error.is_eof() && e.frame.is_none_or(|f| f.index == 0) => Mode::Message,
         Err(e) if reach(&e) > reach(&msg) => Mode::Stream,
@@ -72,24 +71,134 @@ fn reach(e: &InspectError) -> (u64, u64) {
     )
 }
 
-/// The error of walking `bytes` in `mode`, for a decode that failed with `fallback`: the
-/// walker reads with the decoder's rules and reports the same error with its offset
-/// absolute in the input and, in a stream, its frame.
-pub fn locate(
-    file: &str,
+/// Walks `bytes` in `mode` with `qdf_core::inspect` (from `dict` when the header names a
+/// dictionary), handing each event to `sink`; returns the frames walked (0 for a message).
+pub fn walk(
     bytes: &[u8],
     mode: Mode,
     max_frame_len: usize,
-    fallback: impl std::fmt::Display,
-) -> Failure {
+    dict: Option<&Dictionary>,
+    sink: &mut dyn FnMut(&inspect::Event<'_>),
+) -> Result<u64, InspectError> {
     let opts = read_options();
-    let r = match mode {
-        Mode::Message => inspect::message(bytes, &opts, &mut |_| {}),
-        Mode::Stream => inspect::stream(bytes, &opts, max_frame_len, &mut |_| {}).map(drop),
+    match mode {
+        Mode::Message => inspect::message_with_dictionary(bytes, &opts, dict, sink).map(|()| 0),
+        Mode::Stream => inspect::stream_with_dictionary(bytes, &opts, max_frame_len, dict, sink)
+            .map(|s| s.frames),
+    }
+}
+
+/// `msg`, with the flag to use when `e` is an input naming a dictionary not given.
+fn hint(e: &qdf_core::Error, msg: String) -> String {
+    match e.code() {
+        ErrorCode::UnknownDictionary { held: None, .. } => {
+            format!("{msg} (give its file with --dictionary FILE)")
+        }
+        _ => msg,
+    }
+}
+
+/// The dictionary of `--dictionary FILE`, if given.
+pub fn dictionary(path: Option<&str>) -> Result<Option<Dictionary>, Failure> {
+    let Some(path) = path else {
+        return Ok(None);
     };
-    match r {
-        Err(e) => Failure::new(file, e),
-        Ok(()) => Failure::new(file, fallback),
+    let bytes = read_all(path)?;
+    Dictionary::from_bytes(&bytes)
+        .map(Some)
+        .map_err(|e| Failure::new(path, e))
+}
+
+/// The qdf input of a command, read: its bytes, the dictionary of `--dictionary` and the
+/// layout.
+pub struct Input<'a> {
+    /// The options it was read with.
+    pub args: &'a QdfInput,
+    /// The whole input.
+    pub bytes: Vec<u8>,
+    /// The dictionary given with `--dictionary`.
+    pub dict: Option<Dictionary>,
+    /// Message or stream.
+    pub mode: Mode,
+}
+
+impl<'a> Input<'a> {
+    /// Reads the file and the dictionary of `args` and detects the layout.
+    pub fn read(args: &'a QdfInput) -> Result<Self, Failure> {
+        let dict = dictionary(args.dictionary.as_deref())?;
+        Ok(Self::new(args, read_all(&args.file)?, dict))
+    }
+
+    /// The input `bytes`, already read, of `args`; detects the layout.
+    pub fn new(args: &'a QdfInput, bytes: Vec<u8>, dict: Option<Dictionary>) -> Self {
+        let mode = mode(args, &bytes, dict.as_ref());
+        Input {
+            args,
+            bytes,
+            dict,
+            mode,
+        }
+    }
+
+    /// Walks the input with `qdf_core::inspect`; returns the frames walked (0 for a message).
+    pub fn walk(&self, sink: &mut dyn FnMut(&inspect::Event<'_>)) -> Result<u64, Failure> {
+        let a = self.args;
+        walk(
+            &self.bytes,
+            self.mode,
+            a.max_frame_len,
+            self.dict.as_ref(),
+            sink,
+        )
+        .map_err(|e| Failure::new(&a.file, hint(&e.error, e.to_string())))
+    }
+
+    /// The failure of a decode error `e` on this input: the walker reads with the decoder's
+    /// rules and reports the same error with its offset absolute in the input and, in a
+    /// stream, its frame (`e` itself if the walk passes).
+    pub fn locate(&self, e: &qdf_core::Error) -> Failure {
+        match self.walk(&mut |_| {}) {
+            Err(f) => f,
+            Ok(_) => Failure::new(&self.args.file, e),
+        }
+    }
+
+    /// Decodes the input as one message.
+    pub fn message<T: serde::de::DeserializeOwned>(&self) -> Result<T, Failure> {
+        let r = match &self.dict {
+            Some(d) => qdf_core::from_slice_with_dictionary(&self.bytes, read_options(), d),
+            None => qdf_core::from_slice_with(&self.bytes, read_options()),
+        };
+        r.map_err(|e| self.locate(&e))
+    }
+
+    /// Decodes the input as a stream, handing each frame's value to `each` with the stream
+    /// offset where the frame's bytes start (0 for the first: they include the header), the
+    /// bytes it used, and the session after it. Stops at the first error.
+    pub fn frames<T: serde::de::DeserializeOwned>(
+        &self,
+        mut each: impl FnMut(T, usize, usize, &DecoderSession) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
+        let mut dec =
+            DecoderSession::new(read_options()).with_max_frame_length(self.args.max_frame_len);
+        if let Some(d) = &self.dict {
+            dec = dec.with_dictionary(d.clone());
+        }
+        let mut pos = 0;
+        loop {
+            match dec.decode_frame::<T>(&self.bytes[pos..]) {
+                Ok(Some((v, used))) => {
+                    each(v, pos, used, &dec)?;
+                    pos += used;
+                }
+                Ok(None) => {
+                    return dec
+                        .check_end(&self.bytes[pos..])
+                        .map_err(|e| self.locate(&e));
+                }
+                Err(e) => return Err(self.locate(&e)),
+            }
+        }
     }
 }
 

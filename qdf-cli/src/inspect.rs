@@ -8,7 +8,7 @@ use qdf_core::inspect::{
     self, ColumnValues, EscapeKind, Event, EventKind, Intern, Number, RefForm,
 };
 
-use crate::input::{self, Mode};
+use crate::input::{self, Input, Mode};
 use crate::{Failure, QdfInput};
 
 /// Strings longer than this many characters are cut (unless `--full`).
@@ -16,8 +16,7 @@ const CUT: usize = 64;
 
 /// Runs `qdf inspect`.
 pub fn run(args: &QdfInput, full: bool) -> Result<(), Failure> {
-    let bytes = input::read_all(&args.file)?;
-    let mode = input::mode(args, &bytes);
+    let input = Input::read(args)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut p = Printer {
         out: &mut out,
@@ -25,22 +24,18 @@ pub fn run(args: &QdfInput, full: bool) -> Result<(), Failure> {
         line: String::new(),
         io: None,
         counts: Counts::default(),
+        dictionary: qdf_core::dictionary_id(&input.bytes).ok().flatten(),
     };
-    let opts = input::read_options();
-    let r = match mode {
-        Mode::Message => inspect::message(&bytes, &opts, &mut |e| p.event(e)),
-        Mode::Stream => inspect::stream(&bytes, &opts, args.max_frame_len, &mut |e| p.event(e))
-            .map(|s| p.counts.frames = s.frames),
-    };
+    let r = input.walk(&mut |e| p.event(e)).map(|n| p.counts.frames = n);
     if let Some(e) = p.io.take() {
         return Err(input::write_failed(e));
     }
     if r.is_ok() {
-        let summary = p.counts.summary(mode, bytes.len());
+        let summary = p.counts.summary(input.mode, input.bytes.len());
         writeln!(p.out, "{summary}").map_err(input::write_failed)?;
     }
     out.flush().map_err(input::write_failed)?;
-    r.map_err(|e| Failure::new(&args.file, e))
+    r
 }
 
 /// What the summary line counts.
@@ -91,6 +86,8 @@ struct Printer<'w, W: Write> {
     /// The first write error (the walk cannot be stopped from the callback).
     io: Option<std::io::Error>,
     counts: Counts,
+    /// The dictionary the header names (flag `20`).
+    dictionary: Option<qdf_core::DictionaryId>,
 }
 
 impl<W: Write> Printer<'_, W> {
@@ -122,6 +119,9 @@ impl<W: Write> Printer<'_, W> {
                     "header QDF v1, flags 0x{flags:02x}{}",
                     flag_names(*flags)
                 );
+                if let Some(id) = self.dictionary {
+                    let _ = write!(l, ", dictionary {id}");
+                }
             }
             EventKind::Frame {
                 index,
@@ -316,6 +316,7 @@ pub fn flag_names(flags: u8) -> String {
         (0x04, "entropy"),
         (0x08, "column index"),
         (0x10, "frame checksums"),
+        (0x20, "dictionary"),
     ]
     .iter()
     .filter(|(bit, _)| flags & bit != 0)

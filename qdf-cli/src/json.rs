@@ -13,24 +13,20 @@
 
 use std::io::Write;
 
-use qdf_core::{DecoderSession, EncoderSession, Value};
+use qdf_core::wire::header::header_len;
+use qdf_core::{EncoderSession, Value};
 
-use crate::input::{self, Mode, Progress};
+use crate::input::{self, Input, Mode, Progress};
 use crate::{Failure, FromJsonArgs, QdfInput};
 
 /// Runs `qdf to-json`.
 pub fn to_json(args: &QdfInput, pretty: bool) -> Result<(), Failure> {
-    let bytes = input::read_all(&args.file)?;
-    let mode = input::mode(args, &bytes);
+    let input = Input::read(args)?;
     let file = args.file.as_str();
-    let locate = |e: &dyn std::fmt::Display| {
-        input::locate(file, &bytes, mode, args.max_frame_len, e.to_string())
-    };
     let mut out = input::output(None, false)?;
-    match mode {
+    match input.mode {
         Mode::Message => {
-            let v: Value =
-                qdf_core::from_slice_with(&bytes, input::read_options()).map_err(|e| locate(&e))?;
+            let v: Value = input.message()?;
             json_form(&v).map_err(|m| Failure::new(file, m))?;
             let r = if pretty {
                 serde_json::to_writer_pretty(&mut out, &v)
@@ -41,29 +37,17 @@ pub fn to_json(args: &QdfInput, pretty: bool) -> Result<(), Failure> {
             writeln!(out).map_err(input::write_failed)?;
         }
         Mode::Stream => {
-            let mut dec = DecoderSession::new(input::read_options())
-                .with_max_frame_length(args.max_frame_len);
-            let mut progress = Progress::new(bytes.len() as u64);
-            let (mut pos, mut frame) = (0usize, 0u64);
-            loop {
-                match dec.decode_frame::<Value>(&bytes[pos..]) {
-                    Ok(Some((v, used))) => {
-                        let at = frame_at(pos, frame);
-                        json_form(&v).map_err(|m| Failure::new(file, format!("{at}: {m}")))?;
-                        serde_json::to_writer(&mut out, &v)
-                            .map_err(|e| json_write(file, e, Some(&at)))?;
-                        writeln!(out).map_err(input::write_failed)?;
-                        pos += used;
-                        frame += 1;
-                        progress.update(pos as u64, frame);
-                    }
-                    Ok(None) => {
-                        dec.check_end(&bytes[pos..]).map_err(|e| locate(&e))?;
-                        break;
-                    }
-                    Err(e) => return Err(locate(&e)),
-                }
-            }
+            let mut progress = Progress::new(input.bytes.len() as u64);
+            let mut frame = 0u64;
+            input.frames(|v: Value, pos, used, _| {
+                let at = frame_at(pos, frame, header_len(input.bytes[4]));
+                json_form(&v).map_err(|m| Failure::new(file, format!("{at}: {m}")))?;
+                serde_json::to_writer(&mut out, &v).map_err(|e| json_write(file, e, Some(&at)))?;
+                writeln!(out).map_err(input::write_failed)?;
+                frame += 1;
+                progress.update((pos + used) as u64, frame);
+                Ok(())
+            })?;
             progress.finish();
         }
     }
@@ -71,13 +55,9 @@ pub fn to_json(args: &QdfInput, pretty: bool) -> Result<(), Failure> {
 }
 
 /// `frame N (at stream byte X)`, as the walker names frames (the first frame's offset is
-/// after the 5-byte header).
-fn frame_at(pos: usize, frame: u64) -> String {
-    let at = if frame == 0 {
-        qdf_core::wire::header::HEADER_LEN
-    } else {
-        pos
-    };
+/// after the header: 5 bytes, 13 with a dictionary id).
+fn frame_at(pos: usize, frame: u64, header: usize) -> String {
+    let at = if frame == 0 { header } else { pos };
     format!("frame {frame} (at stream byte {at})")
 }
 
@@ -140,6 +120,14 @@ pub fn from_json(args: &FromJsonArgs) -> Result<(), Failure> {
         }
         opts = opts.features(opts.features.with(qdf_core::Features::MAP_SHAPE));
     }
+    let dict = input::dictionary(args.dictionary.as_deref())?;
+    if dict.is_some() && args.tier == crate::Tier::Speed {
+        return Err(Failure::new(
+            file,
+            "--dictionary needs the Dense tiers (balanced, compression): speed writes no \
+             intern references",
+        ));
+    }
     let mut values = serde_json::Deserializer::from_slice(&text).into_iter::<serde_json::Value>();
     let mut out = input::output(args.output.as_deref(), true)?;
     let out_name = args.output.as_deref().unwrap_or("<stdout>");
@@ -162,10 +150,17 @@ pub fn from_json(args: &FromJsonArgs) -> Result<(), Failure> {
                 ));
             }
         }
-        let msg = qdf_core::to_vec_with(&v, opts).map_err(|e| Failure::new(file, e))?;
+        let msg = match &dict {
+            Some(d) => qdf_core::to_vec_with_dictionary(&v, opts, d),
+            None => qdf_core::to_vec_with(&v, opts),
+        }
+        .map_err(|e| Failure::new(file, e))?;
         out.write_all(&msg).map_err(|e| Failure::new(out_name, e))?;
     } else {
         let mut enc = EncoderSession::new(opts).with_checksum(args.checksum);
+        if let Some(d) = dict {
+            enc = enc.with_dictionary(d);
+        }
         let mut buf = Vec::new();
         let mut progress = Progress::new(text.len() as u64);
         let mut n = 0u64;

@@ -5,7 +5,9 @@
 //! - `qdf to-json` / `qdf from-json`: one message or a stream ↔ one JSON value or JSON
 //!   lines, in any tier;
 //! - `qdf stats FILE|-`: frames, bytes per frame and intern table growth of a stream;
-//! - `qdf train FILE... -o DICT`: a pre-shared dictionary trained on JSON or qdf samples.
+//! - `qdf train FILE... -o DICT`: a pre-shared dictionary trained on JSON or qdf samples;
+//!   `--dictionary DICT` writes (`from-json`) and reads (`inspect`, `to-json`, `stats`) input
+//!   on one.
 //!
 //! Bad input ends the run with one line on stderr, naming the byte offset (and the frame, in
 //! a stream), and exit code 1. The format logic lives in `qdf-core`; this crate only reads
@@ -65,6 +67,10 @@ struct QdfInput {
     /// Largest frame body accepted, in bytes.
     #[arg(long, default_value_t = qdf_core::Limits::DEFAULT.max_frame_length)]
     max_frame_len: usize,
+    /// The pre-shared dictionary file (`qdf train`) for input whose header names one
+    /// (docs/SPEC.md §25).
+    #[arg(long, value_name = "FILE")]
+    dictionary: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -104,6 +110,11 @@ struct FromJsonArgs {
     /// End every stream frame with a CRC-32C (stream header flag 10).
     #[arg(long, requires = "stream")]
     checksum: bool,
+    /// Start from this pre-shared dictionary file (`qdf train`; docs/SPEC.md §25): the
+    /// header names it, and readers need it (`--dictionary` of `to-json`, `inspect`, `stats`).
+    /// Not with `--tier speed`.
+    #[arg(long, value_name = "FILE")]
+    dictionary: Option<String>,
     /// Output file (default: standard output, which must not be a terminal).
     #[arg(short, long)]
     output: Option<String>,

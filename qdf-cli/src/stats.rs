@@ -3,19 +3,19 @@
 
 use std::io::Write;
 
+use qdf_core::SessionStats;
 use qdf_core::inspect::{self, EventKind};
-use qdf_core::{DecoderSession, SessionStats};
+use qdf_core::wire::header::header_len;
 
-use crate::input::{self, Mode, Progress};
+use crate::input::{self, Input, Mode, Progress};
 use crate::{Failure, QdfInput};
 
 /// Runs `qdf stats`.
 pub fn run(args: &QdfInput) -> Result<(), Failure> {
-    let bytes = input::read_all(&args.file)?;
-    let mode = input::mode(args, &bytes);
-    let report = match mode {
-        Mode::Message => message(args, &bytes)?,
-        Mode::Stream => stream(args, &bytes)?,
+    let input = Input::read(args)?;
+    let report = match input.mode {
+        Mode::Message => message(&input)?,
+        Mode::Stream => stream(&input)?,
     };
     let mut out = std::io::stdout().lock();
     out.write_all(report.as_bytes())
@@ -24,9 +24,9 @@ pub fn run(args: &QdfInput) -> Result<(), Failure> {
 }
 
 /// A one-shot message has no frames: its size and what its body defines.
-fn message(args: &QdfInput, bytes: &[u8]) -> Result<String, Failure> {
+fn message(input: &Input<'_>) -> Result<String, Failure> {
     let (mut defines, mut shapes, mut containers) = (0u64, 0u64, 0u64);
-    inspect::message(bytes, &input::read_options(), &mut |e| match &e.kind {
+    input.walk(&mut |e| match &e.kind {
         EventKind::Text {
             intern: inspect::Intern::Define(_),
             ..
@@ -38,55 +38,42 @@ fn message(args: &QdfInput, bytes: &[u8]) -> Result<String, Failure> {
         }
         EventKind::Column { interned, .. } => defines += u64::from(interned.end - interned.start),
         _ => {}
-    })
-    .map_err(|e| Failure::new(&args.file, e))?;
+    })?;
+    let bytes = &input.bytes;
+    let header = header_len(bytes[4]);
     Ok(format!(
-        "message: {} bytes (5-byte header, {}-byte body), flags 0x{:02x}{}\n\
+        "message: {} bytes ({header}-byte header, {}-byte body), flags 0x{:02x}{}\n\
          not a stream: no frames; the body defines {defines} intern entries and {shapes} \
          shapes, and holds {containers} columnar containers\n",
         bytes.len(),
-        bytes.len() - 5,
+        bytes.len() - header,
         bytes[4],
         crate::inspect::flag_names(bytes[4]),
     ))
 }
 
-fn stream(args: &QdfInput, bytes: &[u8]) -> Result<String, Failure> {
-    let file = args.file.as_str();
-    let locate =
-        |e: qdf_core::Error| input::locate(file, bytes, Mode::Stream, args.max_frame_len, e);
-    let mut dec =
-        DecoderSession::new(input::read_options()).with_max_frame_length(args.max_frame_len);
+fn stream(input: &Input<'_>) -> Result<String, Failure> {
+    let bytes = &input.bytes;
     let mut sizes: Vec<u64> = Vec::new();
     // The session's tables after frames 1, 2, 5, 10, 20, 50, … and after the last.
     let mut growth: Vec<(u64, SessionStats)> = Vec::new();
     let mut next_mark = 1u64;
     let mut progress = Progress::new(bytes.len() as u64);
-    let mut pos = 0usize;
     let mut last = SessionStats::default();
-    loop {
-        match dec.decode_frame::<serde::de::IgnoredAny>(&bytes[pos..]) {
-            Ok(Some((_, used))) => {
-                // The first frame's bytes include the stream header; a frame is counted
-                // without it (length prefix, body and checksum).
-                let header = if pos == 0 { 5 } else { 0 };
-                sizes.push((used - header) as u64);
-                pos += used;
-                let n = sizes.len() as u64;
-                last = dec.stats();
-                if n == next_mark {
-                    growth.push((n, last));
-                    next_mark = next_mark_after(next_mark);
-                }
-                progress.update(pos as u64, n);
-            }
-            Ok(None) => {
-                dec.check_end(&bytes[pos..]).map_err(locate)?;
-                break;
-            }
-            Err(e) => return Err(locate(e)),
+    input.frames(|_: serde::de::IgnoredAny, pos, used, dec| {
+        // The first frame's bytes include the stream header; a frame is counted without it
+        // (length prefix, body and checksum).
+        let header = if pos == 0 { header_len(bytes[4]) } else { 0 };
+        sizes.push((used - header) as u64);
+        let n = sizes.len() as u64;
+        last = dec.stats();
+        if n == next_mark {
+            growth.push((n, last));
+            next_mark = next_mark_after(next_mark);
         }
-    }
+        progress.update((pos + used) as u64, n);
+        Ok(())
+    })?;
     progress.finish();
     let frames = sizes.len() as u64;
     if growth.last().is_none_or(|&(n, _)| n != frames) && frames > 0 {

@@ -7,9 +7,9 @@
 
 use std::io::Write;
 
-use qdf_core::{DecoderSession, Dictionary, Value};
+use qdf_core::{Dictionary, Value};
 
-use crate::input::{self, Mode};
+use crate::input::{self, Input, Mode};
 use crate::{Failure, QdfInput, TrainArgs};
 
 /// Runs `qdf train`.
@@ -55,33 +55,15 @@ fn read_samples(file: &str, max_frame_len: usize, out: &mut Vec<Value>) -> Resul
         stream: false,
         message: false,
         max_frame_len,
+        dictionary: None,
     };
-    let mode = input::mode(&args, &bytes);
-    let locate = |e: &qdf_core::Error| input::locate(file, &bytes, mode, max_frame_len, e);
-    match mode {
-        Mode::Message => {
-            out.push(
-                qdf_core::from_slice_with(&bytes, input::read_options()).map_err(|e| locate(&e))?,
-            );
-        }
-        Mode::Stream => {
-            let mut dec =
-                DecoderSession::new(input::read_options()).with_max_frame_length(max_frame_len);
-            let mut pos = 0;
-            loop {
-                match dec.decode_frame::<Value>(&bytes[pos..]) {
-                    Ok(Some((v, used))) => {
-                        out.push(v);
-                        pos += used;
-                    }
-                    Ok(None) => {
-                        dec.check_end(&bytes[pos..]).map_err(|e| locate(&e))?;
-                        break;
-                    }
-                    Err(e) => return Err(locate(&e)),
-                }
-            }
-        }
+    let input = Input::new(&args, bytes, None);
+    match input.mode {
+        Mode::Message => out.push(input.message()?),
+        Mode::Stream => input.frames(|v: Value, _, _, _| {
+            out.push(v);
+            Ok(())
+        })?,
     }
     Ok(())
 }

@@ -621,3 +621,96 @@ fn train_writes_the_dictionary_the_library_trains_and_prints_its_id() {
     let err = fails(&["train", s(&bad), "-o", s(&dir.join("x.qdfd"))]);
     assert!(err.contains("invalid JSON"), "{err}");
 }
+
+/// `--dictionary FILE`: `from-json` writes messages and streams on a trained dictionary,
+/// exactly the library's bytes; `to-json`, `inspect` and `stats` read them with it, and
+/// without it fail naming the dictionary and the flag.
+#[test]
+fn dictionary_flag_writes_and_reads_input_on_a_dictionary() {
+    let dir = tmp("dictionary-flag");
+    let lines: Vec<serde_json::Value> = (0..30)
+        .map(|i| {
+            let service = ["checkout", "payment-service", "inventory"][i % 3];
+            serde_json::json!({
+                "service": service,
+                "message": "request served",
+                "seq": i,
+            })
+        })
+        .collect();
+    let text: String = lines.iter().map(|v| format!("{v}\n")).collect();
+    let jsonl = dir.join("samples.jsonl");
+    std::fs::write(&jsonl, &text).unwrap();
+    let dict_path = dir.join("d.qdfd");
+    ok(&["train", s(&jsonl), "-o", s(&dict_path)]);
+    let dict = qdf_core::Dictionary::from_bytes(&std::fs::read(&dict_path).unwrap()).unwrap();
+    let d = s(&dict_path);
+
+    let one = dir.join("one.json");
+    std::fs::write(&one, lines[4].to_string()).unwrap();
+    let msg = dir.join("one.qdf");
+    ok(&["from-json", s(&one), "--dictionary", d, "-o", s(&msg)]);
+    let want = qdf_core::to_vec_with_dictionary(&lines[4], Options::balanced(), &dict).unwrap();
+    assert_eq!(std::fs::read(&msg).unwrap(), want);
+    assert_eq!(
+        ok(&["to-json", s(&msg), "--dictionary", d]),
+        format!("{}\n", lines[4])
+    );
+    let err = fails(&["to-json", s(&msg)]);
+    assert_eq!(
+        err,
+        format!(
+            "qdf: {}: the input names dictionary {}, this decoder holds no dictionary at \
+             byte 5 (give its file with --dictionary FILE)",
+            s(&msg),
+            dict.id()
+        )
+    );
+
+    let stream = dir.join("all.qdf");
+    ok(&[
+        "from-json",
+        "--stream",
+        s(&jsonl),
+        "--dictionary",
+        d,
+        "-o",
+        s(&stream),
+    ]);
+    assert_eq!(ok(&["to-json", s(&stream), "--dictionary", d]), text);
+    let shown = ok(&["inspect", s(&stream), "--dictionary", d]);
+    let first = shown.lines().next().unwrap();
+    assert!(
+        first.ends_with(&format!(
+            "(dense, qpack, dictionary), dictionary {}",
+            dict.id()
+        )),
+        "{first}"
+    );
+    assert!(
+        shown.contains("\"payment-service\"  <- intern #"),
+        "{shown}"
+    );
+    assert!(shown.contains("\n-- stream, 30 frames, "), "{shown}");
+    let stats = ok(&["stats", s(&stream), "--dictionary", d]);
+    assert!(stats.contains("\nframes: 30\n"), "{stats}");
+    for cmd in ["inspect", "stats", "to-json"] {
+        let err = fails(&[cmd, s(&stream)]);
+        assert!(err.contains("--dictionary FILE"), "{cmd}: {err}");
+    }
+    // Another dictionary: refused, naming both.
+    let other = dir.join("other.qdfd");
+    std::fs::write(
+        &other,
+        qdf_core::Dictionary::from_strs(["elsewhere"])
+            .unwrap()
+            .to_bytes(),
+    )
+    .unwrap();
+    let err = fails(&["to-json", s(&stream), "--dictionary", s(&other)]);
+    assert!(err.contains("this decoder holds dictionary"), "{err}");
+    // Speed writes no references: the flag is refused there.
+    let o = qdf(&["from-json", s(&one), "--tier", "speed", "--dictionary", d]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("needs the Dense tiers"));
+}

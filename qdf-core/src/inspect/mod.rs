@@ -47,13 +47,17 @@ pub use event::*;
 use walk::Walker;
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::dense::DenseState;
+use crate::dict::Dictionary;
 use crate::error::{Error, ErrorCode};
 use crate::frame::{self, Next};
 use crate::options::Options;
 use crate::source::Source;
-use crate::wire::header::{FLAG_CHECKSUM, FLAG_DENSE, HEADER_LEN};
+use crate::wire::header::{
+    FLAG_CHECKSUM, FLAG_DENSE, FLAG_DICT, header_len, read_dict_id, unknown_dictionary,
+};
 use crate::wire::tags::*;
 
 /// Where a frame of a stream starts.
@@ -115,26 +119,52 @@ pub struct StreamSummary {
 /// event to `sink` in wire order.
 ///
 /// Errors: exactly those of `from_slice_with::<Value>(input, opts)` (a bad header, flag `10`
-/// or `04`, any body error, trailing bytes), at the same offsets.
+/// or `04`, any body error, trailing bytes), at the same offsets; a message on a pre-shared
+/// dictionary (flag `20`) is [`ErrorCode::UnknownDictionary`]: walk it with
+/// [`message_with_dictionary`].
 pub fn message(
     input: &[u8],
     opts: &Options,
     sink: &mut dyn FnMut(&Event<'_>),
 ) -> std::result::Result<(), InspectError> {
-    let mut src = Source::message(input, opts)?;
+    message_with_dictionary(input, opts, None, sink)
+}
+
+/// [`message`] for a message that may start from the pre-shared dictionary `dict`
+/// (`docs/SPEC.md` §25): references to its entries resolve to their bytes. The
+/// [`EventKind::Header`] event then spans the 13 bytes of header and dictionary id.
+///
+/// Errors: exactly those of `from_slice_with_dictionary::<Value>(input, opts, dict)`, at the
+/// same offsets ([`ErrorCode::UnknownDictionary`] at offset 5 for a message naming another
+/// dictionary, or one when `dict` is `None`).
+pub fn message_with_dictionary(
+    input: &[u8],
+    opts: &Options,
+    dict: Option<&Dictionary>,
+    sink: &mut dyn FnMut(&Event<'_>),
+) -> std::result::Result<(), InspectError> {
+    let mut src = Source::message_with(input, opts, dict)?;
+    let flags = input[4];
+    let start = header_len(flags);
     sink(&Event {
         offset: 0,
-        end: HEADER_LEN as u64,
+        end: start as u64,
         depth: 0,
         key: false,
-        kind: EventKind::Header { flags: input[4] },
+        kind: EventKind::Header { flags },
     });
     // Keep the entries' bytes so every reference resolves from the table.
-    src.carry_dense(opts, Some(Box::new(DenseState::new_decoder(opts, true))));
+    let mut state = DenseState::new_decoder(opts, true);
+    if flags & FLAG_DICT != 0
+        && let Some(d) = dict
+    {
+        state = state.on_base(d.base());
+    }
+    src.carry_dense(opts, Some(Box::new(state)));
     let mut w = Walker {
         src,
-        input: &input[HEADER_LEN..],
-        base: HEADER_LEN as u64,
+        input: &input[start..],
+        base: start as u64,
         sink,
         depth: 1,
     };
@@ -150,30 +180,59 @@ pub fn message(
 /// Errors: those of a `DecoderSession` reading the same bytes into `Value`s, stopping at the
 /// first (also a body error of a stateless stream, which a session would skip), with the
 /// offset absolute in `input` and the frame it happened in; input that ends inside a frame
-/// is `UnexpectedEof`. Empty input is an empty stream (no event), as for a session.
+/// is `UnexpectedEof`. Empty input is an empty stream (no event), as for a session. A
+/// stream on a pre-shared dictionary (flag `20`) is [`ErrorCode::UnknownDictionary`]: walk
+/// it with [`stream_with_dictionary`].
 pub fn stream(
     input: &[u8],
     opts: &Options,
     max_frame_len: usize,
     sink: &mut dyn FnMut(&Event<'_>),
 ) -> std::result::Result<StreamSummary, InspectError> {
+    stream_with_dictionary(input, opts, max_frame_len, None, sink)
+}
+
+/// [`stream`] for a stream that may start from the pre-shared dictionary `dict`
+/// (`docs/SPEC.md` §25), as a [`DecoderSession`](crate::DecoderSession) given
+/// `with_dictionary(dict)` reads it: a Dense stream's state starts from the dictionary (and
+/// returns to it at a renewal), each body of a stateless one does. The
+/// [`EventKind::Header`] event then spans the 13 bytes of header and dictionary id.
+///
+/// Errors: those of [`stream`]; [`ErrorCode::UnknownDictionary`] at offset 5 when the
+/// header names another dictionary, or one when `dict` is `None`, checked before the first
+/// frame is read.
+pub fn stream_with_dictionary(
+    input: &[u8],
+    opts: &Options,
+    max_frame_len: usize,
+    dict: Option<&Dictionary>,
+    sink: &mut dyn FnMut(&Event<'_>),
+) -> std::result::Result<StreamSummary, InspectError> {
     if input.is_empty() {
         return Ok(StreamSummary::default());
     }
     let flags = frame::read_stream_header(input)?;
-    // A stream on a pre-shared dictionary (§25) needs it: not read here.
-    if let Some(found) = crate::wire::header::read_dict_id(input, flags)? {
-        return Err(crate::wire::header::unknown_dictionary(found, None).into());
-    }
+    let base = match read_dict_id(input, flags)? {
+        None => None,
+        Some(found) => match dict {
+            Some(d) if d.id().to_bytes() == found => Some(d.base()),
+            _ => return Err(unknown_dictionary(found, dict.map(|d| d.id().to_bytes())).into()),
+        },
+    };
     sink(&Event {
         offset: 0,
-        end: HEADER_LEN as u64,
+        end: header_len(flags) as u64,
         depth: 0,
         key: false,
         kind: EventKind::Header { flags },
     });
-    let mut dense: Option<Box<DenseState>> = None;
-    let mut pos = HEADER_LEN;
+    let mut dense: Option<Box<DenseState>> = match &base {
+        Some(b) if flags & FLAG_DENSE != 0 => Some(Box::new(
+            DenseState::new_session_decoder(opts).on_base(Arc::clone(b)),
+        )),
+        _ => None,
+    };
+    let mut pos = header_len(flags);
     // The first frame's checksum also covers the header.
     let mut covered_from = 0;
     let mut index = 0u64;
@@ -264,7 +323,9 @@ pub fn stream(
         let carried = if flags & FLAG_DENSE != 0 {
             dense.take()
         } else {
-            None
+            // A stateless body on a dictionary starts from it; the entries keep their bytes.
+            base.as_ref()
+                .map(|b| Box::new(DenseState::new_decoder(opts, true).on_base(Arc::clone(b))))
         };
         src.carry_dense(opts, carried);
         let mut w = Walker {

@@ -181,7 +181,7 @@ fn absent_or_mismatched_dictionary_is_a_typed_error() {
                 .unwrap_err();
         assert!(e.is_eof(), "{n}: {e}");
     }
-    // The inspector does not read dictionaries: it refuses instead of misreading.
+    // The inspector without the dictionary refuses instead of misreading.
     let mut sink = |_: &qdf_core::inspect::Event<'_>| {};
     let e = qdf_core::inspect::message(&msg, &Options::default(), &mut sink).unwrap_err();
     assert!(
@@ -332,6 +332,97 @@ fn stateless_stream_on_a_dictionary() {
     let e = dec.decode_frame::<String>(&wire[n + m..]).unwrap_err();
     assert_eq!(e.code(), &ErrorCode::UnknownStateId(2));
     assert!(dec.broken().is_none());
+}
+
+/// The inspector walks messages and streams on the dictionary it is given as the decoder
+/// reads them: references to the dictionary's entries resolve to their bytes, the header
+/// event spans the id, every frame (renewals included) is walked, and without the
+/// dictionary or with another one the walk fails as the decoder does.
+#[test]
+fn inspect_walks_input_on_a_dictionary() {
+    use qdf_core::inspect::{self, EventKind, Intern};
+    let dict = trained();
+    let opts = Options::balanced();
+    let base = dict.len() as u32;
+    // (header end, references into the dictionary, each checked against its entry)
+    let walk_sink =
+        |refs: &mut Vec<u32>, header_end: &mut u64, e: &inspect::Event<'_>| match &e.kind {
+            EventKind::Header { .. } => *header_end = e.end,
+            EventKind::Text {
+                bytes,
+                intern: Intern::Ref { id, .. },
+                ..
+            } if *id < base => {
+                assert_eq!(Some(*bytes), dict.entry(*id as usize).map(|(b, _)| b));
+                refs.push(*id);
+            }
+            _ => {}
+        };
+
+    let msg = qdf_core::to_vec_with_dictionary(&record(7), opts, &dict).unwrap();
+    let (mut refs, mut end) = (Vec::new(), 0);
+    inspect::message_with_dictionary(&msg, &opts, Some(&dict), &mut |e| {
+        walk_sink(&mut refs, &mut end, e)
+    })
+    .unwrap();
+    assert_eq!(end, 13);
+    assert!(refs.len() >= 4, "{refs:?}");
+
+    let mut enc = EncoderSession::new(opts).with_dictionary(dict.clone());
+    let mut wire = Vec::new();
+    for i in 0..40 {
+        if i % 13 == 12 {
+            enc.renew();
+        }
+        enc.encode_frame(&record(300 + i), &mut wire).unwrap();
+    }
+    let (mut refs, mut end) = (Vec::new(), 0);
+    let mut renewals = 0;
+    let sum = inspect::stream_with_dictionary(&wire, &opts, 1 << 20, Some(&dict), &mut |e| {
+        if let EventKind::Renewal { .. } = e.kind {
+            renewals += 1;
+        }
+        walk_sink(&mut refs, &mut end, e)
+    })
+    .unwrap();
+    assert_eq!((sum.frames, renewals, end), (40, 3, 13));
+    // After a renewal the state returns to the dictionary: it is referenced again.
+    assert!(refs.len() >= 40, "{}", refs.len());
+
+    // The stateless stream of `stateless_stream_on_a_dictionary`: each body starts from it.
+    let small = Dictionary::from_strs(["checkout", "payment-service"]).unwrap();
+    let mut stateless = unhex("51 44 46 01 20");
+    stateless.extend(small.id().to_bytes());
+    stateless.extend(unhex("0c a3 e1 01 e0 05 61 74 74 69 63 e1 02 02 e1 00"));
+    let mut texts = Vec::new();
+    let sum = inspect::stream_with_dictionary(&stateless, &opts, 1 << 20, Some(&small), &mut |e| {
+        if let EventKind::Text { bytes, .. } = e.kind {
+            texts.push(String::from_utf8(bytes.to_vec()).unwrap());
+        }
+    })
+    .unwrap();
+    assert_eq!(sum.frames, 2);
+    assert_eq!(texts, ["payment-service", "attic", "attic", "checkout"]);
+
+    // Without it or with another: the decoder's error, at the id.
+    for held in [None, Some(&small)] {
+        let e = inspect::message_with_dictionary(&msg, &opts, held, &mut |_| {}).unwrap_err();
+        let d = match held {
+            Some(h) => qdf_core::from_slice_with_dictionary::<Value>(&msg, opts, h).unwrap_err(),
+            None => qdf_core::from_slice_with::<Value>(&msg, opts).unwrap_err(),
+        };
+        assert_eq!((e.error.code(), e.error.offset()), (d.code(), d.offset()));
+        let e =
+            inspect::stream_with_dictionary(&wire, &opts, 1 << 20, held, &mut |_| {}).unwrap_err();
+        assert_eq!(
+            e.error.code(),
+            &ErrorCode::UnknownDictionary {
+                found: dict.id().to_bytes(),
+                held: held.map(|h| h.id().to_bytes())
+            }
+        );
+        assert_eq!(e.error.offset(), Some(5));
+    }
 }
 
 /// A Speed session ignores the dictionary: a plain Speed stream.
