@@ -7,7 +7,8 @@
 //! every tier. Odd: the rest is a body after a header naming [`fixed`]; it decodes on that
 //! dictionary to a `Value` (or fails), and whatever decodes re-encodes on it to bytes that
 //! decode to the same `Value`; the same bytes without the dictionary fail with
-//! `UnknownDictionary`.
+//! `UnknownDictionary`; the tag walker on the dictionary accepts and refuses as the decoder
+//! does.
 
 use qdf_core::{Category, Dictionary, ErrorCode, Options, Value};
 
@@ -84,7 +85,18 @@ fn message(body: &[u8]) {
         matches!(without.code(), ErrorCode::UnknownDictionary { .. }),
         "{without}"
     );
-    let Ok(v) = qdf_core::from_slice_with_dictionary::<Value>(&msg, opts, &d) else {
+    let decoded = qdf_core::from_slice_with_dictionary::<Value>(&msg, opts, &d);
+    // The tag walker on the same dictionary gives the decoder's verdict, at the same offset.
+    let walked = qdf_core::inspect::message_with_dictionary(&msg, &opts, Some(&d), &mut |_| {});
+    match (&walked, &decoded) {
+        (Ok(()), Ok(_)) => {}
+        (Err(w), Err(e)) => {
+            assert_eq!(w.error.code(), e.code(), "inspect and decoder disagree");
+            assert_eq!(w.error.offset(), e.offset(), "inspect and decoder disagree");
+        }
+        _ => panic!("inspect {walked:?}, decoder {decoded:?}"),
+    }
+    let Ok(v) = decoded else {
         return;
     };
     let again = qdf_core::to_vec_with_dictionary(&v, opts, &d).expect("re-encodes");

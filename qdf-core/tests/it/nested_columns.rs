@@ -1286,3 +1286,72 @@ proptest! {
         exact(&rows);
     }
 }
+
+/// Wide integers and a `None` behind a newtype inside a child struct column: 128-bit values
+/// that fit 64 bits make integer child columns, one value past 64 bits keeps the struct in
+/// the rows, `W(None)` is a null of its column, and every case round-trips exactly.
+#[test]
+fn child_struct_fields_of_128_bits_and_newtype_none() {
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct W(Option<u32>);
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct Inner {
+        signed: i128,
+        unsigned: u128,
+        wrapped: W,
+    }
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct Row {
+        id: u32,
+        inner: Inner,
+    }
+    let rows = |wide: bool| -> Vec<Row> {
+        (0..40u32)
+            .map(|i| Row {
+                id: i,
+                inner: Inner {
+                    signed: if i % 3 == 0 {
+                        -(i128::from(i) * 1_000_003)
+                    } else {
+                        i128::from(i)
+                    },
+                    unsigned: if wide && i == 17 {
+                        u128::MAX - 5
+                    } else {
+                        u128::from(i) * 7
+                    },
+                    wrapped: W((i % 4 != 0).then_some(i)),
+                },
+            })
+            .collect()
+    };
+    for wide in [false, true] {
+        let v = rows(wide);
+        exact(&v);
+        let bytes = qdf_core::to_vec_with(&v, Options::balanced()).unwrap();
+        let mut cols = Vec::new();
+        qdf_core::inspect::message(&bytes, &Options::balanced(), &mut |e| {
+            if let qdf_core::inspect::EventKind::Column {
+                name, kind, values, ..
+            } = &e.kind
+            {
+                cols.push(format!("{name} {kind:02x} {values}"));
+            }
+        })
+        .unwrap();
+        let want: &[&str] = if wide {
+            // A field past 64 bits has no integer column: the struct stays in the rows.
+            &["id 01 delta+FOR u64", "inner 0f residual (in the rows)"]
+        } else {
+            &[
+                "id 01 delta+FOR u64",
+                "inner 05 struct of 3 child columns",
+                "signed 00 plain array",
+                "unsigned 01 delta+FOR u64",
+                // `W(None)` is a null: the nullable bit (80) of a u64 column.
+                "wrapped 81 delta+FOR u64",
+            ]
+        };
+        assert_eq!(cols, want, "wide: {wide}");
+    }
+}
