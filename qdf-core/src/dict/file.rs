@@ -79,7 +79,7 @@ pub(crate) fn parse(file: &[u8]) -> Result<Vec<(Kind, &[u8])>> {
         Some(&VERSION) => pos += 1,
         Some(&v) => return Err(Error::at(ErrorCode::BadVersion(v), pos as u64)),
     }
-    let count = varint(file, &mut pos)?;
+    let count = varint(file, &mut pos, "the entry count")?;
     let remaining = (file.len() - pos) as u64;
     if count > remaining / 2 {
         let code = ErrorCode::LengthOverrun {
@@ -95,7 +95,7 @@ pub(crate) fn parse(file: &[u8]) -> Result<Vec<(Kind, &[u8])>> {
     let mut total = 0usize;
     for _ in 0..count {
         let at = pos;
-        let head = varint(file, &mut pos)?;
+        let head = varint(file, &mut pos, "an entry's length and kind")?;
         let kind = if head & 1 == 0 { Kind::Str } else { Kind::Bin };
         let len = head >> 1;
         if len == 0 {
@@ -128,9 +128,16 @@ pub(crate) fn parse(file: &[u8]) -> Result<Vec<(Kind, &[u8])>> {
     Ok(entries)
 }
 
-/// A minimal uvarint at `*pos`, advancing it.
-fn varint(file: &[u8], pos: &mut usize) -> Result<u64> {
-    let (v, used) = read_uvarint(&file[*pos..]).map_err(|e| e.with_offset(*pos as u64))?;
+/// A minimal uvarint at `*pos`, advancing it; a file that ends inside it is
+/// `UnexpectedEof` naming `what` it was.
+fn varint(file: &[u8], pos: &mut usize, what: &'static str) -> Result<u64> {
+    let (v, used) = read_uvarint(&file[*pos..]).map_err(|e| {
+        if e.is_eof() {
+            eof(file.len(), what)
+        } else {
+            e.with_offset(*pos as u64)
+        }
+    })?;
     *pos += used;
     Ok(v)
 }

@@ -465,7 +465,7 @@ fn hostile_dictionary_files() {
         (
             "51 44 46 44 01",
             ErrorCode::UnexpectedEof {
-                expected: "the rest of a uvarint",
+                expected: "the entry count",
             },
             5,
         ),
