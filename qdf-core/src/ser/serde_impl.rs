@@ -11,6 +11,25 @@ use crate::wire::ext::{self, magic};
 use crate::wire::form::Form;
 use crate::wire::tags::*;
 
+impl Serializer {
+    /// `serialize_str` after a `Value` variant's private newtype name: a timestamp's text, or
+    /// a unit variant's name after its `F2` tag.
+    #[cold]
+    #[inline(never)]
+    fn serialize_variant_str(&mut self, v: &str) -> Result<()> {
+        let Some(kind) = self.pending_variant.take() else {
+            return self.sink.write_str(v);
+        };
+        if kind == TIMESTAMP {
+            return self.sink.write_timestamp_text(v);
+        }
+        // A `Value` unit variant: the carried string is the name.
+        debug_assert_eq!(kind, ext::UNIT_VARIANT);
+        self.sink.write_ext(kind);
+        self.sink.write_str(v)
+    }
+}
+
 impl<'a> serde::Serializer for &'a mut Serializer {
     type Ok = ();
     type Error = Error;
@@ -94,15 +113,14 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         self.sink.write_char(v);
         Ok(())
     }
+    /// The `Value` variant case is a tail call out of line, so the common path makes no call
+    /// that values must survive: serde's `String::serialize` around this body is too big for
+    /// LLVM to inline into `Compound::serialize_field` unless it is the only caller in its
+    /// codegen unit, and out of line it is then a leaf without a stack frame.
     #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
-        if let Some(kind) = self.pending_variant.take() {
-            if kind == TIMESTAMP {
-                return self.sink.write_timestamp_text(v);
-            }
-            // A `Value` unit variant: the carried string is the name.
-            debug_assert_eq!(kind, ext::UNIT_VARIANT);
-            self.sink.write_ext(kind);
+        if self.pending_variant.is_some() {
+            return self.serialize_variant_str(v);
         }
         self.sink.write_str(v)
     }

@@ -163,29 +163,48 @@ impl Sink {
     }
 
     /// A string in its plain form: fixstr or str8/16/32 header, then the bytes.
+    ///
+    /// Only the common case is inline: a string of up to `SHORT - 2` bytes with `SHORT`
+    /// bytes of spare capacity. Growing the buffer and long strings are a tail call, so the
+    /// inline part makes no call that values must survive: out of line (serde's
+    /// `String::serialize` around `serialize_str` is not always inlined into
+    /// `Compound::serialize_field`) it then needs no callee-saved registers or stack frame.
     #[inline(always)]
     fn write_plain_str(&mut self, b: &[u8]) -> Result<()> {
+        if b.len() > SHORT - 2 || self.out.capacity() - self.out.len() < SHORT {
+            return self.write_plain_str_slow(b);
+        }
         if b.len() <= 31 {
             self.write_short(&[FIXSTR | b.len() as u8], b);
-        } else if b.len() <= SHORT - 2 {
-            self.write_short(&[STR8, b.len() as u8], b);
         } else {
-            let h = header_bytes(Header::Str, b.len())?;
-            self.out.reserve(h.len + b.len());
-            self.out.extend_from_slice(h.as_slice());
-            self.out.extend_from_slice(b);
+            self.write_short(&[STR8, b.len() as u8], b);
         }
         Ok(())
     }
 
+    /// [`write_plain_str`](Self::write_plain_str) when the buffer must grow first or the
+    /// string is longer than `SHORT - 2` bytes.
+    #[inline(never)]
+    fn write_plain_str_slow(&mut self, b: &[u8]) -> Result<()> {
+        if b.len() <= SHORT - 2 {
+            self.out.reserve(SHORT);
+            return self.write_plain_str(b);
+        }
+        let h = header_bytes(Header::Str, b.len())?;
+        self.out.reserve(h.len + b.len());
+        self.out.extend_from_slice(h.as_slice());
+        self.out.extend_from_slice(b);
+        Ok(())
+    }
+
     /// Writes `header` (1 or 2 bytes) and `b` (at most `SHORT - header.len()` bytes) with
-    /// fixed-size copies into the spare capacity: one capacity check for a `SHORT`-byte
-    /// window, then [`copy_short`], then the length. A `memcpy` call for a field name or a
+    /// fixed-size copies into the spare capacity (the caller has checked that `SHORT` bytes
+    /// are free): [`copy_short`], then the length. A `memcpy` call for a field name or a
     /// short value costs more than the bytes it copies.
     #[inline(always)]
     fn write_short(&mut self, header: &[u8], b: &[u8]) {
         let n = header.len() + b.len();
-        self.out.reserve(SHORT);
+        debug_assert!(self.out.capacity() - self.out.len() >= SHORT);
         let window = &mut self.out.spare_capacity_mut()[..SHORT];
         copy_short(&mut window[..header.len()], as_uninit(header));
         copy_short(&mut window[header.len()..], as_uninit(b));

@@ -1,6 +1,7 @@
 //! The fast paths pinned against their slow twins: the intern front cache (rollback, one-byte
 //! differences, kinds), one-pass number sequences (lying size hints, every element kind and
-//! tier), and columnar skipped columns and string columns (subset decode, multibyte, hostile).
+//! tier), columnar skipped columns and string columns (subset decode, multibyte, hostile),
+//! and the plain string write (inline short copy, out-of-line growth and long forms).
 
 use std::cell::Cell;
 
@@ -1061,6 +1062,53 @@ fn bytes_entry_referenced_as_string_is_checked() {
             assert!(r.is_err(), "invalid UTF-8 reference read as String: {r:?}");
             let r = from_slice::<(String, String)>(&b);
             assert!(r.is_err());
+        }
+    }
+}
+
+// ---------- 4. plain string write ----------
+
+/// The Speed tier's string header and bytes at every length class of the inline short copy
+/// (0, 1–3, 4–7, 8–16, 17–32, 33–62) and of the out-of-line forms (63+: str8, str16, str32),
+/// written into a buffer with no spare capacity (the growth path), with exactly the 64
+/// bytes the inline path needs, and with plenty.
+#[test]
+fn plain_strings_every_length_and_spare_capacity() {
+    let lens = [
+        0, 1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 61, 62, 63, 64, 255, 256, 65535, 65536,
+    ];
+    for len in lens {
+        let s: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+        let mut want = match len {
+            0..=31 => vec![0x80 | len as u8],
+            32..=255 => vec![0xcd, len as u8],
+            256..=65535 => [&[0xce][..], &(len as u16).to_le_bytes()].concat(),
+            _ => [&[0xcf][..], &(len as u32).to_le_bytes()].concat(),
+        };
+        want.extend_from_slice(s.as_bytes());
+        for spare in [0, 63, 64, 4096] {
+            let mut buf = Vec::with_capacity(3 + spare);
+            buf.extend_from_slice(b"pre");
+            buf.reserve_exact(spare);
+            let mut ser = qdf_core::Serializer::with_buffer(buf, Options::speed());
+            s.serialize(&mut ser).unwrap();
+            let out = ser.into_inner();
+            assert_eq!(&out[..3], b"pre", "len {len} spare {spare}");
+            assert_eq!(&out[3..], &want[..], "len {len} spare {spare}");
+        }
+        // And as a struct field value and key, the path `Compound::serialize_field` takes.
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct Named {
+            key_a: String,
+            b: u8,
+        }
+        let v = Named {
+            key_a: s.clone(),
+            b: 7,
+        };
+        for opts in tiers() {
+            let bytes = to_vec_with(&v, opts).unwrap();
+            assert_eq!(from_slice::<Named>(&bytes).unwrap(), v, "len {len}");
         }
     }
 }
