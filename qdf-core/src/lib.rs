@@ -80,7 +80,8 @@ pub fn to_value<T: ?Sized + Serialize>(value: &T) -> Result<Value> {
 // which the crate root defines, and `dict/` sits below the serializer and deserializer.
 impl Dictionary {
     /// Trains a dictionary on `samples` for encoders with `opts` (their `min_intern`: shorter
-    /// strings are never interned, so never looked up), within `budget` bytes of file.
+    /// strings are never interned, so never looked up), within `budget` bytes of file and
+    /// the file format's limits (65 535 entries, 16 MiB of entries, whatever the budget).
     ///
     /// Keeps the strings and byte strings (values, map keys, field and variant names) that
     /// appear in at least two samples, ranked by the bytes they save over all the samples as

@@ -516,6 +516,24 @@ fn training_is_deterministic() {
 
 const TRAINED_FIRST: &[u8] = b"payment-service";
 
+/// A budget above the file format's limits trains the largest file those limits allow (16
+/// MiB of entries), not a file the reader refuses (`BadDictionary`).
+#[test]
+fn training_with_a_large_budget_stays_within_the_file_limits() {
+    // 300 strings of 60 005 bytes, each in both samples: 18 MB, more than 16 MiB.
+    let long = |i: usize| format!("{i:05}{}", "z".repeat(60_000));
+    let samples: Vec<Vec<String>> = (0..2).map(|_| (0..300).map(long).collect()).collect();
+    for budget in [usize::MAX, 32 << 20] {
+        let d = Dictionary::train(&samples, Options::balanced(), budget).unwrap();
+        // Equal gains, so ranked by content: the first 279 fit in 16 MiB (16 777 216 bytes).
+        assert_eq!(d.len(), 279);
+        assert_eq!(d.content_bytes(), 279 * 60_005);
+        assert_eq!(d.entry(0).unwrap().0, long(0).as_bytes());
+        assert_eq!(d.entry(278).unwrap().0, long(278).as_bytes());
+        assert_eq!(Dictionary::from_bytes(&d.to_bytes()).unwrap(), d);
+    }
+}
+
 #[test]
 fn dictionary_id_of_headers() {
     assert_eq!(
