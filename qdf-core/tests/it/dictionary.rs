@@ -516,6 +516,35 @@ fn training_is_deterministic() {
 
 const TRAINED_FIRST: &[u8] = b"payment-service";
 
+/// In message mode (gRPC) a body error's offset counts from the message's first byte, as a
+/// one-shot message's does: past the header and the dictionary id in the first message.
+#[test]
+fn message_mode_body_errors_count_from_the_message() {
+    let dict = Dictionary::from_strs(["alpha"]).unwrap();
+    for (held, header) in [(None, 5u64), (Some(dict), 13)] {
+        let mut enc = EncoderSession::new(Options::balanced());
+        let mut dec = DecoderSession::new(Options::balanced());
+        if let Some(d) = &held {
+            enc = enc.with_dictionary(d.clone());
+            dec = dec.with_dictionary(d.clone());
+        }
+        let mut first = Vec::new();
+        enc.encode_message(&"zzz", &mut first).unwrap();
+        // The body `["?"]` by a reference to id 0x70, which nobody defined.
+        first.truncate(header as usize);
+        first.extend_from_slice(&[0xa1, 0xe1, 0x70]);
+        let e = dec.decode_message::<Vec<String>>(&first).unwrap_err();
+        assert_eq!(*e.code(), ErrorCode::UnknownStateId(0x70));
+        assert_eq!(e.offset(), Some(header + 2), "{e}");
+        // The one-shot decoder of the same bytes agrees.
+        let one_shot = match &held {
+            Some(d) => qdf_core::from_slice_with_dictionary::<Vec<String>>(&first, Options::balanced(), d),
+            None => qdf_core::from_slice_with::<Vec<String>>(&first, Options::balanced()),
+        };
+        assert_eq!(one_shot.unwrap_err().offset(), Some(header + 2));
+    }
+}
+
 /// A budget above the file format's limits trains the largest file those limits allow (16
 /// MiB of entries), not a file the reader refuses (`BadDictionary`).
 #[test]
