@@ -202,6 +202,11 @@ pub fn to_vec_with_dictionary<T: ?Sized + Serialize>(
 /// Speed one) is read as by [`from_slice_with`]. O(1) per message beyond the body's own
 /// work: the dictionary's table is shared, not copied.
 ///
+/// The dictionary's strings are not in `bytes`, so a borrowed target (`&'de str`,
+/// `&'de [u8]`) cannot hold one: where the message refers to the dictionary it fails with
+/// `TypeMismatch` (`Data`), though the same value without the dictionary borrows. Owned
+/// targets (`String`, `Cow<str>`) read both.
+///
 /// Errors: those of [`from_slice_with`]; [`ErrorCode::UnknownDictionary`] (`Syntax`, at
 /// offset 5, nothing decoded) when the message names another dictionary. A message naming a
 /// dictionary given to [`from_slice`] fails the same way (it holds none).

@@ -516,6 +516,38 @@ fn training_is_deterministic() {
 
 const TRAINED_FIRST: &[u8] = b"payment-service";
 
+/// The dictionary's strings are not in the input: a borrowed `&str` target cannot hold one
+/// (`TypeMismatch`, after the reference), where the same value without the dictionary
+/// borrows; owned targets read it.
+#[test]
+fn borrowed_targets_cannot_borrow_dictionary_strings() {
+    let dict = Dictionary::from_strs(["world"]).unwrap();
+    let v = ("world", "x-y-z", "x-y-z");
+    let plain = qdf_core::to_vec_with(&v, Options::balanced()).unwrap();
+    let back: (&str, &str, &str) = qdf_core::from_slice_with(&plain, Options::balanced()).unwrap();
+    assert_eq!(back, v);
+    let msg = qdf_core::to_vec_with_dictionary(&v, Options::balanced(), &dict).unwrap();
+    // Header and id (13 bytes), `A3`, then `E1 00` for "world".
+    assert_eq!(msg[13..16], [0xa3, 0xe1, 0x00]);
+    let e = qdf_core::from_slice_with_dictionary::<(&str, &str, &str)>(
+        &msg,
+        Options::balanced(),
+        &dict,
+    )
+    .unwrap_err();
+    assert_eq!(
+        *e.code(),
+        ErrorCode::TypeMismatch {
+            expected: "a borrowed string".into(),
+            found: "string \"world\"".into(),
+        }
+    );
+    assert_eq!(e.offset(), Some(16));
+    let owned: (String, std::borrow::Cow<str>, String) =
+        qdf_core::from_slice_with_dictionary(&msg, Options::balanced(), &dict).unwrap();
+    assert_eq!((owned.0.as_str(), &*owned.1, owned.2.as_str()), v);
+}
+
 /// In message mode (gRPC) a body error's offset counts from the message's first byte, as a
 /// one-shot message's does: past the header and the dictionary id in the first message.
 #[test]
@@ -538,7 +570,9 @@ fn message_mode_body_errors_count_from_the_message() {
         assert_eq!(e.offset(), Some(header + 2), "{e}");
         // The one-shot decoder of the same bytes agrees.
         let one_shot = match &held {
-            Some(d) => qdf_core::from_slice_with_dictionary::<Vec<String>>(&first, Options::balanced(), d),
+            Some(d) => {
+                qdf_core::from_slice_with_dictionary::<Vec<String>>(&first, Options::balanced(), d)
+            }
             None => qdf_core::from_slice_with::<Vec<String>>(&first, Options::balanced()),
         };
         assert_eq!(one_shot.unwrap_err().offset(), Some(header + 2));
