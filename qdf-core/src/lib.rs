@@ -80,7 +80,8 @@ pub fn to_value<T: ?Sized + Serialize>(value: &T) -> Result<Value> {
 // which the crate root defines, and `dict/` sits below the serializer and deserializer.
 impl Dictionary {
     /// Trains a dictionary on `samples` for encoders with `opts` (their `min_intern`: shorter
-    /// strings are never interned, so never looked up), within `budget` bytes of file.
+    /// strings are never interned, so never looked up), within `budget` bytes of file and
+    /// the file format's limits (65 535 entries, 16 MiB of entries, whatever the budget).
     ///
     /// Keeps the strings and byte strings (values, map keys, field and variant names) that
     /// appear in at least two samples, ranked by the bytes they save over all the samples as
@@ -200,6 +201,11 @@ pub fn to_vec_with_dictionary<T: ?Sized + Serialize>(
 /// dictionary's entries. A message that names no dictionary (no header flag `20`, e.g. a
 /// Speed one) is read as by [`from_slice_with`]. O(1) per message beyond the body's own
 /// work: the dictionary's table is shared, not copied.
+///
+/// The dictionary's strings are not in `bytes`, so a borrowed target (`&'de str`,
+/// `&'de [u8]`) cannot hold one: where the message refers to the dictionary it fails with
+/// `TypeMismatch` (`Data`), though the same value without the dictionary borrows. Owned
+/// targets (`String`, `Cow<str>`) read both.
 ///
 /// Errors: those of [`from_slice_with`]; [`ErrorCode::UnknownDictionary`] (`Syntax`, at
 /// offset 5, nothing decoded) when the message names another dictionary. A message naming a

@@ -571,9 +571,11 @@ impl DecoderSession {
             let crc_at = msg.len() - CHECKSUM_LEN;
             self.verify(&msg[..crc_at], &msg[crc_at..])?;
         }
+        // Body errors count from the body: placed in the message, as header and checksum
+        // errors are (the first message's header and dictionary id come before its body).
         let r = self
             .decode_body_checked(body)
-            .map_err(|e| e.with_offset(at));
+            .map_err(|e| e.shifted(at).with_offset(at));
         self.frames += 1;
         self.consumed += msg.len() as u64;
         r

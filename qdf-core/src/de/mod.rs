@@ -58,7 +58,9 @@ impl<'de> Deserializer<'de> {
 
     /// [`Deserializer::from_slice_with`] for a message that may name the pre-shared
     /// dictionary `dict` (header flag `20`, `docs/SPEC.md` §25): its body starts from the
-    /// dictionary's entries. A message that names none is read as usual.
+    /// dictionary's entries. A message that names none is read as usual. The dictionary's
+    /// strings are not in `input`: a borrowed target (`&'de str`) cannot hold one
+    /// ([`from_slice_with_dictionary`](crate::from_slice_with_dictionary) says more).
     ///
     /// Errors: those of [`from_slice_with`](Self::from_slice_with), and
     /// [`ErrorCode::UnknownDictionary`](crate::ErrorCode::UnknownDictionary) (`Syntax`, at

@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use super::file::{MAX_ENTRIES, MAX_ENTRY_LEN};
+use super::file::{MAX_ENTRIES, MAX_ENTRY_LEN, MAX_TOTAL_BYTES};
 use crate::dense::Kind;
 use crate::error::Result;
 use crate::options::Options;
@@ -61,11 +61,14 @@ pub(crate) fn select(
         .collect();
     ranked.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| (a.1, &a.2).cmp(&(b.1, &b.2))));
     let mut left = budget.saturating_sub(FILE_OVERHEAD);
+    // The file format's caps bound a large budget too: past them the file would not read.
+    let mut content_left = MAX_TOTAL_BYTES;
     let mut out = Vec::new();
     for (_, kind, bytes) in ranked {
         let cost = uvarint_len((bytes.len() as u64) << 1) + bytes.len();
-        if cost <= left && out.len() < MAX_ENTRIES {
+        if cost <= left && bytes.len() <= content_left && out.len() < MAX_ENTRIES {
             left -= cost;
+            content_left -= bytes.len();
             out.push((kind, bytes));
         }
     }

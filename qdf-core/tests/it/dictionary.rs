@@ -607,6 +607,87 @@ fn training_is_deterministic() {
 
 const TRAINED_FIRST: &[u8] = b"payment-service";
 
+/// The dictionary's strings are not in the input: a borrowed `&str` target cannot hold one
+/// (`TypeMismatch`, after the reference), where the same value without the dictionary
+/// borrows; owned targets read it.
+#[test]
+fn borrowed_targets_cannot_borrow_dictionary_strings() {
+    let dict = Dictionary::from_strs(["world"]).unwrap();
+    let v = ("world", "x-y-z", "x-y-z");
+    let plain = qdf_core::to_vec_with(&v, Options::balanced()).unwrap();
+    let back: (&str, &str, &str) = qdf_core::from_slice_with(&plain, Options::balanced()).unwrap();
+    assert_eq!(back, v);
+    let msg = qdf_core::to_vec_with_dictionary(&v, Options::balanced(), &dict).unwrap();
+    // Header and id (13 bytes), `A3`, then `E1 00` for "world".
+    assert_eq!(msg[13..16], [0xa3, 0xe1, 0x00]);
+    let e = qdf_core::from_slice_with_dictionary::<(&str, &str, &str)>(
+        &msg,
+        Options::balanced(),
+        &dict,
+    )
+    .unwrap_err();
+    assert_eq!(
+        *e.code(),
+        ErrorCode::TypeMismatch {
+            expected: "a borrowed string".into(),
+            found: "string \"world\"".into(),
+        }
+    );
+    assert_eq!(e.offset(), Some(16));
+    let owned: (String, std::borrow::Cow<str>, String) =
+        qdf_core::from_slice_with_dictionary(&msg, Options::balanced(), &dict).unwrap();
+    assert_eq!((owned.0.as_str(), &*owned.1, owned.2.as_str()), v);
+}
+
+/// In message mode (gRPC) a body error's offset counts from the message's first byte, as a
+/// one-shot message's does: past the header and the dictionary id in the first message.
+#[test]
+fn message_mode_body_errors_count_from_the_message() {
+    let dict = Dictionary::from_strs(["alpha"]).unwrap();
+    for (held, header) in [(None, 5u64), (Some(dict), 13)] {
+        let mut enc = EncoderSession::new(Options::balanced());
+        let mut dec = DecoderSession::new(Options::balanced());
+        if let Some(d) = &held {
+            enc = enc.with_dictionary(d.clone());
+            dec = dec.with_dictionary(d.clone());
+        }
+        let mut first = Vec::new();
+        enc.encode_message(&"zzz", &mut first).unwrap();
+        // The body `["?"]` by a reference to id 0x70, which nobody defined.
+        first.truncate(header as usize);
+        first.extend_from_slice(&[0xa1, 0xe1, 0x70]);
+        let e = dec.decode_message::<Vec<String>>(&first).unwrap_err();
+        assert_eq!(*e.code(), ErrorCode::UnknownStateId(0x70));
+        assert_eq!(e.offset(), Some(header + 2), "{e}");
+        // The one-shot decoder of the same bytes agrees.
+        let one_shot = match &held {
+            Some(d) => {
+                qdf_core::from_slice_with_dictionary::<Vec<String>>(&first, Options::balanced(), d)
+            }
+            None => qdf_core::from_slice_with::<Vec<String>>(&first, Options::balanced()),
+        };
+        assert_eq!(one_shot.unwrap_err().offset(), Some(header + 2));
+    }
+}
+
+/// A budget above the file format's limits trains the largest file those limits allow (16
+/// MiB of entries), not a file the reader refuses (`BadDictionary`).
+#[test]
+fn training_with_a_large_budget_stays_within_the_file_limits() {
+    // 300 strings of 60 005 bytes, each in both samples: 18 MB, more than 16 MiB.
+    let long = |i: usize| format!("{i:05}{}", "z".repeat(60_000));
+    let samples: Vec<Vec<String>> = (0..2).map(|_| (0..300).map(long).collect()).collect();
+    for budget in [usize::MAX, 32 << 20] {
+        let d = Dictionary::train(&samples, Options::balanced(), budget).unwrap();
+        // Equal gains, so ranked by content: the first 279 fit in 16 MiB (16 777 216 bytes).
+        assert_eq!(d.len(), 279);
+        assert_eq!(d.content_bytes(), 279 * 60_005);
+        assert_eq!(d.entry(0).unwrap().0, long(0).as_bytes());
+        assert_eq!(d.entry(278).unwrap().0, long(278).as_bytes());
+        assert_eq!(Dictionary::from_bytes(&d.to_bytes()).unwrap(), d);
+    }
+}
+
 #[test]
 fn dictionary_id_of_headers() {
     assert_eq!(
