@@ -583,9 +583,20 @@ impl DecoderSession {
 
     /// Checks that input may end with `rest` still unread: Ok if `rest` is empty, or is a
     /// lone stream header before any frame; else [`ErrorCode::UnexpectedEof`] (a stream cut
-    /// inside a frame). Transports call this when their input ends.
+    /// inside a frame). A lone header naming a dictionary this session does not hold is
+    /// [`ErrorCode::UnknownDictionary`], as [`decode_frame`](Self::decode_frame) answers it.
+    /// Transports call this when their input ends.
     pub fn check_end(&self, rest: &[u8]) -> Result<()> {
         self.check_usable()?;
+        if self.flags.is_none()
+            && let Ok(f) = frame::read_stream_header(rest)
+            && let Ok(Some(found)) = header::read_dict_id(rest, f)
+        {
+            let held = self.dict.as_ref().map(|d| d.id().to_bytes());
+            if held != Some(found) {
+                return Err(header::unknown_dictionary(found, held).in_frame(0, 0));
+            }
+        }
         frame::check_end(rest, self.flags.is_some())
             .map_err(|e| e.in_frame(self.frames, self.consumed))
     }

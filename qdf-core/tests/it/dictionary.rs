@@ -284,7 +284,7 @@ fn session_stream_with_renewals() {
 }
 
 /// Message mode (gRPC, §24) on a dictionary, and a lone header with an id is a valid empty
-/// stream.
+/// stream for a decoder holding that dictionary.
 #[test]
 fn message_mode_and_lone_header() {
     let dict = trained();
@@ -303,8 +303,27 @@ fn message_mode_and_lone_header() {
     let mut header = unhex("51 44 46 01 21");
     header.extend(dict.id().to_bytes());
     DecoderSession::new(Options::balanced())
+        .with_dictionary(dict.clone())
         .check_end(&header)
         .unwrap();
+    // Without the dictionary it names: refused, as `decode_frame` refuses it.
+    let e = DecoderSession::new(Options::balanced())
+        .check_end(&header)
+        .unwrap_err();
+    assert_eq!(
+        (e.code(), e.offset()),
+        (
+            &ErrorCode::UnknownDictionary {
+                found: dict.id().to_bytes(),
+                held: None
+            },
+            Some(5)
+        )
+    );
+    let e = DecoderSession::new(Options::balanced())
+        .decode_frame::<Value>(&header)
+        .unwrap_err();
+    assert!(matches!(e.code(), ErrorCode::UnknownDictionary { .. }));
     assert!(
         DecoderSession::new(Options::balanced())
             .check_end(&header[..9])
