@@ -129,7 +129,8 @@ struct TrainArgs {
     #[arg(long, default_value_t = 64 * 1024)]
     budget: usize,
     /// The tier of the encoders that will use the dictionary (their shortest interned
-    /// string: shorter ones are never looked up, so never kept).
+    /// string: shorter ones are never looked up, so never kept). Not `speed`, which writes
+    /// no intern references.
     #[arg(long, value_enum, default_value_t = Tier::Balanced)]
     tier: Tier,
     /// Largest frame body accepted in qdf stream samples, in bytes.

@@ -14,6 +14,13 @@ use crate::{Failure, QdfInput, TrainArgs};
 
 /// Runs `qdf train`.
 pub fn run(args: &TrainArgs) -> Result<(), Failure> {
+    if args.tier == crate::Tier::Speed {
+        return Err(Failure::new(
+            &args.output,
+            "--tier speed: the Speed tier writes no intern references, so it has no use for \
+             a dictionary (train for balanced or compression)",
+        ));
+    }
     let mut samples = Vec::new();
     for file in &args.files {
         read_samples(file, args.max_frame_len, &mut samples)?;

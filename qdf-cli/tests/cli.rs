@@ -620,6 +620,18 @@ fn train_writes_the_dictionary_the_library_trains_and_prints_its_id() {
     std::fs::write(&bad, "{\"a\": 1}\n{\"a\": }\n").unwrap();
     let err = fails(&["train", s(&bad), "-o", s(&dir.join("x.qdfd"))]);
     assert!(err.contains("invalid JSON"), "{err}");
+    // Speed has no use for a dictionary: refused before any file is read.
+    let o = qdf(&[
+        "train",
+        s(&jsonl),
+        "--tier",
+        "speed",
+        "-o",
+        s(&dir.join("x.qdfd")),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no use for a dictionary"));
+    assert!(!dir.join("x.qdfd").exists());
 }
 
 /// `--dictionary FILE`: `from-json` writes messages and streams on a trained dictionary,
