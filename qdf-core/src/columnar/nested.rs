@@ -200,6 +200,8 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
     };
     let mut names = Vec::new();
     let mut i = first + 1;
+    // Every value of the first struct is one primitive event (`Field`, value, `Field`, …).
+    let mut flat = true;
     while i < end as usize {
         let Ev::Field(key) = tape.evs[i] else {
             return None;
@@ -208,6 +210,7 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
             return None;
         }
         names.push(key);
+        flat &= prim_cell(tape.evs[i + 1]).is_some();
         i = tape.next(i + 1);
     }
     if names.is_empty() {
@@ -217,6 +220,27 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
         .iter()
         .map(|_| Vec::with_capacity(ats.len()))
         .collect();
+    if flat {
+        // Structs of primitives, each `2 × fields + 2` events: read in place, no walk.
+        let span = 2 * names.len() + 2;
+        for &at in ats {
+            let evs = tape.evs.get(at..at + span)?;
+            match evs[0] {
+                Ev::Open(Open::Struct(..), end) if end as usize == at + span - 1 => {}
+                _ => return None,
+            }
+            for ((&name, col), ev) in names.iter().zip(&mut cols).zip(evs[1..].chunks_exact(2)) {
+                let Ev::Field(key) = ev[0] else {
+                    return None;
+                };
+                if !same_name(name, key) {
+                    return None;
+                }
+                col.push(prim_cell(ev[1])?);
+            }
+        }
+        return Some((names, cols.into_iter().map(|c| (None, c)).collect()));
+    }
     for &at in ats {
         let Ev::Open(Open::Struct(..), end) = tape.evs[at] else {
             return None;
@@ -289,7 +313,17 @@ fn planned(tape: &Tape, ats: &[usize]) -> Option<Fields> {
 /// its own value (no `Some` or newtype around it, the common case) without the walk.
 #[inline(always)]
 fn field_cell_next(tape: &Tape, at: usize) -> (Cell, usize) {
-    let cell = match tape.evs[at] {
+    match prim_cell(tape.evs[at]) {
+        Some(cell) => (cell, at + 1),
+        None => (field_cell(tape, at), tape.next(at)),
+    }
+}
+
+/// The cell of a struct field's value that is this one event (what [`field_cell`] gives
+/// it), or `None` for an event that wraps or opens a value or is not a primitive cell.
+#[inline(always)]
+fn prim_cell(ev: Ev) -> Option<Cell> {
+    Some(match ev {
         Ev::Bool(v) => Cell::Bool(v),
         Ev::I64(v) => Cell::Int(v as u64, v < 0),
         Ev::U64(v) => Cell::Int(v, false),
@@ -297,9 +331,8 @@ fn field_cell_next(tape: &Tape, at: usize) -> (Cell, usize) {
         Ev::F64(v) => Cell::F64(v),
         Ev::Str(a, e) => Cell::Str(a, e),
         Ev::None => Cell::Null,
-        _ => return (field_cell(tape, at), tape.next(at)),
-    };
-    (cell, at + 1)
+        _ => return None,
+    })
 }
 
 /// A list column over the sequences at events `ats`: their lengths, then one element column
