@@ -206,7 +206,7 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
         let Ev::Field(key) = tape.evs[i] else {
             return None;
         };
-        if names.iter().any(|&k: &&str| k == key) {
+        if names.contains(&key) {
             return None;
         }
         names.push(key);
