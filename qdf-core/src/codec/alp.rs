@@ -178,19 +178,41 @@ impl Plan {
 
 /// Analyses `vals` at exponent byte `exp` (see [`choose_exp`]).
 pub fn analyze<F: AlpFloat>(vals: &[F], exp: u8) -> Plan {
+    analyze_below(vals, exp, usize::MAX).expect("no plan costs usize::MAX bytes")
+}
+
+/// Values analysed between two checks of [`analyze_below`]'s bound.
+const CHUNK: usize = 4096;
+
+/// [`analyze`], or `None` as soon as the plan's [`cost`](Plan::cost) is sure to be at least
+/// `bound` bytes: checked every [`CHUNK`] values on the width and the exceptions so far,
+/// which the rest of the values can only raise.
+fn analyze_below<F: AlpFloat>(vals: &[F], exp: u8, bound: usize) -> Option<Plan> {
     let mut ints = Vec::with_capacity(vals.len());
     let mut exceptions = Vec::new();
     let (mut lo, mut hi) = (i64::MAX, i64::MIN);
-    for (pos, &v) in vals.iter().enumerate() {
-        match to_int(v, exp) {
-            Some(i) => {
-                (lo, hi) = (lo.min(i), hi.max(i));
-                ints.push(i as u64);
+    let head = 4 + uvarint_len(vals.len() as u64);
+    for (k, chunk) in vals.chunks(CHUNK).enumerate() {
+        for (j, &v) in chunk.iter().enumerate() {
+            match to_int(v, exp) {
+                Some(i) => {
+                    (lo, hi) = (lo.min(i), hi.max(i));
+                    ints.push(i as u64);
+                }
+                None => {
+                    exceptions.push((k * CHUNK + j, v.bits()));
+                    ints.push(0);
+                }
             }
-            None => {
-                exceptions.push((pos, v.bits()));
-                ints.push(0);
-            }
+        }
+        let width = if lo > hi {
+            0
+        } else {
+            bit_width((hi as u64).wrapping_sub(lo as u64))
+        };
+        let least = head + packed_len(vals.len(), width) + exceptions.len() * F::WIDTH;
+        if least >= bound {
+            return None;
         }
     }
     if lo > hi {
@@ -199,14 +221,14 @@ pub fn analyze<F: AlpFloat>(vals: &[F], exp: u8) -> Plan {
     for &(p, _) in &exceptions {
         ints[p] = lo as u64;
     }
-    Plan {
+    Some(Plan {
         exp,
         ints,
         exceptions,
         for_min: lo as u64,
         width: bit_width((hi as u64).wrapping_sub(lo as u64)),
         raw_width: F::WIDTH,
-    }
+    })
 }
 
 /// Chooses the exponent byte from up to 32 evenly spaced samples: the one with the smallest
@@ -232,6 +254,13 @@ pub fn choose_exp<F: AlpFloat>(vals: &[F]) -> u8 {
 /// Chooses an exponent and analyses `vals` with it.
 pub fn plan<F: AlpFloat>(vals: &[F]) -> Plan {
     analyze(vals, choose_exp(vals))
+}
+
+/// [`plan`] when it costs fewer than `bound` bytes, else `None` (found without analysing
+/// every value when the values show it early: a caller holding a codec of `bound` bytes
+/// would not take the plan).
+pub fn plan_below<F: AlpFloat>(vals: &[F], bound: usize) -> Option<Plan> {
+    analyze_below(vals, choose_exp(vals), bound).filter(|p| p.cost() < bound)
 }
 
 /// Reads a body after the kind byte. Errors: an exponent above 15 (or the divide flag on

@@ -178,8 +178,9 @@ pub enum FloatChoice {
     Alp(alp::Plan),
 }
 
-fn alp_candidate<F: alp::AlpFloat>(vals: &[F]) -> Option<(FloatChoice, usize)> {
-    let plan = alp::plan(vals);
+/// ALP when it costs fewer than `best` bytes (the cheapest codec so far, which it must beat).
+fn alp_candidate<F: alp::AlpFloat>(vals: &[F], best: usize) -> Option<(FloatChoice, usize)> {
+    let plan = alp::plan_below(vals, best)?;
     let c = plan.cost();
     (vals.len() as u64 <= MAX_CONST_COUNT || plan.width() > 0)
         .then_some((FloatChoice::Alp(plan), c))
@@ -194,15 +195,12 @@ pub fn choose_f64(vals: &[f64], feats: Features) -> (FloatChoice, usize) {
     for (choice, c) in [
         (FloatChoice::Gorilla, gorilla::cost_f64(vals)),
         (FloatChoice::Chimp, chimp::cost(vals)),
-    ]
-    .into_iter()
-    .chain(alp_candidate(vals))
-    {
+    ] {
         if c < best.1 {
             best = (choice, c);
         }
     }
-    best
+    alp_candidate(vals, best.1).unwrap_or(best)
 }
 
 /// Chooses the codec for an `f32` slice under `feats`, with its exact size.
@@ -211,15 +209,11 @@ pub fn choose_f32(vals: &[f32], feats: Features) -> (FloatChoice, usize) {
     if !feats.contains(Features::FLOAT_XOR) || vals.is_empty() {
         return best;
     }
-    for (choice, c) in [(FloatChoice::Gorilla, gorilla::cost_f32(vals))]
-        .into_iter()
-        .chain(alp_candidate(vals))
-    {
-        if c < best.1 {
-            best = (choice, c);
-        }
+    let gorilla = gorilla::cost_f32(vals);
+    if gorilla < best.1 {
+        best = (FloatChoice::Gorilla, gorilla);
     }
-    best
+    alp_candidate(vals, best.1).unwrap_or(best)
 }
 
 /// Appends the smallest encoding of `vals` allowed by `feats` (raw unless

@@ -24,8 +24,21 @@ pub fn encode(vals: impl ExactSizeIterator<Item = u64>, kind: Kind, out: &mut Ve
     write_uvarint(out, vals.len() as u64);
     let w = kind.width();
     out.reserve(vals.len() * w);
+    // One loop per width: a copy of a constant length is a store, not a `memcpy` call.
+    match w {
+        1 => out.extend(vals.map(|v| v as u8)),
+        2 => put::<2>(vals, out),
+        4 => put::<4>(vals, out),
+        _ => put::<8>(vals, out),
+    }
+}
+
+/// Appends the low `W` little-endian bytes of each value.
+#[inline(always)]
+fn put<const W: usize>(vals: impl Iterator<Item = u64>, out: &mut Vec<u8>) {
     for v in vals {
-        out.extend_from_slice(&v.to_le_bytes()[..w]);
+        let b: [u8; W] = v.to_le_bytes()[..W].try_into().expect("W is at most 8");
+        out.extend_from_slice(&b);
     }
 }
 

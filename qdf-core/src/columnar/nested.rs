@@ -20,7 +20,7 @@ use std::borrow::Cow;
 
 use super::body::{Body, leaf_body};
 use super::numtext::Form;
-use super::plan::{Batch, Offer, scan_cells};
+use super::plan::{Batch, Offer, same_name, scan_cells};
 use super::tape::{Cell, Ev, Open, Tape};
 use super::{Class, Decl, MIN_ROWS, NULLABLE, OPTIONAL, mask};
 use crate::codec::cursor::ELEMENT_CHARGE;
@@ -165,53 +165,174 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
 /// without the replay or a second capture: the cells refer to `tape`), one child column per
 /// planned field.
 fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Nested>> {
+    let n = ats.len();
+    let Some((names, cols)) = uniform(tape, ats).map_or_else(|| planned(tape, ats), Some) else {
+        return Ok(None);
+    };
+    let mut out = Nested {
+        class: Class::Struct,
+        children: Vec::with_capacity(names.len()),
+        body: Vec::new(),
+        units: 0,
+        row_cost: n * STRUCT_OVERHEAD,
+        entropy: false,
+    };
+    for (name, (rows, cells)) in names.into_iter().zip(cols) {
+        let Some(c) = child(sink, tape, name, n, rows.as_deref(), cells, level + 1)? else {
+            return Ok(None);
+        };
+        out.add(c);
+    }
+    Ok(Some(out))
+}
+
+/// A planned struct column's fields: their names and, per field, the rows that carry it
+/// (`None`: every row) and its cells in row order.
+type Fields = (Vec<&'static str>, Vec<(Option<Vec<u32>>, Vec<Cell>)>);
+
+/// The common case of [`planned`] without its per-field plan bookkeeping: every struct has
+/// the first one's fields, distinct, in the same order and none skipped, so each field is a
+/// column present in every row (what the plan gives them). `None` for any other batch.
+fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
+    let &first = ats.first()?;
+    let Ev::Open(Open::Struct(..), end) = tape.evs[first] else {
+        return None;
+    };
+    let mut names = Vec::new();
+    let mut i = first + 1;
+    // Every value of the first struct is one primitive event (`Field`, value, `Field`, …).
+    let mut flat = true;
+    while i < end as usize {
+        let Ev::Field(key) = tape.evs[i] else {
+            return None;
+        };
+        if names.contains(&key) {
+            return None;
+        }
+        names.push(key);
+        flat &= prim_cell(tape.evs[i + 1]).is_some();
+        i = tape.next(i + 1);
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let mut cols: Vec<Vec<Cell>> = names
+        .iter()
+        .map(|_| Vec::with_capacity(ats.len()))
+        .collect();
+    if flat {
+        // Structs of primitives, each `2 × fields + 2` events: read in place, no walk.
+        let span = 2 * names.len() + 2;
+        for &at in ats {
+            let evs = tape.evs.get(at..at + span)?;
+            match evs[0] {
+                Ev::Open(Open::Struct(..), end) if end as usize == at + span - 1 => {}
+                _ => return None,
+            }
+            for ((&name, col), ev) in names.iter().zip(&mut cols).zip(evs[1..].chunks_exact(2)) {
+                let Ev::Field(key) = ev[0] else {
+                    return None;
+                };
+                if !same_name(name, key) {
+                    return None;
+                }
+                col.push(prim_cell(ev[1])?);
+            }
+        }
+        return Some((names, cols.into_iter().map(|c| (None, c)).collect()));
+    }
+    for &at in ats {
+        let Ev::Open(Open::Struct(..), end) = tape.evs[at] else {
+            return None;
+        };
+        let mut i = at + 1;
+        for (&name, col) in names.iter().zip(&mut cols) {
+            match tape.evs.get(i) {
+                Some(&Ev::Field(key)) if i < end as usize && same_name(name, key) => {}
+                _ => return None,
+            }
+            let (cell, next) = field_cell_next(tape, i + 1);
+            col.push(cell);
+            i = next;
+        }
+        if i != end as usize {
+            return None;
+        }
+    }
+    Some((names, cols.into_iter().map(|c| (None, c)).collect()))
+}
+
+/// The fields of the structs at events `ats` as [`Batch::offer`] would plan them (the
+/// order rule, fields absent in some rows), or `None` when the plan refuses them.
+fn planned(tape: &Tape, ats: &[usize]) -> Option<Fields> {
     let mut sub = Batch::new(ats.len(), tape.check_keys);
     for &at in ats {
         let Ev::Open(Open::Struct(name, len), end) = tape.evs[at] else {
-            return Ok(None);
+            return None;
         };
         let mut cursor = sub.start_row();
         let mut i = at + 1;
         while i < end as usize {
             match tape.evs[i] {
                 Ev::Field(key) => {
-                    sub.field(key, field_cell(tape, i + 1), &mut cursor);
-                    i = tape.next(i + 1);
+                    let (cell, next) = field_cell_next(tape, i + 1);
+                    sub.field(key, cell, &mut cursor);
+                    i = next;
                 }
                 // The replay's `skip_field`, which the row probe ignores.
                 Ev::Skip(_) => i += 1,
-                _ => return Ok(None),
+                _ => return None,
             }
         }
         let len = usize::try_from(len).unwrap_or(usize::MAX);
         if sub.end_row(tape.name_at(name), len) != Offer::Taken {
-            return Ok(None);
+            return None;
         }
     }
-    let n = ats.len();
     if sub.order.is_empty() {
-        return Ok(None);
+        return None;
     }
-    let mut out = Nested {
-        class: Class::Struct,
-        children: Vec::with_capacity(sub.order.len()),
-        body: Vec::new(),
-        units: 0,
-        row_cost: n * STRUCT_OVERHEAD,
-        entropy: false,
-    };
-    for present in sub.columns() {
-        let mut slots = vec![None; n];
-        for &(r, i) in present {
-            slots[r as usize] = Some(sub.cells[i as usize].cell);
-        }
-        let name = sub.cols[sub.order[out.children.len()] as usize];
-        let Some(c) = child(sink, tape, name, &slots, level + 1)? else {
-            return Ok(None);
-        };
-        out.add(c);
+    let names = sub.order.iter().map(|&id| sub.cols[id as usize]).collect();
+    let cols = sub
+        .columns()
+        .into_iter()
+        .map(|present| {
+            let rows =
+                (present.len() < ats.len()).then(|| present.iter().map(|&(r, _)| r).collect());
+            let cells = present
+                .iter()
+                .map(|&(_, i)| sub.cells[i as usize].cell)
+                .collect();
+            (rows, cells)
+        })
+        .collect();
+    Some((names, cols))
+}
+
+/// [`field_cell`] of the value at event `at` and the event after it; a primitive that is
+/// its own value (no `Some` or newtype around it, the common case) without the walk.
+#[inline(always)]
+fn field_cell_next(tape: &Tape, at: usize) -> (Cell, usize) {
+    match prim_cell(tape.evs[at]) {
+        Some(cell) => (cell, at + 1),
+        None => (field_cell(tape, at), tape.next(at)),
     }
-    Ok(Some(out))
+}
+
+/// The cell of a struct field's value that is this one event (what [`field_cell`] gives
+/// it), or `None` for an event that wraps or opens a value or is not a primitive cell.
+#[inline(always)]
+fn prim_cell(ev: Ev) -> Option<Cell> {
+    Some(match ev {
+        Ev::Bool(v) => Cell::Bool(v),
+        Ev::I64(v) => Cell::Int(v as u64, v < 0),
+        Ev::U64(v) => Cell::Int(v, false),
+        Ev::F32(v) => Cell::F32(v),
+        Ev::F64(v) => Cell::F64(v),
+        Ev::Str(a, e) => Cell::Str(a, e),
+        Ev::None => Cell::Null,
+        _ => return None,
+    })
 }
 
 /// A list column over the sequences at events `ats`: their lengths, then one element column
@@ -232,7 +353,7 @@ fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<N
         row_cost += if n < 16 { 1 } else { 3 };
         let mut i = at + 1;
         for _ in 0..n {
-            items.push(Some(cell_at(tape, i)));
+            items.push(cell_at(tape, i));
             i = tape.next(i);
         }
     }
@@ -257,7 +378,8 @@ fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<N
         row_cost,
         entropy,
     };
-    let Some(c) = child(sink, tape, "", &items, level + 1)? else {
+    let n = items.len();
+    let Some(c) = child(sink, tape, "", n, None, items, level + 1)? else {
         return Ok(None);
     };
     out.add(c);
@@ -274,22 +396,23 @@ impl Nested {
     }
 }
 
-/// A child column `name` over `slots` (`None`: absent in that slot): its masks, then a leaf
-/// body or its own children.
+/// A child column `name` over `n` slots: `present` the cells of the slots that carry it,
+/// in slot order, and `rows` those slots (`None`: every slot); its masks, then a leaf body
+/// or its own children.
 fn child(
     sink: &Sink,
     tape: &Tape,
     name: &'static str,
-    slots: &[Option<Cell>],
+    n: usize,
+    rows: Option<&[u32]>,
+    present: Vec<Cell>,
     level: u32,
 ) -> Result<Option<Child>> {
-    let present: Vec<Cell> = slots.iter().flatten().copied().collect();
-    let optional = present.len() < slots.len();
+    let optional = present.len() < n;
     let nulls = present.iter().filter(|c| **c == Cell::Null).count();
     let mut bytes = Vec::new();
-    if optional {
-        let set = slots.iter().enumerate().filter(|(_, c)| c.is_some());
-        bytes.extend_from_slice(&mask(slots.len(), set.map(|(k, _)| k)));
+    if let Some(rows) = rows.filter(|_| optional) {
+        bytes.extend_from_slice(&mask(n, rows.iter().map(|&r| r as usize)));
     }
     if nulls > 0 {
         let set = present

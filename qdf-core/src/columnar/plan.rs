@@ -395,7 +395,7 @@ impl Scan<'_> {
 /// `a == b` for field names, first by address: a derived `Serialize` passes the same
 /// `&'static str` for a field in every row.
 #[inline(always)]
-fn same_name(a: &str, b: &str) -> bool {
+pub(crate) fn same_name(a: &str, b: &str) -> bool {
     std::ptr::eq(a, b) || a == b
 }
 

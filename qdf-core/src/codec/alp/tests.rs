@@ -31,3 +31,39 @@ fn specials_are_exceptions() {
         other => panic!("expected f64s, got {other:?}"),
     }
 }
+
+/// `plan_below` gives `plan`'s bytes when they are under the bound and nothing at or above
+/// it, also when it stops early: many chunks of values whose width (or exceptions) rule ALP
+/// out before the last chunk.
+#[test]
+fn plan_below_agrees_with_plan() {
+    let bytes = |p: &Plan| {
+        let mut out = Vec::new();
+        p.encode(0x0A, &mut out);
+        out
+    };
+    // Decimal values: a narrow plan, far under the raw size.
+    let dec: Vec<f32> = (0..10_000).map(|i| (i % 1000) as f32 / 100.0).collect();
+    let full = plan(&dec);
+    let cost = full.cost();
+    assert!(cost < 4 * dec.len(), "ALP wins on decimals: {cost}");
+    assert_eq!(bytes(&plan_below(&dec, cost + 1).unwrap()), bytes(&full));
+    assert!(plan_below(&dec, cost).is_none());
+    // Values of every bit pattern: ALP costs more than raw, and stops before the end.
+    let mut x = 0x9E37_79B9u32;
+    let noisy: Vec<f32> = (0..20_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            f32::from_bits(x & 0x3FFF_FFFF)
+        })
+        .collect();
+    let full = plan(&noisy);
+    assert!(full.cost() >= 4 * noisy.len(), "{}", full.cost());
+    assert!(plan_below(&noisy, 4 * noisy.len()).is_none());
+    assert_eq!(
+        bytes(&plan_below(&noisy, full.cost() + 1).unwrap()),
+        bytes(&full)
+    );
+}

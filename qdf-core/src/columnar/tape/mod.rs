@@ -170,7 +170,14 @@ impl Tape {
         self.arena.reserve(bytes.min(MAX_RESERVE));
     }
 
+    /// The index of name `n`: the last one again when it is the same `&'static str` (a
+    /// batch of one derived struct names it once, not once a value).
     fn name(&mut self, n: &'static str) -> u32 {
+        if let Some(&last) = self.names.last()
+            && std::ptr::eq(last, n)
+        {
+            return (self.names.len() - 1) as u32;
+        }
         self.names.push(n);
         (self.names.len() - 1) as u32
     }
