@@ -1402,7 +1402,7 @@ fn prims(i: usize, o: Option<u32>) -> Prims {
         f: [nan, -0.0, 0.0, 1.5, f32::INFINITY][i % 5],
         d: [f64::NAN, -0.0, 0.25, f64::NEG_INFINITY][i % 4],
         s: format!("s{}", i % 3),
-        b: i % 2 == 0,
+        b: i.is_multiple_of(2),
         o,
     }
 }
@@ -1414,7 +1414,7 @@ fn uniform_structs_of_primitives_with_option_mixes() {
     let opts: [fn(usize) -> Option<u32>; 4] = [
         |_| None,
         |i| (i > 2).then_some(i as u32),
-        |i| (i % 3 == 0).then_some(i as u32),
+        |i| i.is_multiple_of(3).then_some(i as u32),
         |i| Some(i as u32 * 3),
     ];
     for n in SIZES {
@@ -1502,15 +1502,11 @@ fn wrapped(i: usize, wide: bool) -> Wrapped {
         } else {
             -(i as i128)
         },
-        big: if wide && i == 9 {
-            u128::MAX
-        } else {
-            i as u128
-        },
+        big: if wide && i == 9 { u128::MAX } else { i as u128 },
         map: (0..i % 3).map(|j| (format!("k{j}"), j as u32)).collect(),
         inner: Inner2 {
             x: i as f64 / 8.0,
-            tag: (i % 2 == 0).then(|| format!("t{i}")),
+            tag: i.is_multiple_of(2).then(|| format!("t{i}")),
         },
         list: vec![i as u16; i % 4],
         unit: (),
@@ -1576,7 +1572,7 @@ fn uniform_struct_child_column_per_value_kind() {
     check("Some(newtype)", rows(|i| Some(Meters(i as u32))), true);
     check(
         "newtype mix",
-        rows(|i| (i % 2 == 0).then_some(Meters(i as u32))),
+        rows(|i| i.is_multiple_of(2).then_some(Meters(i as u32))),
         true,
     );
     check("i128 in 64 bits", rows(|i| -(i as i128) * 1_000_003), true);
@@ -1590,13 +1586,17 @@ fn uniform_struct_child_column_per_value_kind() {
         "nested struct",
         rows(|i| Inner2 {
             x: -0.0,
-            tag: (i % 5 == 0).then(String::new),
+            tag: i.is_multiple_of(5).then(String::new),
         }),
         true,
     );
     check("list", rows(|i| vec![i as u8; i % 3]), true);
     check("char", rows(|i| char::from(b'a' + i as u8)), false);
-    check("unit enum", rows(|i| [Shade::Light, Shade::Dark][i % 2]), false);
+    check(
+        "unit enum",
+        rows(|i| [Shade::Light, Shade::Dark][i % 2]),
+        false,
+    );
 }
 
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
@@ -1635,7 +1635,6 @@ mod alike {
         use super::*;
         /// Named `S` like `y::S`, other fields.
         #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
-        #[allow(non_snake_case)]
         pub struct S {
             pub a: u32,
             pub b: u32,
@@ -1670,7 +1669,12 @@ fn near_uniform_structs_round_trip() {
         s: T,
     }
     fn wrap<T>(f: impl Fn(usize) -> T, n: usize) -> Vec<R<T>> {
-        (0..n).map(|i| R { id: i as u32, s: f(i) }).collect()
+        (0..n)
+            .map(|i| R {
+                id: i as u32,
+                s: f(i),
+            })
+            .collect()
     }
     for n in SIZES {
         for skip_at in [0, 1, n - 1, n] {
@@ -1735,10 +1739,7 @@ fn near_uniform_structs_round_trip() {
                         c: "c".into(),
                     })
                 } else {
-                    Either::A(alike::x::S {
-                        a: i as u32,
-                        b: 2,
-                    })
+                    Either::A(alike::x::S { a: i as u32, b: 2 })
                 }
             }
         };
@@ -1763,7 +1764,7 @@ fn uniform_structs_inside_lists_and_options() {
             .map(|i| R {
                 id: i as u32,
                 items: (0..i % 4).map(|j| prims(i + j, Some(j as u32))).collect(),
-                opt: (i % 3 != 0).then(|| prims(i, None)),
+                opt: (!i.is_multiple_of(3)).then(|| prims(i, None)),
                 deep: (0..i % 3)
                     .map(|j| {
                         (0..j)

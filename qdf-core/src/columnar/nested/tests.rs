@@ -82,7 +82,11 @@ struct Dyn {
 
 impl Serialize for Dyn {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let len = self.fields.iter().filter(|f| !matches!(f.1, Val::Skip)).count();
+        let len = self
+            .fields
+            .iter()
+            .filter(|f| !matches!(f.1, Val::Skip))
+            .count();
         let mut st = s.serialize_struct(self.name, len)?;
         for (k, v) in &self.fields {
             match v {
@@ -140,7 +144,7 @@ fn flat_row(i: usize) -> Dyn {
         ("c", Val::F([nan, -0.0, 0.0, 1.5][i % 4])),
         ("d", Val::D([f64::NAN, -0.0, f64::INFINITY, 0.1][i % 4])),
         ("e", Val::S(format!("s{i}"))),
-        ("f", Val::B(i % 2 == 0)),
+        ("f", Val::B(i.is_multiple_of(2))),
         ("g", Val::Opt(None)),
     ])
 }
@@ -191,16 +195,22 @@ fn values_that_are_not_one_event_walk_every_field() {
     let inner = |i: usize| {
         dyn_of(vec![
             ("p", Val::U(i as u64)),
-            ("q", Val::Opt((i % 2 == 0).then_some(i as u32))),
+            ("q", Val::Opt(i.is_multiple_of(2).then_some(i as u32))),
         ])
     };
     let kinds: Vec<fn(usize) -> Val> = vec![
-        |i| Val::Opt((i % 3 != 0).then_some(i as u32)),
+        |i| Val::Opt((!i.is_multiple_of(3)).then_some(i as u32)),
         |i| Val::OptOpt([None, Some(None), Some(Some(i as u32))][i % 3]),
         |i| Val::C(char::from_u32(0x41 + i as u32).unwrap()),
         |i| Val::L(vec![i as u32; i % 3]),
         |i| Val::M((0..i % 3).map(|j| (format!("k{j}"), j as u32)).collect()),
-        |i| Val::W(if i % 2 == 0 { -(i as i128) } else { i128::MAX }),
+        |i| {
+            Val::W(if i.is_multiple_of(2) {
+                -(i as i128)
+            } else {
+                i128::MAX
+            })
+        },
         |i| Val::X(u128::from(i as u64) << (i % 2 * 70)),
         |_| Val::Unit,
         |_| Val::UnitS,
@@ -257,9 +267,7 @@ fn batches_the_fast_path_leaves_to_the_plan() {
         (
             "extra",
             with(&|i| {
-                (i == 3).then(|| {
-                    dyn_of(vec![("a", Val::U(1)), ("b", Val::U(7)), ("c", Val::U(2))])
-                })
+                (i == 3).then(|| dyn_of(vec![("a", Val::U(1)), ("b", Val::U(7)), ("c", Val::U(2))]))
             }),
         ),
         (
@@ -322,13 +330,13 @@ fn random_batches_agree_with_the_plan() {
             2 => Val::F(f32::from_bits(r as u32)),
             3 => Val::D(f64::from_bits(r.wrapping_mul(0x9E37_79B9_7F4A_7C15))),
             4 => Val::S(format!("{r}")),
-            5 => Val::Opt((r % 2 == 0).then_some(r as u32)),
+            5 => Val::Opt(r.is_multiple_of(2).then_some(r as u32)),
             6 => Val::Opt(None),
             7 => Val::Nt(r as u32),
             8 => Val::W(i128::from(r) << (r % 2 * 64)),
             9 => Val::C('x'),
             10 => Val::Inner(dyn_of(vec![("p", Val::U(r))])),
-            _ => Val::B(r % 2 == 0),
+            _ => Val::B(r.is_multiple_of(2)),
         };
         let n = 1 + rnd(20) as usize;
         let rows: Vec<Dyn> = (0..n)
