@@ -434,3 +434,74 @@ fn bad_tags_kinds_and_budget() {
     assert!(decode(&e, 0, &mut budget).is_ok());
     assert_eq!(budget, 0);
 }
+
+/// Raw stores at every width (one loop per width): the low `width` bytes of each value,
+/// little-endian, whatever the host's byte order; golden bytes, then decoded back.
+#[test]
+fn raw_encode_every_width_golden() {
+    let vals = [0x0102_0304_0506_0708u64, u64::MAX - 1, 0x80];
+    let cases: [(Kind, &[u8]); 10] = [
+        (Kind::U8, &[0x08, 0xFE, 0x80]),
+        (Kind::I8, &[0x08, 0xFE, 0x80]),
+        (Kind::U16, &[0x08, 0x07, 0xFE, 0xFF, 0x80, 0x00]),
+        (Kind::I16, &[0x08, 0x07, 0xFE, 0xFF, 0x80, 0x00]),
+        (
+            Kind::U32,
+            &[8, 7, 6, 5, 0xFE, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0],
+        ),
+        (
+            Kind::I32,
+            &[8, 7, 6, 5, 0xFE, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0],
+        ),
+        (
+            Kind::F32,
+            &[8, 7, 6, 5, 0xFE, 0xFF, 0xFF, 0xFF, 0x80, 0, 0, 0],
+        ),
+        (
+            Kind::U64,
+            &[
+                8, 7, 6, 5, 4, 3, 2, 1, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0, 0,
+                0, 0, 0, 0, 0,
+            ],
+        ),
+        (
+            Kind::I64,
+            &[
+                8, 7, 6, 5, 4, 3, 2, 1, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0, 0,
+                0, 0, 0, 0, 0,
+            ],
+        ),
+        (
+            Kind::F64,
+            &[
+                8, 7, 6, 5, 4, 3, 2, 1, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0, 0,
+                0, 0, 0, 0, 0,
+            ],
+        ),
+    ];
+    for (kind, body) in cases {
+        let mut e = Vec::new();
+        raw::encode(vals.iter().copied(), kind, &mut e);
+        let mut want = vec![0xE4, kind.byte(), 3];
+        want.extend_from_slice(body);
+        assert_eq!(e, want, "{kind:?}");
+        assert_eq!(e.len(), raw::cost(vals.len(), kind), "{kind:?}");
+        let mut budget = u64::MAX;
+        let (back, end) = decode(&e, 0, &mut budget).unwrap();
+        assert_eq!(end, e.len(), "{kind:?}");
+        let w = 8 * kind.width() as u32;
+        let low = |v: u64| if w == 64 { v } else { v & ((1 << w) - 1) };
+        let ext = |v: u64| ((v << (64 - w)) as i64 >> (64 - w)) as u64;
+        let got: Vec<u64> = match back {
+            Packed::F64s(f) => f.iter().map(|f| f.to_bits()).collect(),
+            Packed::F32s(f) => f.iter().map(|f| u64::from(f.to_bits())).collect(),
+            Packed::Ints(k, i) if k == kind => i,
+            other => panic!("{kind:?}: {other:?}"),
+        };
+        let want: Vec<u64> = vals
+            .iter()
+            .map(|&v| if kind.is_signed() { ext(v) } else { low(v) })
+            .collect();
+        assert_eq!(got, want, "{kind:?}");
+    }
+}

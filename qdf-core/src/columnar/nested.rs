@@ -491,3 +491,6 @@ pub(crate) fn shape_entries<'n>(
         shape_entries(c.name, c.kind, &c.children, out);
     }
 }
+
+#[cfg(test)]
+mod tests;

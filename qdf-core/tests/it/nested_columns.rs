@@ -1355,3 +1355,428 @@ fn child_struct_fields_of_128_bits_and_newtype_none() {
         assert_eq!(cols, want, "wide: {wide}");
     }
 }
+
+// Struct child columns read straight off the capture tape when every struct has the first
+// one's fields (the uniform fast path): each shape that is close to uniform, or uniform with
+// values that are not one event, must round-trip exactly and, where the plan takes it, still
+// be a struct column.
+
+/// `name kind summary` of every column (children included) of the Balanced encoding of `v`.
+fn column_kinds<T: Serialize + ?Sized>(v: &T) -> Vec<String> {
+    let bytes = qdf_core::to_vec_with(v, Options::balanced()).unwrap();
+    let mut cols = Vec::new();
+    qdf_core::inspect::message(&bytes, &Options::balanced(), &mut |e| {
+        if let qdf_core::inspect::EventKind::Column {
+            name, kind, values, ..
+        } = &e.kind
+        {
+            cols.push(format!("{name} {kind:02x} {values}"));
+        }
+    })
+    .unwrap();
+    cols
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Prims {
+    u: u8,
+    i: i16,
+    f: f32,
+    d: f64,
+    s: String,
+    b: bool,
+    o: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct PrimRow {
+    id: u32,
+    p: Prims,
+}
+
+fn prims(i: usize, o: Option<u32>) -> Prims {
+    let nan = f32::from_bits(0x7fc0_0000 | i as u32);
+    Prims {
+        u: i as u8,
+        i: -(i as i16),
+        f: [nan, -0.0, 0.0, 1.5, f32::INFINITY][i % 5],
+        d: [f64::NAN, -0.0, 0.25, f64::NEG_INFINITY][i % 4],
+        s: format!("s{}", i % 3),
+        b: i.is_multiple_of(2),
+        o,
+    }
+}
+
+/// Structs of primitives (one event a field): options all `None`, `None` first then `Some`
+/// (no longer one event), `Some` first, all `Some`; NaN payloads and `-0.0` by bits.
+#[test]
+fn uniform_structs_of_primitives_with_option_mixes() {
+    let opts: [fn(usize) -> Option<u32>; 4] = [
+        |_| None,
+        |i| (i > 2).then_some(i as u32),
+        |i| i.is_multiple_of(3).then_some(i as u32),
+        |i| Some(i as u32 * 3),
+    ];
+    for n in SIZES {
+        for (k, o) in opts.iter().enumerate() {
+            let rows: Vec<PrimRow> = (0..n)
+                .map(|i| PrimRow {
+                    id: i as u32,
+                    p: prims(i, o(i)),
+                })
+                .collect();
+            exact(&rows);
+            if n >= 16 {
+                let cols = column_kinds(&rows);
+                assert!(
+                    cols.iter().any(|c| c.starts_with("p 05 struct of 7")),
+                    "{n} rows, options {k}: {cols:?}"
+                );
+            }
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Meters(u32);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Marker;
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+enum Shade {
+    Light,
+    Dark,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+enum Payload {
+    Unit,
+    One(u8),
+    Two { x: i8, y: i8 },
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Inner2 {
+    x: f64,
+    tag: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Wrapped {
+    len: Meters,
+    maybe: Option<Meters>,
+    marker: Marker,
+    shade: Shade,
+    payload: Payload,
+    c: char,
+    wide: i128,
+    big: u128,
+    map: BTreeMap<String, u32>,
+    inner: Inner2,
+    list: Vec<u16>,
+    unit: (),
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct WrappedRow {
+    id: u32,
+    w: Wrapped,
+}
+
+fn wrapped(i: usize, wide: bool) -> Wrapped {
+    Wrapped {
+        len: Meters(i as u32 * 10),
+        maybe: (i % 3 != 1).then_some(Meters(i as u32)),
+        marker: Marker,
+        shade: [Shade::Light, Shade::Dark][i % 2],
+        payload: [
+            Payload::Unit,
+            Payload::One(i as u8),
+            Payload::Two { x: -1, y: i as i8 },
+        ][i % 3]
+            .clone(),
+        c: ['a', 'ß', '😀'][i % 3],
+        wide: if wide && i == 7 {
+            i128::MIN
+        } else {
+            -(i as i128)
+        },
+        big: if wide && i == 9 { u128::MAX } else { i as u128 },
+        map: (0..i % 3).map(|j| (format!("k{j}"), j as u32)).collect(),
+        inner: Inner2 {
+            x: i as f64 / 8.0,
+            tag: i.is_multiple_of(2).then(|| format!("t{i}")),
+        },
+        list: vec![i as u16; i % 4],
+        unit: (),
+    }
+}
+
+/// Uniform structs whose values are not one event each: newtypes (also under `Some`), unit
+/// structs, enums of every variant form, chars, 128-bit integers (in and past 64 bits), maps,
+/// nested structs, lists and `()`; every field is walked, and each one round-trips exactly.
+#[test]
+fn uniform_structs_of_wrapped_values_round_trip() {
+    for n in SIZES {
+        for wide in [false, true] {
+            let rows: Vec<WrappedRow> = (0..n)
+                .map(|i| WrappedRow {
+                    id: i as u32,
+                    w: wrapped(i, wide),
+                })
+                .collect();
+            exact(&rows);
+        }
+    }
+}
+
+/// One field of each kind in a uniform struct column of 17 rows: the struct stays a struct
+/// column for the kinds a child column holds, and its child has the values' class.
+#[test]
+fn uniform_struct_child_column_per_value_kind() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct One<T> {
+        a: u32,
+        v: T,
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Row<T> {
+        id: u32,
+        s: One<T>,
+    }
+    fn rows<T: Clone>(f: impl Fn(usize) -> T) -> Vec<Row<T>> {
+        (0..17)
+            .map(|i| Row {
+                id: i as u32,
+                s: One {
+                    a: i as u32,
+                    v: f(i),
+                },
+            })
+            .collect()
+    }
+    fn check<T>(what: &str, rows: Vec<Row<T>>, struct_col: bool)
+    where
+        T: Serialize + DeserializeOwned + PartialEq + Debug + Clone,
+    {
+        exact(&rows);
+        let cols = column_kinds(&rows);
+        assert_eq!(
+            cols.iter().any(|c| c.starts_with("s 05 struct of 2")),
+            struct_col,
+            "{what}: {cols:?}"
+        );
+    }
+    check("newtype", rows(|i| Meters(i as u32)), true);
+    check("Some(newtype)", rows(|i| Some(Meters(i as u32))), true);
+    check(
+        "newtype mix",
+        rows(|i| i.is_multiple_of(2).then_some(Meters(i as u32))),
+        true,
+    );
+    check("i128 in 64 bits", rows(|i| -(i as i128) * 1_000_003), true);
+    check("u128 in 64 bits", rows(|i| i as u128 * 7), true);
+    check(
+        "u128 past 64 bits",
+        rows(|i| if i == 16 { u128::MAX } else { 1 }),
+        false,
+    );
+    check(
+        "nested struct",
+        rows(|i| Inner2 {
+            x: -0.0,
+            tag: i.is_multiple_of(5).then(String::new),
+        }),
+        true,
+    );
+    check("list", rows(|i| vec![i as u8; i % 3]), true);
+    check("char", rows(|i| char::from(b'a' + i as u8)), false);
+    check(
+        "unit enum",
+        rows(|i| [Shade::Light, Shade::Dark][i % 2]),
+        false,
+    );
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Sometimes {
+    a: u32,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    b: Option<String>,
+    c: f32,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Flattened {
+    a: u32,
+    #[serde(flatten)]
+    rest: Inner2,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Empty {}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Ab {
+    a: u32,
+    b: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Ba {
+    b: u32,
+    a: String,
+}
+
+mod alike {
+    use super::*;
+    pub mod x {
+        use super::*;
+        /// Named `S` like `y::S`, other fields.
+        #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+        pub struct S {
+            pub a: u32,
+            pub b: u32,
+        }
+    }
+    pub mod y {
+        use super::*;
+        #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+        pub struct S {
+            pub a: u32,
+            pub c: String,
+        }
+    }
+}
+
+/// Either shape, serialized as itself (no tag).
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+#[serde(untagged)]
+enum Either<A, B> {
+    A(A),
+    B(B),
+}
+
+/// Structs the fast path must not take as uniform: a field skipped in some rows only (and
+/// in the first), `flatten` (a map), empty structs, the same names in another order, structs
+/// named alike with other fields, at and around 16 rows.
+#[test]
+fn near_uniform_structs_round_trip() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct R<T> {
+        id: u32,
+        s: T,
+    }
+    fn wrap<T>(f: impl Fn(usize) -> T, n: usize) -> Vec<R<T>> {
+        (0..n)
+            .map(|i| R {
+                id: i as u32,
+                s: f(i),
+            })
+            .collect()
+    }
+    for n in SIZES {
+        for skip_at in [0, 1, n - 1, n] {
+            let rows = wrap(
+                |i| Sometimes {
+                    a: i as u32,
+                    b: (i != skip_at).then(|| format!("b{i}")),
+                    c: -0.0,
+                },
+                n,
+            );
+            exact(&rows);
+            if n >= 16 {
+                // A field absent in some rows is an optional child column.
+                let cols = column_kinds(&rows);
+                let optional = skip_at < n;
+                assert!(
+                    cols.iter().any(|c| c.starts_with("s 05 struct of 3")),
+                    "{cols:?}"
+                );
+                assert_eq!(
+                    cols.iter().any(|c| c.starts_with("b 4")),
+                    optional,
+                    "skip at {skip_at}: {cols:?}"
+                );
+            }
+        }
+        exact(&wrap(
+            |i| Flattened {
+                a: i as u32,
+                rest: Inner2 {
+                    x: i as f64,
+                    tag: None,
+                },
+            },
+            n,
+        ));
+        exact(&wrap(|_| Empty {}, n));
+        let order = |k: usize| {
+            move |i: usize| {
+                if i == k {
+                    Either::B(Ba {
+                        b: 1,
+                        a: "x".into(),
+                    })
+                } else {
+                    Either::A(Ab {
+                        a: i as u32,
+                        b: format!("{i}"),
+                    })
+                }
+            }
+        };
+        for k in [0, 1, n / 2, n - 1] {
+            exact(&wrap(order(k), n));
+        }
+        let alike = |k: usize| {
+            move |i: usize| {
+                if i == k {
+                    Either::B(alike::y::S {
+                        a: 1,
+                        c: "c".into(),
+                    })
+                } else {
+                    Either::A(alike::x::S { a: i as u32, b: 2 })
+                }
+            }
+        };
+        for k in [0, n - 1] {
+            exact(&wrap(alike(k), n));
+        }
+    }
+}
+
+/// Uniform structs as the items of a list column, and under `Option` in a struct column.
+#[test]
+fn uniform_structs_inside_lists_and_options() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct R {
+        id: u32,
+        items: Vec<Prims>,
+        opt: Option<Prims>,
+        deep: Vec<Vec<PrimRow>>,
+    }
+    for n in SIZES {
+        let rows: Vec<R> = (0..n)
+            .map(|i| R {
+                id: i as u32,
+                items: (0..i % 4).map(|j| prims(i + j, Some(j as u32))).collect(),
+                opt: (!i.is_multiple_of(3)).then(|| prims(i, None)),
+                deep: (0..i % 3)
+                    .map(|j| {
+                        (0..j)
+                            .map(|k| PrimRow {
+                                id: k as u32,
+                                p: prims(k, None),
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            })
+            .collect();
+        exact(&rows);
+    }
+}
