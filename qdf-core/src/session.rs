@@ -583,17 +583,21 @@ impl DecoderSession {
 
     /// Checks that input may end with `rest` still unread: Ok if `rest` is empty, or is a
     /// lone stream header before any frame; else [`ErrorCode::UnexpectedEof`] (a stream cut
-    /// inside a frame). A lone header naming a dictionary this session does not hold is
-    /// [`ErrorCode::UnknownDictionary`], as [`decode_frame`](Self::decode_frame) answers it.
+    /// inside a frame, or inside the dictionary id after the header). A lone header naming a
+    /// dictionary this session does not hold is [`ErrorCode::UnknownDictionary`], as
+    /// [`decode_frame`](Self::decode_frame) answers it.
     /// Transports call this when their input ends.
     pub fn check_end(&self, rest: &[u8]) -> Result<()> {
         self.check_usable()?;
         if self.flags.is_none()
             && let Ok(f) = frame::read_stream_header(rest)
-            && let Ok(Some(found)) = header::read_dict_id(rest, f)
         {
+            // Input that ends inside the id is cut there (`UnexpectedEof` naming the id).
+            let id = header::read_dict_id(rest, f).map_err(|e| e.in_frame(0, 0))?;
             let held = self.dict.as_ref().map(|d| d.id().to_bytes());
-            if held != Some(found) {
+            if let Some(found) = id
+                && held != Some(found)
+            {
                 return Err(header::unknown_dictionary(found, held).in_frame(0, 0));
             }
         }

@@ -218,9 +218,19 @@ fn stream_on_unknown_dictionary_fails_before_its_first_frame() {
             assert!(dec.frame_status(&stream[..n]).is_err(), "{n}");
         }
     }
-    // Cut inside the id: waits for more.
-    let mut dec = DecoderSession::new(Options::balanced());
-    assert!(dec.decode_frame::<String>(&good[..12]).unwrap().is_none());
+    // Cut inside the id: waits for more, and input that ends there is cut inside the id
+    // (as the walker says; found by the `inspect` fuzz target).
+    for n in 6..13 {
+        let mut dec = DecoderSession::new(Options::balanced());
+        assert!(dec.decode_frame::<String>(&good[..n]).unwrap().is_none());
+        let e = dec.check_end(&good[..n]).unwrap_err();
+        let expected = "the 8-byte dictionary id after the header";
+        assert_eq!(e.code(), &ErrorCode::UnexpectedEof { expected }, "{n}");
+        assert_eq!(e.offset(), Some(n as u64));
+        let w = qdf_core::inspect::stream(&good[..n], &Options::balanced(), 1 << 16, &mut |_| {})
+            .unwrap_err();
+        assert_eq!(w.error.code(), e.code());
+    }
 }
 
 /// A Dense stream on a dictionary over many frames, with renewals: values exact, the
