@@ -93,15 +93,9 @@ fn cell_at(tape: &Tape, at: usize) -> Cell {
         return Cell::Other(at as u32);
     };
     match tape.evs[i] {
-        Ev::Bool(v) => Cell::Bool(v),
-        Ev::I64(v) => Cell::Int(v as u64, v < 0),
-        Ev::U64(v) => Cell::Int(v, false),
-        Ev::F32(v) => Cell::F32(v),
-        Ev::F64(v) => Cell::F64(v),
-        Ev::Str(a, e) => Cell::Str(a, e),
-        // A bare `None`; `Some(None)` was refused above.
-        Ev::None if i == at => Cell::Null,
-        _ => Cell::Other(at as u32),
+        // Only a bare `None` is a null; `Some(None)` was refused above.
+        Ev::None if i != at => Cell::Other(at as u32),
+        ev => prim_cell(ev).unwrap_or(Cell::Other(at as u32)),
     }
 }
 

@@ -1328,17 +1328,7 @@ fn child_struct_fields_of_128_bits_and_newtype_none() {
     for wide in [false, true] {
         let v = rows(wide);
         exact(&v);
-        let bytes = qdf_core::to_vec_with(&v, Options::balanced()).unwrap();
-        let mut cols = Vec::new();
-        qdf_core::inspect::message(&bytes, &Options::balanced(), &mut |e| {
-            if let qdf_core::inspect::EventKind::Column {
-                name, kind, values, ..
-            } = &e.kind
-            {
-                cols.push(format!("{name} {kind:02x} {values}"));
-            }
-        })
-        .unwrap();
+        let cols = column_kinds(&v);
         let want: &[&str] = if wide {
             // A field past 64 bits has no integer column: the struct stays in the rows.
             &["id 01 delta+FOR u64", "inner 0f residual (in the rows)"]
