@@ -59,13 +59,14 @@ pub(crate) struct DictionaryLookup {
 
 impl DictionaryLookup {
     /// The dictionary to decode a stream naming `id` with: the registry's, else the fixed
-    /// one if it is `id`, else the registry's current one (so that the session's
-    /// `UnknownDictionary` error names it as held), else none.
+    /// one if it is `id`, else the registry's current one or the fixed one (so that the
+    /// session's `UnknownDictionary` error names a dictionary this side holds), else none.
     pub(crate) fn resolve(&self, id: qdf_core::DictionaryId) -> Option<Dictionary> {
         self.registry
             .get(id)
             .or_else(|| self.fixed.clone().filter(|d| d.id() == id))
             .or_else(|| self.registry.current())
+            .or_else(|| self.fixed.clone())
     }
 }
 
@@ -209,8 +210,9 @@ impl Builder {
     /// An id the registry does not hold (never registered, or retired), and that the
     /// [`dictionary`](Self::dictionary) set here is not, fails at the header with
     /// [`ErrorCode::UnknownDictionary`](qdf_core::ErrorCode::UnknownDictionary) (category
-    /// `Syntax`, frame 0, stream byte 5; its `held` is the registry's current id, if any),
-    /// which breaks the decoder. A stream naming no dictionary is read as usual.
+    /// `Syntax`, frame 0, stream byte 5; its `held` is the registry's current id, else that
+    /// of the [`dictionary`](Self::dictionary) set here, if any), which breaks the decoder.
+    /// A stream naming no dictionary is read as usual.
     ///
     /// Encoder: unless [`dictionary`](Self::dictionary) chose one, each codec's stream
     /// starts from the registry's [`current`](DictionaryRegistry::current) dictionary as

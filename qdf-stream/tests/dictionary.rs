@@ -163,6 +163,14 @@ async fn unknown_dictionary_is_a_typed_error_at_the_header() {
             QdfCodec::builder().dictionary(v2.clone()).clone(),
             Some(v2.id().to_bytes()),
         ),
+        // A registry with no current dictionary: the fixed one is what this side holds.
+        (
+            QdfCodec::builder()
+                .dictionary_registry(Arc::new(DictionaryRegistry::new()))
+                .dictionary(v2.clone())
+                .clone(),
+            Some(v2.id().to_bytes()),
+        ),
         (QdfCodec::builder(), None),
     ] {
         let (c, s) = tcp_pair().await;
