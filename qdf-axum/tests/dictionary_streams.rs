@@ -456,3 +456,42 @@ async fn concurrent_streaming_clients_on_two_dictionaries() {
         within("a client", t).await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn an_unknown_dictionary_is_answered_while_the_client_is_still_sending() {
+    let (v1, v3) = (v1(), v3());
+    let registry = Arc::new(DictionaryRegistry::new());
+    registry.rotate(v1.clone()).unwrap();
+    let addr = server(Some(registry)).await;
+    let (tx, rx) = mpsc::unbounded::<Bytes>();
+    let body = BodyExt::boxed(StreamBody::new(
+        rx.map(|b| Ok::<_, Infallible>(Frame::data(b))),
+    ));
+    // The stream header and one frame; the body stays open.
+    tx.unbounded_send(Bytes::from(frames_of(&spans(1), Some(&v3)).concat()))
+        .unwrap();
+    let res = within(
+        "the 415",
+        client().request(request(addr, "/count", &[]).body(body).unwrap()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(res.status(), 415);
+    assert_eq!(
+        res.headers().get(QDF_DICTIONARY).unwrap(),
+        &qdf_dictionary(v1.id())
+    );
+    let text = within("the text", res.into_body().collect())
+        .await
+        .unwrap()
+        .to_bytes();
+    assert_eq!(
+        String::from_utf8_lossy(&text),
+        format!(
+            "The qdf body names dictionary {}, which this server does not hold (its current one is {})",
+            v3.id(),
+            v1.id()
+        )
+    );
+    drop(tx);
+}
