@@ -69,6 +69,22 @@ async fn server(registry: Option<Arc<DictionaryRegistry>>) -> SocketAddr {
         .route("/relay", post(relay))
         .route("/count", post(count))
         .route(
+            "/tail-checked-first",
+            axum::routing::get(|d: AvailableDictionary| async move {
+                QdfStream::new(futures::stream::iter(spans(30)))
+                    .checksum(true)
+                    .dictionary(d)
+            }),
+        )
+        .route(
+            "/tail-dictionary-first",
+            axum::routing::get(|d: AvailableDictionary| async move {
+                QdfStream::new(futures::stream::iter(spans(30)))
+                    .dictionary(d)
+                    .checksum(true)
+            }),
+        )
+        .route(
             "/one",
             post(|Qdf(v): Qdf<Vec<Span>>| async move { v.len().to_string() }),
         );
@@ -494,4 +510,52 @@ async fn an_unknown_dictionary_is_answered_while_the_client_is_still_sending() {
         )
     );
     drop(tx);
+}
+
+#[tokio::test]
+async fn a_streamed_response_has_checksums_and_the_dictionary_in_either_order() {
+    let v1 = v1();
+    let registry = Arc::new(DictionaryRegistry::new());
+    registry.rotate(v1.clone()).unwrap();
+    let addr = server(Some(registry)).await;
+    let mine = Arc::new(DictionaryRegistry::new());
+    mine.rotate(v1.clone()).unwrap();
+    for path in ["/tail-checked-first", "/tail-dictionary-first"] {
+        let req = Request::builder()
+            .uri(format!("http://{addr}{path}"))
+            .header(AVAILABLE_DICTIONARY, available_dictionary(&v1))
+            .body(full(Vec::new()))
+            .unwrap();
+        let res = client().request(req).await.unwrap();
+        assert_eq!(res.status(), 200);
+        let body = res.into_body().collect().await.unwrap().to_bytes();
+        // Header flags: checksums (10) and a dictionary (20), then the dictionary's id.
+        assert_eq!(body[4] & 0x30, 0x30, "{path}");
+        assert_eq!(
+            qdf_core::dictionary_id(&body).unwrap(),
+            Some(v1.id()),
+            "{path}"
+        );
+        let got: Vec<Span> = QdfFrames::<Span, _>::new(full(body.clone()))
+            .with_registry(Arc::clone(&mine))
+            .map(Result::unwrap)
+            .collect()
+            .await;
+        assert_same(&got, &spans(30));
+        // A flipped bit in the last frame is caught by its checksum.
+        let mut bad = body.to_vec();
+        let at = bad.len() - 6;
+        bad[at] ^= 0x01;
+        let items: Vec<_> = QdfFrames::<Span, _>::new(full(bad))
+            .with_registry(Arc::clone(&mine))
+            .collect()
+            .await;
+        assert_eq!(items.len(), 30, "{path}");
+        assert!(items[..29].iter().all(Result::is_ok), "{path}");
+        let err = items[29].as_ref().unwrap_err();
+        assert!(
+            matches!(err, QdfRejection::Decode(e) if matches!(e.code(), qdf_core::ErrorCode::ChecksumMismatch { .. })),
+            "{path}: {err:?}"
+        );
+    }
 }
