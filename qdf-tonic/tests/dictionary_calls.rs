@@ -398,3 +398,53 @@ async fn many_concurrent_streaming_calls_on_two_dictionaries() {
         within("a call", t).await.unwrap();
     }
 }
+
+limits!(OpenServer, OPEN_SERVER, send_current: false, [v1()]);
+limits!(OpenClient, OPEN_CLIENT, send_current: true, [v1()]);
+
+/// Twenty bidirectional calls open on v1 while both sides rotate to v2 and retire v1:
+/// every open call goes on in v1, every new one starts on v2.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_calls_outlive_a_rotation_while_new_calls_start_on_the_new_dictionary() {
+    let channel = serve::<OpenServer>(None).await;
+    let mut open = Vec::new();
+    for _ in 0..20 {
+        let (tx, res) = chat::<OpenClient>(&channel).await;
+        let mut back = res.unwrap().into_inner();
+        assert_eq!(
+            within("echo 0", back.message()).await.unwrap(),
+            Some(item(0))
+        );
+        open.push((tx, back));
+    }
+    for reg in [&OPEN_SERVER, &OPEN_CLIENT] {
+        reg.rotate(v2()).unwrap();
+        assert!(reg.retire(v1().id()).unwrap());
+    }
+    let mut tasks = Vec::new();
+    for (c, (tx, mut back)) in open.into_iter().enumerate() {
+        let channel = channel.clone();
+        tasks.push(tokio::spawn(async move {
+            // A new call beside the open one.
+            let (new_tx, res) = chat::<OpenClient>(&channel).await;
+            let mut new_back = res.unwrap().into_inner();
+            for id in 1..20 {
+                let id = id + 100 * c as u64;
+                tx.send(item(id)).unwrap();
+                new_tx.send(item(id)).unwrap();
+                assert_eq!(back.message().await.unwrap(), Some(item(id)));
+            }
+            assert_eq!(new_back.message().await.unwrap(), Some(item(0)));
+            for id in 1..20 {
+                let id = id + 100 * c as u64;
+                assert_eq!(new_back.message().await.unwrap(), Some(item(id)));
+            }
+            drop((tx, new_tx));
+            assert_eq!(back.message().await.unwrap(), None);
+            assert_eq!(new_back.message().await.unwrap(), None);
+        }));
+    }
+    for t in tasks {
+        within("a call", t).await.unwrap();
+    }
+}
