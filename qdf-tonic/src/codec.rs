@@ -52,9 +52,9 @@ type Marker<X> = PhantomData<fn() -> X>;
 /// response starts from the dictionary of its request, and the dictionary this side's
 /// stream started from, so a client reads an answer in its request's dictionary even after
 /// its registry retired it. That link is per codec value, as generated code builds one per
-/// call; a clone starts without it. The codec never sees call
-/// metadata (tonic's `Codec` is given none), so a `qdf-dictionary` header cannot steer it:
-/// a client announces its dictionary by using it.
+/// call; a clone starts without it. The codec never sees call metadata (tonic's `Codec` is
+/// given none), so a `qdf-dictionary` header cannot steer it: a client announces its
+/// dictionary by using it.
 pub struct QdfCodec<T, U, L = DefaultLimits> {
     /// What this codec's encoder and decoder share; created by the first
     /// `encoder()`/`decoder()`.
