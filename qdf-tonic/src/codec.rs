@@ -49,31 +49,43 @@ type Marker<X> = PhantomData<fn() -> X>;
 ///
 /// Pre-shared dictionaries: see [`Limits::dictionaries`]. The encoder and the decoder a
 /// codec hands out (one call's two directions) share what the peer's stream named, so a
-/// response starts from the dictionary of its request. That link is per codec value, as
-/// generated code builds one per call; a clone starts without it. The codec never sees call
-/// metadata (tonic's `Codec` is given none), so a `qdf-dictionary` header cannot steer it:
-/// a client announces its dictionary by using it.
+/// response starts from the dictionary of its request, and the dictionary this side's
+/// stream started from, so a client reads an answer in its request's dictionary even after
+/// its registry retired it. That link is per codec value, as generated code builds one per
+/// call; a clone starts without it. The codec never sees call metadata (tonic's `Codec` is
+/// given none), so a `qdf-dictionary` header cannot steer it: a client announces its
+/// dictionary by using it.
 pub struct QdfCodec<T, U, L = DefaultLimits> {
-    /// The dictionary the peer's stream named, set by this codec's decoder, read by its
-    /// encoder; created by the first `encoder()`/`decoder()`.
-    peer: Option<PeerDictionary>,
+    /// What this codec's encoder and decoder share; created by the first
+    /// `encoder()`/`decoder()`.
+    link: Option<CallLink>,
     _marker: Marker<(T, U, L)>,
 }
 
-/// The dictionary a call's received stream named and this side holds, once known.
-type PeerDictionary = Arc<OnceLock<Dictionary>>;
+/// The dictionaries of one call's two directions, each set once when its stream starts.
+#[derive(Default)]
+struct Link {
+    /// The one the received stream named and this side holds: set by the decoder, the
+    /// encoder answers in it.
+    peer: OnceLock<Dictionary>,
+    /// The one the sent stream started from: set by the encoder, the decoder reads an
+    /// answer naming it even once the registry retired it (the call itself sent it).
+    sent: OnceLock<Dictionary>,
+}
+
+type CallLink = Arc<Link>;
 
 impl<T, U, L> QdfCodec<T, U, L> {
     /// A codec; the same as `Default`.
     pub const fn new() -> Self {
         QdfCodec {
-            peer: None,
+            link: None,
             _marker: PhantomData,
         }
     }
 
-    fn peer(&mut self) -> PeerDictionary {
-        Arc::clone(self.peer.get_or_insert_with(Default::default))
+    fn link(&mut self) -> CallLink {
+        Arc::clone(self.link.get_or_insert_with(Default::default))
     }
 }
 
@@ -107,11 +119,11 @@ where
     type Decoder = QdfDecoder<U, L>;
 
     fn encoder(&mut self) -> Self::Encoder {
-        QdfEncoder::answering(self.peer())
+        QdfEncoder::answering(self.link())
     }
 
     fn decoder(&mut self) -> Self::Decoder {
-        QdfDecoder::recording(self.peer())
+        QdfDecoder::recording(self.link())
     }
 }
 
@@ -128,8 +140,9 @@ pub struct QdfEncoder<T, L = DefaultLimits> {
     session: EncoderSession,
     scratch: Vec<u8>,
     sent: u64,
-    /// What the peer's stream named, if this encoder answers one (see [`QdfCodec`]).
-    peer: PeerDictionary,
+    /// The call's dictionaries (see [`QdfCodec`]): the peer's, if this encoder answers
+    /// one; it records its own there.
+    link: CallLink,
     _marker: Marker<(T, L)>,
 }
 
@@ -141,12 +154,12 @@ impl<T, L: Limits> QdfEncoder<T, L> {
         Self::answering(Default::default())
     }
 
-    fn answering(peer: PeerDictionary) -> Self {
+    fn answering(link: CallLink) -> Self {
         QdfEncoder {
             session: EncoderSession::new(L::options()),
             scratch: Vec::new(),
             sent: 0,
-            peer,
+            link,
             _marker: PhantomData,
         }
     }
@@ -160,9 +173,10 @@ impl<T, L: Limits> QdfEncoder<T, L> {
         };
         // The peer's dictionary was taken from the registry when its stream arrived: it is
         // used even if retired since (the call started on it).
-        let peer = self.peer.get().cloned();
+        let peer = self.link.peer.get().cloned();
         let dict = peer.or_else(|| L::SEND_CURRENT_DICTIONARY.then(|| registry.current())?);
         if let Some(d) = dict {
+            let _ = self.link.sent.set(d.clone());
             let placeholder = EncoderSession::new(Options::speed());
             self.session = std::mem::replace(&mut self.session, placeholder).with_dictionary(d);
         }
@@ -239,8 +253,9 @@ fn put_message(scratch: &mut Vec<u8>, dst: &mut EncodeBuf<'_>) {
 pub struct QdfDecoder<U, L = DefaultLimits> {
     session: DecoderSession,
     received: u64,
-    /// Where the dictionary the peer's stream names is recorded for the call's encoder.
-    peer: PeerDictionary,
+    /// The call's dictionaries: where the one the peer's stream names is recorded for the
+    /// call's encoder, and the one the encoder started from.
+    link: CallLink,
     _marker: Marker<(U, L)>,
 }
 
@@ -251,32 +266,35 @@ impl<U, L: Limits> QdfDecoder<U, L> {
         Self::recording(Default::default())
     }
 
-    fn recording(peer: PeerDictionary) -> Self {
+    fn recording(link: CallLink) -> Self {
         QdfDecoder {
             session: DecoderSession::new(L::options()),
             received: 0,
-            peer,
+            link,
             _marker: PhantomData,
         }
     }
 }
 
-/// Before the first message of a stream: gives `session` the dictionary of `L`'s registry
-/// that `msg`'s header names, and records it in `peer`. A miss leaves the session to
-/// report [`UnknownDictionary`](qdf_core::ErrorCode::UnknownDictionary) (holding the
-/// registry's current dictionary, so the error names it); a header that is not qdf is
-/// left to the session too.
+/// Before the first message of a stream: gives `session` the dictionary that `msg`'s
+/// header names, from `L`'s registry or, if the registry no longer holds it, the one this
+/// call's own stream started from (an answer in the request's dictionary), and records it
+/// in `link.peer`. A miss leaves the session to report
+/// [`UnknownDictionary`](qdf_core::ErrorCode::UnknownDictionary) (holding the registry's
+/// current dictionary, so the error names it); a header that is not qdf is left to the
+/// session too.
 #[cold]
-fn pick_dictionary<L: Limits>(session: &mut DecoderSession, peer: &PeerDictionary, msg: &[u8]) {
+fn pick_dictionary<L: Limits>(session: &mut DecoderSession, link: &Link, msg: &[u8]) {
     let Some(registry) = L::dictionaries() else {
         return;
     };
     let Ok(Some(id)) = qdf_core::dictionary_id(msg) else {
         return;
     };
-    let found = registry.get(id);
+    let own = || link.sent.get().filter(|d| d.id() == id).cloned();
+    let found = registry.get(id).or_else(own);
     if let Some(d) = &found {
-        let _ = peer.set(d.clone());
+        let _ = link.peer.set(d.clone());
     }
     if let Some(d) = found.or_else(|| registry.current()) {
         let placeholder = DecoderSession::new(Options::speed());
@@ -313,11 +331,11 @@ impl<U: DeserializeOwned, L: Limits> Decoder for QdfDecoder<U, L> {
     fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<U>, Status> {
         let index = self.received;
         self.received += 1;
-        let (session, peer) = (&mut self.session, &self.peer);
+        let (session, link) = (&mut self.session, &self.link);
         let renewals = session.renewals();
         let decoded = with_whole_message(src, |msg| {
             if index == 0 {
-                pick_dictionary::<L>(session, peer, msg);
+                pick_dictionary::<L>(session, link, msg);
             }
             session.decode_message(msg)
         });

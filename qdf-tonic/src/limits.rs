@@ -71,7 +71,10 @@ pub trait Limits: Send + 'static {
     /// hold (never registered, or retired), or any id without a registry, fails that
     /// message with `invalid_argument` naming the id (qdf's
     /// [`UnknownDictionary`](qdf_core::ErrorCode::UnknownDictionary)), and the stream's
-    /// later messages too.
+    /// later messages too. One exception: a stream naming the dictionary this side's own
+    /// stream of the same call started from (a response in its request's dictionary) is
+    /// read with it even if the registry retired it meanwhile, so a client may retire its
+    /// old dictionary right after rotating without failing the calls still open on it.
     ///
     /// Encoding: a stream answering a peer that named a dictionary the registry holds
     /// starts from that same dictionary (the peer evidently holds it): an RPC's response
