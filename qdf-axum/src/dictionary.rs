@@ -26,7 +26,9 @@
 //! ```
 //!
 //! An extension rather than router state: [`Qdf<T>`](crate::Qdf) stays an extractor for
-//! any state type `S`, and routers without a registry keep working unchanged.
+//! any state type `S`, and routers without a registry keep working unchanged. A registry in
+//! a `static` (as qdf-tonic's `Limits::dictionaries` takes one) works too:
+//! `.layer(Extension(&*REGISTRY))`, an `Extension<&'static DictionaryRegistry>`.
 //!
 //! # Requests
 //!
@@ -108,9 +110,33 @@ pub fn qdf_dictionary(id: DictionaryId) -> HeaderValue {
     HeaderValue::from_str(&id.to_string()).expect("hex is visible ASCII")
 }
 
-/// The registry the app provides as an `Extension<Arc<DictionaryRegistry>>`, if any.
-pub(crate) fn registry(ext: &http::Extensions) -> Option<&Arc<DictionaryRegistry>> {
+/// The registry the app provides as an `Extension<Arc<DictionaryRegistry>>` or, as tonic's
+/// `Limits::dictionaries` takes it, an `Extension<&'static DictionaryRegistry>`, if any.
+pub(crate) fn registry(ext: &http::Extensions) -> Option<Registry> {
     ext.get::<Arc<DictionaryRegistry>>()
+        .map(|r| Registry::Shared(Arc::clone(r)))
+        .or_else(|| {
+            ext.get::<&'static DictionaryRegistry>()
+                .map(|r| Registry::Static(r))
+        })
+}
+
+/// A registry as the app provides it (see [`registry`]).
+#[derive(Clone, Debug)]
+pub(crate) enum Registry {
+    Shared(Arc<DictionaryRegistry>),
+    Static(&'static DictionaryRegistry),
+}
+
+impl std::ops::Deref for Registry {
+    type Target = DictionaryRegistry;
+
+    fn deref(&self) -> &DictionaryRegistry {
+        match self {
+            Registry::Shared(r) => r,
+            Registry::Static(r) => r,
+        }
+    }
 }
 
 /// Extractor: the dictionary the client announces ([`AVAILABLE_DICTIONARY`] or
@@ -158,7 +184,7 @@ impl<S: Send + Sync> FromRequestParts<S> for AvailableDictionary {
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Infallible> {
         Ok(Self::from_headers(
             &parts.headers,
-            registry(&parts.extensions).map(|r| &**r),
+            registry(&parts.extensions).as_deref(),
         ))
     }
 }

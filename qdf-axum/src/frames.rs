@@ -23,6 +23,7 @@ use std::sync::Arc;
 use qdf_core::{DecoderSession, DictionaryRegistry, FrameStatus, Limits, Options};
 use serde::de::DeserializeOwned;
 
+use crate::dictionary::Registry;
 use crate::media::{APPLICATION_QDF_STREAM, has_qdf_stream_content_type};
 use crate::rejection::QdfRejection;
 
@@ -110,7 +111,7 @@ impl<T, B> QdfFrames<T, B> {
     /// unless this reader's session holds that dictionary itself.
     pub fn with_registry(mut self, registry: Arc<DictionaryRegistry>) -> Self {
         if let Header::Unread(r) = &mut self.reader.header {
-            *r = Some(registry);
+            *r = Some(Registry::Shared(registry));
         }
         self
     }
@@ -138,12 +139,10 @@ where
                 expected: APPLICATION_QDF_STREAM,
             });
         }
-        let registry = crate::dictionary::registry(req.extensions()).cloned();
-        let frames = QdfFrames::new(req.into_limited_body());
-        Ok(match registry {
-            Some(r) => frames.with_registry(r),
-            None => frames,
-        })
+        let registry = crate::dictionary::registry(req.extensions());
+        let mut frames = QdfFrames::new(req.into_limited_body());
+        frames.reader.header = Header::Unread(registry);
+        Ok(frames)
     }
 }
 
@@ -161,7 +160,7 @@ struct FrameReader {
 }
 
 enum Header {
-    Unread(Option<Arc<DictionaryRegistry>>),
+    Unread(Option<Registry>),
     Read,
 }
 
@@ -230,12 +229,13 @@ impl FrameReader {
 
 /// The rejection for a session error: [`QdfRejection::UnknownDictionary`] for a stream
 /// naming a dictionary this reader does not hold (`registry`: `Some(its current id)` when
-/// there is a registry), else [`QdfRejection::Decode`].
+/// there is a registry; without one, the dictionary the session holds is named), else
+/// [`QdfRejection::Decode`].
 fn unknown(e: qdf_core::Error, registry: Option<Option<qdf_core::DictionaryId>>) -> QdfRejection {
     match *e.code() {
-        qdf_core::ErrorCode::UnknownDictionary { found, .. } => QdfRejection::UnknownDictionary {
+        qdf_core::ErrorCode::UnknownDictionary { found, held } => QdfRejection::UnknownDictionary {
             id: qdf_core::DictionaryId::from_bytes(found),
-            current: registry.flatten(),
+            current: registry.unwrap_or_else(|| held.map(qdf_core::DictionaryId::from_bytes)),
             registry: registry.is_some(),
         },
         _ => QdfRejection::Decode(e),

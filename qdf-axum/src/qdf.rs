@@ -71,7 +71,7 @@ where
         if !has_qdf_content_type(req.headers()) {
             return Err(missing_content_type());
         }
-        let registry = crate::dictionary::registry(req.extensions()).cloned();
+        let registry = crate::dictionary::registry(req.extensions());
         let bytes = Bytes::from_request(req, state).await?;
         Self::from_bytes_with_registry(&bytes, registry.as_deref())
     }

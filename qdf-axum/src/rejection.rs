@@ -51,9 +51,10 @@ pub enum QdfRejection {
     UnknownDictionary {
         /// The id the body names.
         id: qdf_core::DictionaryId,
-        /// The registry's current dictionary, if any: the one to fetch and use instead.
+        /// The registry's current dictionary, if any (without a registry: the dictionary the
+        /// reader's session holds, if any): the one to fetch and use instead.
         current: Option<qdf_core::DictionaryId>,
-        /// Whether the app provides a registry (an `Extension<Arc<DictionaryRegistry>>`).
+        /// Whether the app provides a registry (see [`crate::dictionary`]).
         registry: bool,
     },
 }
@@ -129,17 +130,19 @@ impl fmt::Display for QdfRejection {
                 current,
                 registry,
             } => {
+                // The reader may be a server (a request) or a client (a response): the
+                // words name neither.
                 write!(f, "The qdf body names dictionary {id}, ")?;
                 match (registry, current) {
-                    (false, _) => f.write_str("and this server holds no dictionaries"),
+                    (false, None) => f.write_str("and the reader holds no dictionaries"),
+                    (false, Some(c)) => {
+                        write!(f, "which the reader does not hold (it holds {c})")
+                    }
                     (true, None) => {
-                        f.write_str("which this server does not hold (it has none current)")
+                        f.write_str("which the reader does not hold (it has none current)")
                     }
                     (true, Some(c)) => {
-                        write!(
-                            f,
-                            "which this server does not hold (its current one is {c})"
-                        )
+                        write!(f, "which the reader does not hold (its current one is {c})")
                     }
                 }
             }

@@ -189,7 +189,7 @@ async fn an_unknown_dictionary_is_415_naming_it() {
             with,
             &v1,
             format!(
-                "The qdf body names dictionary {}, which this server does not hold (its current one is {})",
+                "The qdf body names dictionary {}, which the reader does not hold (its current one is {})",
                 v1.id(),
                 v2.id()
             ),
@@ -199,7 +199,7 @@ async fn an_unknown_dictionary_is_415_naming_it() {
             with,
             &v3,
             format!(
-                "The qdf body names dictionary {}, which this server does not hold (its current one is {})",
+                "The qdf body names dictionary {}, which the reader does not hold (its current one is {})",
                 v3.id(),
                 v2.id()
             ),
@@ -209,7 +209,7 @@ async fn an_unknown_dictionary_is_415_naming_it() {
             without,
             &v2,
             format!(
-                "The qdf body names dictionary {}, and this server holds no dictionaries",
+                "The qdf body names dictionary {}, and the reader holds no dictionaries",
                 v2.id()
             ),
             None,
@@ -291,7 +291,7 @@ async fn streams_of_frames_use_the_registry_and_the_announced_dictionary() {
     assert_eq!(
         String::from_utf8_lossy(&text),
         format!(
-            "The qdf body names dictionary {}, which this server does not hold (its current one is {})",
+            "The qdf body names dictionary {}, which the reader does not hold (its current one is {})",
             v3.id(),
             v2.id()
         )
@@ -423,4 +423,44 @@ async fn rotation_under_concurrent_clients_fails_no_request() {
     assert_eq!(n1 + n2, total);
     assert!(n1 >= 200 && n2 >= 200, "{n1} requests on v1, {n2} on v2");
     assert_eq!(registry.ids(), [v2.id()]);
+}
+
+/// A registry in a `static`, as qdf-tonic's `Limits::dictionaries` takes one, provided as an
+/// `Extension<&'static DictionaryRegistry>`: message and stream bodies on its dictionary
+/// decode, and the response uses the announced one.
+#[tokio::test]
+async fn a_static_registry_is_an_extension_too() {
+    static REGISTRY: std::sync::LazyLock<DictionaryRegistry> =
+        std::sync::LazyLock::new(DictionaryRegistry::new);
+    let v1 = trained();
+    REGISTRY.rotate(v1.clone()).unwrap();
+    let app = Router::new()
+        .route("/echo", post(echo))
+        .route("/stream", post(echo_stream))
+        .layer(Extension(&*REGISTRY));
+    let addr = serve(app).await;
+    let sent = spans(20);
+
+    let body = qdf_core::to_vec_with_dictionary(&sent, Options::balanced(), &v1).unwrap();
+    let (status, _, got) =
+        post_echo(addr, body, &[(QDF_DICTIONARY, qdf_dictionary(v1.id()))]).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&got));
+    assert_eq!(qdf_core::dictionary_id(&got).unwrap(), Some(v1.id()));
+    let back: Vec<Span> =
+        qdf_core::from_slice_with_dictionary(&got, Options::default(), &v1).unwrap();
+    assert_eq!(back, sent);
+
+    let mut enc = qdf_core::EncoderSession::new(Options::default()).with_dictionary(v1.clone());
+    let mut body = Vec::new();
+    for s in &sent {
+        enc.encode_frame(s, &mut body).unwrap();
+    }
+    let req = Request::builder()
+        .method(Method::POST)
+        .uri(format!("http://{addr}/stream"))
+        .header(http::header::CONTENT_TYPE, "application/qdf-stream")
+        .body(full(body))
+        .unwrap();
+    let res = client().request(req).await.unwrap();
+    assert_eq!(res.status().as_u16(), 200);
 }

@@ -191,7 +191,7 @@ async fn a_stream_keeps_its_dictionary_through_rotation_and_retirement_on_both_s
     assert_eq!(
         String::from_utf8_lossy(&text),
         format!(
-            "The qdf body names dictionary {}, which this server does not hold (its current one is {})",
+            "The qdf body names dictionary {}, which the reader does not hold (its current one is {})",
             v1.id(),
             v2.id()
         )
@@ -375,7 +375,7 @@ async fn a_registry_with_none_current_names_none() {
     assert_eq!(
         String::from_utf8_lossy(&text),
         format!(
-            "The qdf body names dictionary {}, which this server does not hold (it has none current)",
+            "The qdf body names dictionary {}, which the reader does not hold (it has none current)",
             v1.id()
         )
     );
@@ -504,7 +504,7 @@ async fn an_unknown_dictionary_is_answered_while_the_client_is_still_sending() {
     assert_eq!(
         String::from_utf8_lossy(&text),
         format!(
-            "The qdf body names dictionary {}, which this server does not hold (its current one is {})",
+            "The qdf body names dictionary {}, which the reader does not hold (its current one is {})",
             v3.id(),
             v1.id()
         )
@@ -558,4 +558,52 @@ async fn a_streamed_response_has_checksums_and_the_dictionary_in_either_order() 
             "{path}: {err:?}"
         );
     }
+}
+
+/// A client reading a response body gets the rejection in words that fit a client too, and
+/// a session holding a dictionary of its own names it (as a registry's current one is).
+#[tokio::test]
+async fn an_unknown_dictionary_names_what_the_reader_holds() {
+    let (d1, d2) = (v1(), v2());
+    let body: Vec<u8> = frames_of(&spans(2), Some(&d1)).concat();
+    let read = |frames: QdfFrames<Span, http_body_util::Full<Bytes>>| async move {
+        let mut frames = frames;
+        within("the first item", frames.next())
+            .await
+            .unwrap()
+            .unwrap_err()
+    };
+
+    let session = qdf_core::DecoderSession::new(Options::default()).with_dictionary(d2.clone());
+    let r = read(QdfFrames::with_session(
+        http_body_util::Full::new(Bytes::from(body.clone())),
+        session,
+    ))
+    .await;
+    let QdfRejection::UnknownDictionary {
+        id,
+        current,
+        registry,
+    } = &r
+    else {
+        panic!("not UnknownDictionary: {r:?}");
+    };
+    assert_eq!((*id, *current, *registry), (d1.id(), Some(d2.id()), false));
+    assert_eq!(
+        r.to_string(),
+        format!(
+            "The qdf body names dictionary {}, which the reader does not hold (it holds {})",
+            d1.id(),
+            d2.id()
+        )
+    );
+
+    let r = read(QdfFrames::new(http_body_util::Full::new(Bytes::from(body)))).await;
+    assert_eq!(
+        r.to_string(),
+        format!(
+            "The qdf body names dictionary {}, and the reader holds no dictionaries",
+            d1.id()
+        )
+    );
 }
