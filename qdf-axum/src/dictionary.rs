@@ -246,15 +246,7 @@ fn parse_sf_binary_32(v: &[u8]) -> Option<[u8; 32]> {
 
 /// 16 hex digits (either case) as an id, else `None`.
 fn parse_hex_id(v: &[u8]) -> Option<DictionaryId> {
-    if v.len() != 16 || !v.iter().all(u8::is_ascii_hexdigit) {
-        return None;
-    }
-    let mut id = [0u8; 8];
-    for (i, pair) in v.chunks(2).enumerate() {
-        let s = std::str::from_utf8(pair).ok()?;
-        id[i] = u8::from_str_radix(s, 16).ok()?;
-    }
-    Some(DictionaryId::from_bytes(id))
+    std::str::from_utf8(v).ok()?.parse().ok()
 }
 
 #[cfg(test)]

@@ -43,8 +43,8 @@ pub mod __qpack {
 // this block is a change to `tests/public_api.txt` (see `tests/public_api.rs`).
 pub use de::Deserializer;
 pub use dict::{
-    DEFAULT_MAX_REGISTRY_BYTES, Dictionary, DictionaryId, DictionaryRegistry, REGISTRY_ID_BYTES,
-    RegistryError,
+    DEFAULT_MAX_REGISTRY_BYTES, Dictionary, DictionaryId, DictionaryRegistry,
+    ParseDictionaryIdError, REGISTRY_ID_BYTES, RegistryError,
 };
 pub use error::{Category, Error, ErrorCode, Result};
 pub use options::{Features, Limits, Options};

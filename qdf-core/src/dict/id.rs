@@ -11,12 +11,15 @@ use sha2::{Digest, Sha256};
 /// have the same id; any other difference changes it (a 64-bit hash: an accidental collision
 /// among n dictionaries has probability about n² / 2⁶⁵).
 ///
-/// Displays as 16 lowercase hex digits.
+/// Displays as 16 lowercase hex digits, and parses back from 16 hex digits of either case
+/// (as the `qdf-dictionary` HTTP header and error texts carry it).
 ///
 /// ```
 /// let dict = qdf_core::Dictionary::from_strs(["service", "checkout"])?;
 /// assert_eq!(dict.id().to_string().len(), 16);
 /// assert_eq!(qdf_core::DictionaryId::from_bytes(dict.id().to_bytes()), dict.id());
+/// assert_eq!(dict.id().to_string().parse::<qdf_core::DictionaryId>(), Ok(dict.id()));
+/// assert!("0123".parse::<qdf_core::DictionaryId>().is_err());
 /// # Ok::<(), qdf_core::Error>(())
 /// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -52,3 +55,33 @@ impl fmt::Debug for DictionaryId {
         write!(f, "DictionaryId({self})")
     }
 }
+
+impl std::str::FromStr for DictionaryId {
+    type Err = ParseDictionaryIdError;
+
+    /// 16 hex digits, either case (the [`Display`](fmt::Display) form).
+    fn from_str(s: &str) -> Result<Self, ParseDictionaryIdError> {
+        let b = s.as_bytes();
+        if b.len() != 16 {
+            return Err(ParseDictionaryIdError);
+        }
+        let mut id = [0u8; 8];
+        for (out, pair) in id.iter_mut().zip(b.chunks_exact(2)) {
+            let digit = |c: u8| (c as char).to_digit(16).ok_or(ParseDictionaryIdError);
+            *out = (digit(pair[0])? << 4 | digit(pair[1])?) as u8;
+        }
+        Ok(DictionaryId(id))
+    }
+}
+
+/// The error of parsing a [`DictionaryId`]: the text is not 16 hex digits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ParseDictionaryIdError;
+
+impl fmt::Display for ParseDictionaryIdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("invalid dictionary id: expected 16 hex digits")
+    }
+}
+
+impl std::error::Error for ParseDictionaryIdError {}

@@ -23,7 +23,7 @@ mod tests;
 use std::fmt;
 use std::sync::Arc;
 
-pub use id::DictionaryId;
+pub use id::{DictionaryId, ParseDictionaryIdError};
 pub use registry::{
     DEFAULT_MAX_REGISTRY_BYTES, DictionaryRegistry, REGISTRY_ID_BYTES, RegistryError,
 };
