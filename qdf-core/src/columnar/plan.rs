@@ -246,7 +246,8 @@ impl Batch {
         }
         let id = self.cols.len() as u32;
         self.cols.push(key);
-        self.present.push(self.spare_present.pop().unwrap_or_default());
+        self.present
+            .push(self.spare_present.pop().unwrap_or_default());
         self.order.insert(*cursor, id);
         self.pos.push(0);
         self.renumber(*cursor);

@@ -238,3 +238,6 @@ impl PackBuf {
 pub(crate) fn packs(opts: &Options) -> bool {
     opts.has(Features::QPACK)
 }
+
+#[cfg(test)]
+mod tests;
