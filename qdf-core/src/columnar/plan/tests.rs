@@ -95,12 +95,12 @@ fn a_recycled_batch_captures_as_a_fresh_one() {
     let wide = |i: u8| Wide {
         z: (0..i as u16).collect(),
         name: "n".repeat(i as usize),
-        act: if i % 2 == 0 {
+        act: if i.is_multiple_of(2) {
             Act::Idle
         } else {
             Act::Move { dx: -(i as i16) }
         },
-        t: (i, (i % 3 == 0).then_some(7)),
+        t: (i, i.is_multiple_of(3).then_some(7)),
         m: (0..i % 4).map(|k| (format!("k{k}"), k)).collect(),
     };
     let ab = |i: u8| Ab {
@@ -112,21 +112,33 @@ fn a_recycled_batch_captures_as_a_fresh_one() {
     type Fill = fn(&mut Batch, &dyn Fn(u8) -> Wide, &dyn Fn(u8) -> Ab);
     let seqs: [(usize, bool, Fill); 5] = [
         (5, false, |b, w, _| {
-            (0..5).for_each(|i| drop(b.offer(&w(i), d())))
+            (0..5).for_each(|i| {
+                let _ = b.offer(&w(i), d());
+            })
         }),
         (3, true, |b, _, a| {
-            (0..3).for_each(|i| drop(b.offer(&a(i), d())))
+            (0..3).for_each(|i| {
+                let _ = b.offer(&a(i), d());
+            })
         }),
         (9, true, |b, w, a| {
-            (0..4).for_each(|i| drop(b.offer(&w(i), d())));
+            (0..4).for_each(|i| {
+                let _ = b.offer(&w(i), d());
+            });
             assert_eq!(b.offer(&5u8, d()), Offer::Refused);
-            drop(b.offer(&a(1), d()));
+            {
+                let _ = b.offer(&a(1), d());
+            };
         }),
         (7, false, |b, _, a| {
-            (0..7).for_each(|i| drop(b.offer(&a(i), d())));
+            (0..7).for_each(|i| {
+                let _ = b.offer(&a(i), d());
+            });
         }),
         (2, true, |b, w, _| {
-            (3..5).for_each(|i| drop(b.offer(&w(i), d())))
+            (3..5).for_each(|i| {
+                let _ = b.offer(&w(i), d());
+            })
         }),
     ];
     let mut reused = Batch::new(0, false);
