@@ -53,7 +53,15 @@ impl Index {
 
 /// The distinct values of `vals` in first-seen order, or `None` if there are more than 64.
 pub fn distinct(vals: &[u64]) -> Option<Vec<u64>> {
-    let mut d: Vec<u64> = Vec::new();
+    let mut d = [0u64; MAX_DICT];
+    distinct_into(vals, &mut d).map(|len| d[..len].to_vec())
+}
+
+/// [`distinct`] into `d` without allocating (the picker costs the dictionary of every
+/// integer column and rarely keeps it): how many distinct values `d` starts with, or `None`
+/// past 64.
+pub(crate) fn distinct_into(vals: &[u64], d: &mut [u64; MAX_DICT]) -> Option<usize> {
+    let mut len = 0;
     let mut index = Index::new();
     let mut last = None;
     for &v in vals {
@@ -64,14 +72,15 @@ pub fn distinct(vals: &[u64]) -> Option<Vec<u64>> {
         last = Some(v);
         let s = index.slot(v);
         if index.ids[s] == 0 {
-            if d.len() == MAX_DICT {
+            if len == MAX_DICT {
                 return None;
             }
-            d.push(v);
-            (index.keys[s], index.ids[s]) = (v, d.len() as u8);
+            d[len] = v;
+            len += 1;
+            (index.keys[s], index.ids[s]) = (v, len as u8);
         }
     }
-    Some(d)
+    Some(len)
 }
 
 /// Exact encoded size in bytes, tag included, for `dict` from [`distinct`].

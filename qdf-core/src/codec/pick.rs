@@ -107,13 +107,18 @@ fn search(vals: &[u64], kind: Kind, bound: usize, every_id: bool) -> (IntChoice,
     if n >= 8 && const_ok && rle::runs(&vals[..n.min(32)]).count() <= 16 {
         consider(IntChoice::Rle, rle::cost(vals, signed));
     }
+    let mut d = [0u64; dict::MAX_DICT];
     if n >= 8
         && !every_id
-        && let Some(d) = dict::distinct(vals)
-        && (d.len() > 1 || const_ok)
+        && let Some(len) = dict::distinct_into(vals, &mut d)
+        && (len > 1 || const_ok)
     {
-        let c = dict::cost(n, &d, signed);
-        consider(IntChoice::Dict(d), c);
+        let d = &d[..len];
+        let c = dict::cost(n, d, signed);
+        // The entries are copied out only for a dictionary that wins so far.
+        if c < best.1 {
+            best = (IntChoice::Dict(d.to_vec()), c);
+        }
     }
     if n >= 8 && bits >= 2 {
         let (b, exceptions) = pfor::best_width(vals, min, bits, MAX_ENCODE_BITS);

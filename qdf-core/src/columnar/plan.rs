@@ -17,6 +17,9 @@ use crate::refuse::refuse;
 use crate::wire::ext::magic;
 use crate::wire::form::int_len;
 
+/// Most bytes of vectors a recycled [`Batch`] keeps ([`Batch::recycle`]).
+const MAX_KEPT: usize = 64 << 10;
+
 /// One captured row (struct element).
 #[derive(Debug)]
 pub(crate) struct Row {
@@ -57,6 +60,8 @@ pub(crate) struct Batch {
     conflict: bool,
     /// The sequence's announced length, capped (what to reserve for).
     hint: usize,
+    /// Emptied column lists kept from an earlier use of this batch ([`Batch::recycle`]).
+    spare_present: Vec<Vec<(u32, u32)>>,
 }
 
 /// What became of an offered element.
@@ -82,6 +87,45 @@ impl Batch {
         b.tape.check_keys = check_keys;
         b.rows.reserve(b.hint);
         b
+    }
+
+    /// Empties the batch for another sequence, keeping its vectors' capacity (a sequence
+    /// of small batches, such as the inner lists of residual cells, then allocates once);
+    /// `false` when its vectors hold more than [`MAX_KEPT`] bytes, which are not worth keeping
+    /// alive (the caller drops it).
+    pub(crate) fn recycle(&mut self) -> bool {
+        if self.footprint() > MAX_KEPT {
+            return false;
+        }
+        self.rows.clear();
+        self.cells.clear();
+        self.tape.clear();
+        self.cols.clear();
+        self.order.clear();
+        self.pos.clear();
+        for mut p in self.present.drain(..) {
+            p.clear();
+            self.spare_present.push(p);
+        }
+        self.conflict = false;
+        true
+    }
+
+    /// A batch emptied by [`recycle`](Self::recycle) as [`Batch::new`] makes it.
+    pub(crate) fn reuse(&mut self, len: usize, check_keys: bool) {
+        self.hint = len.min(MAX_RESERVE / std::mem::size_of::<Row>());
+        self.tape.check_keys = check_keys;
+        self.rows.reserve(self.hint);
+    }
+
+    /// Bytes the batch's vectors hold (their capacity).
+    fn footprint(&self) -> usize {
+        use std::mem::size_of;
+        let lists = self.present.iter().chain(&self.spare_present);
+        self.rows.capacity() * size_of::<Row>()
+            + self.cells.capacity() * size_of::<Field>()
+            + self.tape.footprint()
+            + lists.map(Vec::capacity).sum::<usize>() * size_of::<(u32, u32)>()
     }
 
     /// Offers one element; `depth` is the serializer's depth at the sequence.
@@ -202,7 +246,8 @@ impl Batch {
         }
         let id = self.cols.len() as u32;
         self.cols.push(key);
-        self.present.push(Vec::new());
+        self.present
+            .push(self.spare_present.pop().unwrap_or_default());
         self.order.insert(*cursor, id);
         self.pos.push(0);
         self.renumber(*cursor);

@@ -68,9 +68,13 @@ impl PackBuf {
             .feature_bits()
             .without(Features::DENSE)
             .without(Features::ENTROPY);
+        // What `finish` leaves after a header at 0, without a sink for the packed case.
+        if let Some(packed) = self.packed(feats)? {
+            return Ok(packed);
+        }
         let mut s = Sink::new(Vec::new(), opts.features(feats));
         s.write_header(Header::Array, self.vals.len())?;
-        self.finish(&mut s, 0)?;
+        self.write_plain(&mut s);
         Ok(s.into_inner())
     }
 
@@ -119,17 +123,35 @@ impl PackBuf {
     /// writes the elements plain and returns `false`.
     pub(crate) fn finish(self, sink: &mut Sink, start: usize) -> Result<bool> {
         let n = self.vals.len();
-        let (Some(class), true) = (self.class, n >= MIN_PACK) else {
+        let Some(packed) = self.packed(sink.opts().feature_bits())? else {
             self.write_plain(sink);
             return Ok(false);
         };
+        let packed = sink.entropy_wrap(packed);
+        sink.truncate(start);
+        sink.extend(&packed);
+        sink.note_codec_tag();
+        // The decoder charges a packed element its width, 8 units (§19).
+        sink.count_output((n as u64).saturating_mul(crate::codec::cursor::ELEMENT_CHARGE));
+        Ok(true)
+    }
+
+    /// The packed value under `feats` when it is strictly smaller than the plain array
+    /// (before any entropy stage), else `None`. Allocated at its exact size: the pickers
+    /// cost exactly.
+    fn packed(&self, feats: Features) -> Result<Option<Vec<u8>>> {
+        let n = self.vals.len();
+        let (Some(class), true) = (self.class, n >= MIN_PACK) else {
+            return Ok(None);
+        };
         let plain = header_bytes(Header::Array, n)?.as_slice().len() + self.plain_len();
-        let feats = sink.opts().feature_bits();
         let mut packed = Vec::new();
         match class {
             Class::Bool => {
-                if codec::bools::cost(n) < plain {
+                let cost = codec::bools::cost(n);
+                if cost < plain {
                     let b: Vec<bool> = self.vals.iter().map(|&v| v == 1).collect();
+                    packed.reserve_exact(cost);
                     codec::encode_bools(&b, &mut packed);
                 }
             }
@@ -137,6 +159,7 @@ impl PackBuf {
                 let kind = self.int_kind();
                 let (choice, cost) = pick::choose_int(&self.vals, kind);
                 if cost < plain {
+                    packed.reserve_exact(cost);
                     pick::write_int(&self.vals, kind, choice, &mut packed);
                 }
             }
@@ -148,6 +171,7 @@ impl PackBuf {
                     .collect();
                 let (choice, cost) = pick::choose_f32(&f, feats);
                 if cost < plain {
+                    packed.reserve_exact(cost);
                     pick::write_f32(&f, choice, &mut packed);
                 }
             }
@@ -155,21 +179,12 @@ impl PackBuf {
                 let f: Vec<f64> = self.vals.iter().map(|&v| f64::from_bits(v)).collect();
                 let (choice, cost) = pick::choose_f64(&f, feats);
                 if cost < plain {
+                    packed.reserve_exact(cost);
                     pick::write_f64(&f, choice, &mut packed);
                 }
             }
         }
-        if packed.is_empty() {
-            self.write_plain(sink);
-            return Ok(false);
-        }
-        let packed = sink.entropy_wrap(packed);
-        sink.truncate(start);
-        sink.extend(&packed);
-        sink.note_codec_tag();
-        // The decoder charges a packed element its width, 8 units (§19).
-        sink.count_output((n as u64).saturating_mul(crate::codec::cursor::ELEMENT_CHARGE));
-        Ok(true)
+        Ok((!packed.is_empty()).then_some(packed))
     }
 
     /// The narrowest kind holding every buffered integer: signed if any is negative.
@@ -223,3 +238,6 @@ impl PackBuf {
 pub(crate) fn packs(opts: &Options) -> bool {
     opts.has(Features::QPACK)
 }
+
+#[cfg(test)]
+mod tests;

@@ -264,9 +264,16 @@ impl<'a> Compound<'a> {
         };
         let claimed = self.claimed;
         let check_keys = self.ser.sink.opts().denies_duplicate_keys();
-        let batch = self
-            .cols
-            .get_or_insert_with(|| Box::new(Batch::new(claimed, check_keys)));
+        let batch = match &mut self.cols {
+            Some(b) => b,
+            None => self.cols.insert(match self.ser.spare_batch.take() {
+                Some(mut b) => {
+                    b.reuse(claimed, check_keys);
+                    b
+                }
+                None => Box::new(Batch::new(claimed, check_keys)),
+            }),
+        };
         let offer = batch.offer(value, depth);
         if offer == Offer::Taken {
             return Ok(true);
@@ -274,6 +281,7 @@ impl<'a> Compound<'a> {
         self.cols_ok = false;
         if let Some(b) = self.cols.take() {
             crate::columnar::write::replay_rows(&mut super::Front(self.ser), &b)?;
+            self.ser.recycle(b);
         }
         Ok(offer == Offer::Conflict)
     }
@@ -315,16 +323,18 @@ impl<'a> Compound<'a> {
             self.ser.sink.leave(self.levels);
             return Ok(());
         }
-        if let Some(b) = self.cols.take()
-            && crate::columnar::write::finish_batch(
+        if let Some(b) = self.cols.take() {
+            let container = crate::columnar::write::finish_batch(
                 &mut super::Front(self.ser),
                 &b,
                 self.start,
                 self.header_len,
-            )?
-        {
-            self.ser.sink.leave(self.levels);
-            return Ok(());
+            )?;
+            self.ser.recycle(b);
+            if container {
+                self.ser.sink.leave(self.levels);
+                return Ok(());
+            }
         }
         if self.count != self.claimed {
             let header = match self.kind {

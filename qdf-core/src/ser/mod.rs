@@ -64,6 +64,8 @@ pub struct Serializer {
     /// Under `Options::deny_duplicate_keys`: the keys of the maps and structs still open,
     /// one set each (a [`Compound`] holds its index; no `Drop` field in the hot type).
     key_sets: Vec<dupkeys::KeySet>,
+    /// An emptied columnar batch kept for the next sequence (`Batch::recycle`).
+    spare_batch: Option<Box<crate::columnar::plan::Batch>>,
 }
 
 impl Serializer {
@@ -81,6 +83,14 @@ impl Serializer {
         Serializer::over(Sink::new(buf, opts))
     }
 
+    /// Keeps the finished batch `b` for the next sequence when it is small enough
+    /// (`Batch::recycle`), else drops it.
+    pub(crate) fn recycle(&mut self, mut b: Box<crate::columnar::plan::Batch>) {
+        if b.recycle() {
+            self.spare_batch = Some(b);
+        }
+    }
+
     /// The serde front over `sink`.
     fn over(sink: Sink) -> Self {
         Serializer {
@@ -88,6 +98,7 @@ impl Serializer {
             pending_variant: None,
             plain_array: false,
             key_sets: Vec::new(),
+            spare_batch: None,
         }
     }
 

@@ -63,3 +63,98 @@ fn plan_inserts_at_the_cursor_and_detects_conflicts() {
     assert_eq!(b.offer(&Ca { c: 1, a: 2 }, d()), Offer::Conflict);
     assert_eq!(b.rows.len(), 3, "the conflicting row is kept for replay");
 }
+
+/// Everything of a batch that planning and writing read (not the spare capacity).
+fn state(b: &Batch) -> String {
+    format!(
+        "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+        b.rows, b.cells, b.cols, b.order, b.pos, b.present, b.conflict, b.hint, b.tape,
+    )
+}
+
+#[derive(Serialize)]
+enum Act {
+    Idle,
+    Move { dx: i16 },
+}
+
+#[derive(Serialize)]
+struct Wide {
+    z: Vec<u16>,
+    name: String,
+    act: Act,
+    t: (u8, Option<u32>),
+    m: std::collections::BTreeMap<String, u8>,
+}
+
+/// A recycled batch captures the next sequence exactly as a fresh one: the same rows, cells,
+/// columns and tape, whatever the sequence before it held (other fields, a conflict, a
+/// refused element, checked map keys).
+#[test]
+fn a_recycled_batch_captures_as_a_fresh_one() {
+    let wide = |i: u8| Wide {
+        z: (0..i as u16).collect(),
+        name: "n".repeat(i as usize),
+        act: if i.is_multiple_of(2) {
+            Act::Idle
+        } else {
+            Act::Move { dx: -(i as i16) }
+        },
+        t: (i, i.is_multiple_of(3).then_some(7)),
+        m: (0..i % 4).map(|k| (format!("k{k}"), k)).collect(),
+    };
+    let ab = |i: u8| Ab {
+        a: i,
+        b: (i % 2 == 1).then_some("x"),
+        c: -(i as i32),
+    };
+    // Each sequence: its announced length, key checking, and what to offer.
+    type Fill = fn(&mut Batch, &dyn Fn(u8) -> Wide, &dyn Fn(u8) -> Ab);
+    let seqs: [(usize, bool, Fill); 5] = [
+        (5, false, |b, w, _| {
+            (0..5).for_each(|i| {
+                let _ = b.offer(&w(i), d());
+            })
+        }),
+        (3, true, |b, _, a| {
+            (0..3).for_each(|i| {
+                let _ = b.offer(&a(i), d());
+            })
+        }),
+        (9, true, |b, w, a| {
+            (0..4).for_each(|i| {
+                let _ = b.offer(&w(i), d());
+            });
+            assert_eq!(b.offer(&5u8, d()), Offer::Refused);
+            {
+                let _ = b.offer(&a(1), d());
+            };
+        }),
+        (7, false, |b, _, a| {
+            (0..7).for_each(|i| {
+                let _ = b.offer(&a(i), d());
+            });
+        }),
+        (2, true, |b, w, _| {
+            (3..5).for_each(|i| {
+                let _ = b.offer(&w(i), d());
+            })
+        }),
+    ];
+    let mut reused = Batch::new(0, false);
+    for (k, &(len, keys, fill)) in seqs.iter().enumerate() {
+        let mut fresh = Batch::new(len, keys);
+        fill(&mut fresh, &wide, &ab);
+        assert!(reused.recycle());
+        reused.reuse(len, keys);
+        fill(&mut reused, &wide, &ab);
+        assert_eq!(state(&reused), state(&fresh), "sequence {k}");
+        assert!(!fresh.rows.is_empty());
+    }
+    // Past the kept size a batch is not recycled (the caller drops it): here the rows a
+    // sequence of unknown length reserves.
+    assert!(!Batch::new(usize::MAX, false).recycle());
+    let mut big = Batch::new(0, false);
+    big.tape.arena.reserve(MAX_KEPT + 1);
+    assert!(!big.recycle());
+}

@@ -128,6 +128,24 @@ impl Tape {
         ])
     }
 
+    /// Drops everything captured (the capacity stays); `check_keys` as it was.
+    pub(crate) fn clear(&mut self) {
+        self.evs.clear();
+        self.arena.clear();
+        self.names.clear();
+        self.variants.clear();
+        self.key_sets.clear();
+    }
+
+    /// Bytes the tape's vectors hold (their capacity; the key sets not counted).
+    pub(crate) fn footprint(&self) -> usize {
+        use std::mem::size_of;
+        self.evs.capacity() * size_of::<Ev>()
+            + self.arena.capacity()
+            + self.names.capacity() * size_of::<&str>()
+            + self.variants.capacity() * size_of::<(&str, u32, &str)>()
+    }
+
     /// Drops everything captured after `m`.
     pub(crate) fn rewind(&mut self, m: Mark) {
         self.evs.truncate(m.0[0]);
