@@ -18,7 +18,7 @@ impl Serializer {
     #[inline(never)]
     fn serialize_variant_str(&mut self, v: &str) -> Result<()> {
         let Some(kind) = self.pending_variant.take() else {
-            return self.sink.write_str(v);
+            return self.sink.write_str_value(v);
         };
         if kind == TIMESTAMP {
             return self.sink.write_timestamp_text(v);
@@ -122,7 +122,7 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         if self.pending_variant.is_some() {
             return self.serialize_variant_str(v);
         }
-        self.sink.write_str(v)
+        self.sink.write_str_value(v)
     }
     #[inline]
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
