@@ -296,7 +296,7 @@ impl Sink {
 /// lowercase.
 #[inline]
 fn hex_case(b: &[u8]) -> Option<bool> {
-    if b.len() < 4 || b.len() % 2 != 0 {
+    if b.len() < 4 || !b.len().is_multiple_of(2) {
         return None;
     }
     let (mut lower, mut upper) = (false, false);
