@@ -187,7 +187,9 @@ fn a_definition_counts_its_text_toward_the_intern_byte_cap() {
 
 #[test]
 fn errors_are_typed_at_their_offsets() {
-    let cases: &[(&[u8], fn(&ErrorCode) -> bool, u64)] = &[
+    /// (body, the expected code, its offset)
+    type Case = (&'static [u8], fn(&ErrorCode) -> bool, u64);
+    let cases: &[Case] = &[
         (
             &[0xF2, 0x0B, 0x00],
             |c| matches!(c, ErrorCode::BadCodec(_)),
