@@ -59,8 +59,8 @@ pub struct Sizes {
     pub dict_entries: usize,
     /// Of `qdf_dict`: what the random hex ids (trace and span ids, strings of 16 or 32 hex
     /// digits), which no dictionary can hold, add to the message: its bytes minus those of
-    /// the same message with each id empty (inline in rows, 1 + digits bytes each; packed 4
-    /// bits a digit in a hex-text column). Their entropy is 4 bits a digit.
+    /// the same message with each id empty (in rows hex text, 4 bits a digit plus 3 bytes
+    /// each, `docs/SPEC.md` §9; packed 4 bits a digit in a hex-text column). Their entropy is 4 bits a digit.
     pub hex_ids: usize,
 }
 

@@ -160,8 +160,12 @@ impl<W: Write> Printer<'_, W> {
                 bytes,
                 binary,
                 intern,
+                hex,
             } => {
                 text(l, bytes, *binary, self.full);
+                if *hex {
+                    l.push_str("  (hex text)");
+                }
                 match intern {
                     Intern::Inline => {}
                     Intern::Define(id) => {

@@ -6,7 +6,7 @@
 //! | tier | preset | features |
 //! |---|---|---|
 //! | Speed | [`Options::speed`] | none: plain tags |
-//! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE` |
+//! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE | NESTED_COLUMNS | HEX_TEXT` |
 //! | Compression | [`Options::compression`] | Balanced `| FLOAT_XOR | ENTROPY | FSST` |
 //!
 //! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes,
@@ -36,15 +36,15 @@
 /// assert!(!(f - Features::DENSE).contains(Features::DENSE));
 /// assert_eq!(f & Features::MAP_SHAPE, Features::MAP_SHAPE);
 /// assert_eq!(!Features::NONE, Features::ALL);
-/// assert_eq!(f.bits(), 0xE1F);
-/// assert_eq!(Features::from_bits(0xE1F), Some(f));
-/// assert_eq!(Features::from_bits(0x1000), None);
+/// assert_eq!(f.bits(), 0x1E1F);
+/// assert_eq!(Features::from_bits(0x1E1F), Some(f));
+/// assert_eq!(Features::from_bits(0x2000), None);
 /// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Features(pub(crate) u32);
 
 /// The bits by name, in bit order (`Debug`).
-const FEATURE_NAMES: [(&str, Features); 12] = [
+const FEATURE_NAMES: [(&str, Features); 13] = [
     ("DENSE", Features::DENSE),
     ("QPACK", Features::QPACK),
     ("SHAPE_INTERN", Features::SHAPE_INTERN),
@@ -57,6 +57,7 @@ const FEATURE_NAMES: [(&str, Features); 12] = [
     ("MAP_SHAPE", Features::MAP_SHAPE),
     ("NUM_STATE", Features::NUM_STATE),
     ("NESTED_COLUMNS", Features::NESTED_COLUMNS),
+    ("HEX_TEXT", Features::HEX_TEXT),
 ];
 
 impl std::fmt::Debug for Features {
@@ -117,13 +118,21 @@ impl Features {
     /// column, `docs/SPEC.md` §22.2). Decoders that predate it reject such a container
     /// (the classes were reserved); decoding needs no feature bit.
     pub const NESTED_COLUMNS: Features = Features(1 << 11);
+    /// Bit 12: hex text (`docs/SPEC.md` §9). A string value of an even number of hex digits,
+    /// all lowercase or all uppercase (OTLP trace ids, Zipkin span ids), is written as
+    /// `F2 0B` (inline) or `F2 0C` (an intern definition) in half its length, when that is
+    /// strictly shorter than the form it replaces; references stay references. Never with
+    /// [`Options::borrowable_strings`], and not for names (struct fields, shapes, columns)
+    /// nor inside string columns. Decoding needs no feature bit; a decoder presents the
+    /// text as an owned string (a `&str` target cannot borrow it).
+    pub const HEX_TEXT: Features = Features(1 << 12);
 
-    /// The Balanced preset, `0xC1F`: bits 0–4, `NUM_STATE` and `NESTED_COLUMNS`.
-    pub const BALANCED: Features = Features(0xC1F);
-    /// The Compression preset, `0xD7F`: Balanced plus `FLOAT_XOR`, `ENTROPY` and `FSST`.
-    pub const COMPRESSION: Features = Features(0xD7F);
-    /// Every defined bit, `0xFFF`.
-    pub const ALL: Features = Features(0xFFF);
+    /// The Balanced preset, `0x1C1F`: bits 0–4, `NUM_STATE`, `NESTED_COLUMNS` and `HEX_TEXT`.
+    pub const BALANCED: Features = Features(0x1C1F);
+    /// The Compression preset, `0x1D7F`: Balanced plus `FLOAT_XOR`, `ENTROPY` and `FSST`.
+    pub const COMPRESSION: Features = Features(0x1D7F);
+    /// Every defined bit, `0x1FFF`.
+    pub const ALL: Features = Features(0x1FFF);
 
     /// The bits as a `u32` (bit `n` is the feature constant `1 << n` above).
     #[inline]
@@ -622,7 +631,8 @@ impl Options {
     /// where the string lies in the input as written: a string the encoder interned
     /// (repeated, ≥ [`min_intern`](Self::min_intern) bytes) or packed into a compressed
     /// string column (front-coded FA, alphabet FB, FSST F6, dictionary-index FC: batches of
-    /// ≥ 16 structs) is rebuilt by the decoder, and a `&str` target then fails with a
+    /// ≥ 16 structs) or wrote as hex text ([`Features::HEX_TEXT`]) is rebuilt by the
+    /// decoder, and a `&str` target then fails with a
     /// `TypeMismatch` naming the field. With it, nothing is interned and string columns use
     /// only the blocks whose rows lie in the input: F9 constant, F5 dictionary, F8 raw slab
     /// (`docs/SPEC.md` §20). The wire is unchanged (any decoder reads it); messages with

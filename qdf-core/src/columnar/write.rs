@@ -102,7 +102,7 @@ pub(crate) fn write_residual<W: ValueWriter>(w: &mut W, cell: &Cell, tape: &Tape
         for _ in 0..2 * n {
             i = match tape.evs[i] {
                 Ev::Str(a, e) => {
-                    w.sink().write_str(tape.str(a, e))?;
+                    w.sink().write_str_value(tape.str(a, e))?;
                     i + 1
                 }
                 _ => {

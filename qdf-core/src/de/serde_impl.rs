@@ -112,6 +112,7 @@ impl<'de> Deserializer<'de> {
             ext::UNIT_STRUCT => visitor.visit_unit(),
             ext::CHAR => visitor.visit_char(self.src.read_char()?),
             ext::U128 | ext::I128 => visit_num(self.src.read_wide(sub)?, visitor),
+            ext::HEX_TEXT | ext::HEX_DEF => visit_text(self.src.read_hex(sub)?, visitor),
             ext::SOME => {
                 self.src.check_some_wrapper()?;
                 self.src.enter()?;
@@ -149,7 +150,7 @@ impl<'de> Deserializer<'de> {
             }
             _ => Err(self.src.error_at_tag(ErrorCode::BadTag {
                 found: sub,
-                expected: "an extension subtype 0x00..=0x09",
+                expected: "an extension subtype 0x00..=0x09, 0x0B or 0x0C",
             })),
         }
     }
@@ -511,6 +512,13 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                     de: self,
                     kind: ext::UNIT_VARIANT,
                 }),
+            // A hex string (`F2 0B`/`F2 0C`) is a bare string too.
+            EXT if self.src.rest().get(1).is_some_and(|&s| ext::is_hex(s)) => {
+                visitor.visit_enum(Enum {
+                    de: self,
+                    kind: ext::UNIT_VARIANT,
+                })
+            }
             EXT => {
                 self.src.next("a tag")?;
                 let sub = self.src.next("an extension subtype")?;

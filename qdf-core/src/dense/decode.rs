@@ -31,6 +31,9 @@ pub(crate) struct DecState<'de> {
     inline_owed: bool,
     /// The state goes back to a session: intern entries keep their bytes for later bodies.
     session: bool,
+    /// The text of the last hex form read (`F2 0B`, `F2 0C`, or a reference to an `F2 0C`
+    /// entry of this body): printed here, so it is handed out as copied, never borrowed.
+    hex: String,
 }
 
 impl<'de> DecState<'de> {
@@ -45,6 +48,7 @@ impl<'de> DecState<'de> {
             first_id,
             inline_owed: false,
             session,
+            hex: String::new(),
         }
     }
 
@@ -98,6 +102,25 @@ enum Local<'de> {
     /// Checked as UTF-8 when defined.
     Str(&'de str),
     Bin(&'de [u8]),
+    /// Defined by `F2 0C`: its packed bytes and whether its letters are uppercase (the text
+    /// is printed again for each reference).
+    Hex(&'de [u8], bool),
+}
+
+/// Prints `bytes` as hex digits into `out` (cleared first), high nibble first; `upper`:
+/// letters `A`–`F`, else `a`–`f` (`docs/SPEC.md` §9).
+fn print_hex(bytes: &[u8], upper: bool, out: &mut String) {
+    let digits: &[u8; 16] = if upper {
+        b"0123456789ABCDEF"
+    } else {
+        b"0123456789abcdef"
+    };
+    out.clear();
+    out.reserve(bytes.len() * 2);
+    for &b in bytes {
+        out.push(digits[(b >> 4) as usize] as char);
+        out.push(digits[(b & 15) as usize] as char);
+    }
 }
 
 #[inline(always)]
@@ -196,6 +219,47 @@ impl<'de> DecState<'de> {
         Ok(text)
     }
 
+    /// `F2 0B` (`define` false) or `F2 0C` (tag and subtype consumed): the hex text that
+    /// follows, charged its 2L characters; `F2 0C` defines the next id as that string, with
+    /// `E0`'s state update, `F2 0B` updates the state as an inline string (`docs/SPEC.md`
+    /// §9, §14.1). The text is printed into this state's buffer, so it comes out copied.
+    ///
+    /// Errors: `BadCodec` for `n < 2` (no byte), at the payload; a byte count past the
+    /// input `LengthOverrun`; the output limit and session caps as for `E0`.
+    #[inline(never)]
+    pub(crate) fn read_hex(
+        &mut self,
+        read: &mut SliceRead<'de>,
+        budget: &mut Budget,
+        define: bool,
+    ) -> Result<Text<'de, '_>> {
+        let at = read.offset();
+        let n = read.uvarint()?;
+        if n < 2 {
+            return Err(Error::at(
+                ErrorCode::BadCodec("hex text of no byte (n < 2)"),
+                at,
+            ));
+        }
+        let (len, upper) = (n >> 1, n & 1 == 1);
+        read.check_count(len, 1)?;
+        let bytes = read.take(len as usize, "hex text bytes")?;
+        budget.charge(2 * len, read)?;
+        let mut text = std::mem::take(&mut self.hex);
+        print_hex(bytes, upper, &mut text);
+        if define {
+            let defined = self.dense().define(text.as_bytes(), Kind::Str);
+            if let Err(e) = defined {
+                return Err(e.with_offset(at));
+            }
+            self.spans.push(Local::Hex(bytes, upper));
+        } else {
+            self.note_inline();
+        }
+        self.hex = text;
+        Ok(Text::Str(Reference::Copied(&self.hex)))
+    }
+
     /// The text of resolved entry `id` (a reference at `at`), charged to `budget`: borrowed
     /// from the input if it was defined in this body (a string checked then), else copied
     /// out of the table.
@@ -217,6 +281,11 @@ impl<'de> DecState<'de> {
                 Local::Bin(b) => {
                     budget.charge(b.len() as u64, read)?;
                     Text::Bytes(Reference::Borrowed(b))
+                }
+                Local::Hex(b, upper) => {
+                    budget.charge(2 * b.len() as u64, read)?;
+                    print_hex(b, upper, &mut self.hex);
+                    Text::Str(Reference::Copied(&self.hex))
                 }
             });
         }

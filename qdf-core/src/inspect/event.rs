@@ -90,6 +90,9 @@ pub enum EventKind<'a> {
         binary: bool,
         /// How it is written.
         intern: Intern,
+        /// Written as hex text (`F2 0B`: [`Intern::Inline`]; `F2 0C`: [`Intern::Define`],
+        /// §9): its bytes are the 2L digits printed from the L packed bytes on the wire.
+        hex: bool,
     },
     /// An array header (`A0`–`BF`, `D3`, `D4`) opens `count` elements.
     Array {

@@ -1,5 +1,7 @@
 //! The walk over one body: the decoder's own parsing, each tag handed on as an [`Event`].
 
+use std::borrow::Cow;
+
 use super::*;
 use crate::codec;
 use crate::columnar::numtext::Form;
@@ -64,7 +66,7 @@ impl<'de> Walker<'de, '_> {
             FIXSTR..=FIXSTR_MAX | STR8..=STR32 | BIN8..=BIN32 => {
                 self.text(tag, at, key, None)?;
             }
-            t if is_dense_text(t) => {
+            t if is_dense_text(t) || self.hex_next(t) => {
                 self.text(tag, at, key, None)?;
             }
             FIXARR..=FIXARR_MAX | ARR16 | ARR32 => {
@@ -149,6 +151,7 @@ impl<'de> Walker<'de, '_> {
                     bytes,
                     binary,
                     intern: Intern::Ref { id, form },
+                    hex: false,
                 },
             });
             match name {
@@ -163,11 +166,18 @@ impl<'de> Walker<'de, '_> {
             }
             return Ok(info);
         }
-        let defined = matches!(tag, INTERN_STR | INTERN_BIN).then(|| self.src.dense().entries());
-        let (bytes, binary): (&'de [u8], bool) = match self.src.read_text(tag)? {
-            Some(Text::Str(Reference::Borrowed(s))) => (s.as_bytes(), false),
-            Some(Text::Bytes(Reference::Borrowed(b))) => (b, true),
-            // Inline forms and definitions always lie in the input.
+        let hex = self.hex_next(tag);
+        let defines = matches!(tag, INTERN_STR | INTERN_BIN)
+            || (hex && self.src.rest().first() == Some(&ext::HEX_DEF));
+        let defined = defines.then(|| self.src.dense().entries());
+        let (bytes, binary): (Cow<'de, [u8]>, bool) = match self.src.read_text(tag)? {
+            Some(Text::Str(Reference::Borrowed(s))) => (Cow::Borrowed(s.as_bytes()), false),
+            Some(Text::Bytes(Reference::Borrowed(b))) => (Cow::Borrowed(b), true),
+            // Hex text is printed by the decoder (copied out here for the event).
+            Some(Text::Str(Reference::Copied(s))) if hex => {
+                (Cow::Owned(s.as_bytes().to_vec()), false)
+            }
+            // Other inline forms and definitions always lie in the input.
             Some(_) => return Err(self.src.bad_tag(tag, "a string")),
             None => {
                 let expected = if name.is_some() {
@@ -181,23 +191,30 @@ impl<'de> Walker<'de, '_> {
         let intern = defined.map_or(Intern::Inline, Intern::Define);
         let info = TextInfo {
             binary,
-            utf8: !binary || crate::utf8::utf8(bytes).is_ok(),
+            utf8: !binary || crate::utf8::utf8(&bytes).is_ok(),
         };
         self.emit(
             at,
             key,
             EventKind::Text {
-                bytes,
+                bytes: &bytes,
                 binary,
                 intern,
+                hex,
             },
         );
         match name {
             Some(_) if binary => return Err(self.src.unexpected(tag, "a field name")),
-            Some(true) => self.src.dense().shape_name(bytes),
+            Some(true) => self.src.dense().shape_name(&bytes),
             _ => {}
         }
         Ok(info)
+    }
+
+    /// True if `tag` (just read) is `F2` and the next byte makes it hex text (`F2 0B`,
+    /// `F2 0C`, §9): a string form.
+    fn hex_next(&self, tag: u8) -> bool {
+        tag == EXT && self.src.peek().is_some_and(ext::is_hex)
     }
 
     /// A field name on the wire inside a shape; `record`: a declaration's name.
@@ -462,7 +479,7 @@ impl<'de> Walker<'de, '_> {
             _ => {
                 return Err(self.src.error_at_tag(ErrorCode::BadTag {
                     found: sub,
-                    expected: "an extension subtype 0x00..=0x09",
+                    expected: "an extension subtype 0x00..=0x09, 0x0B or 0x0C",
                 }));
             }
         }
@@ -474,7 +491,9 @@ impl<'de> Walker<'de, '_> {
     fn variant_name(&mut self) -> Result<()> {
         let at = self.src.offset();
         let tag = self.src.next_tag()?;
-        let is_text = matches!(tag, FIXSTR..=FIXSTR_MAX | STR8..=STR32) || is_dense_text(tag);
+        let is_text = matches!(tag, FIXSTR..=FIXSTR_MAX | STR8..=STR32)
+            || is_dense_text(tag)
+            || self.hex_next(tag);
         if !is_text {
             return Err(self.src.unexpected(tag, "a variant name"));
         }
@@ -719,7 +738,7 @@ impl<'de> Walker<'de, '_> {
     }
 }
 
-/// The intern definitions (`E0`, `E2`) among the `v` per-value strings at the front of
+/// The intern definitions (`E0`, `E2`, `F2 0C`) among the `v` per-value strings at the front of
 /// `col` (whose first byte is at `at`): a column the columnar reader has decoded, so only
 /// each string's extent is read here, not its meaning.
 fn definitions(col: &[u8], at: u64, v: u64) -> Result<u32> {
@@ -735,6 +754,11 @@ fn definitions(col: &[u8], at: u64, v: u64) -> Result<u32> {
             INTERN_STR | INTERN_BIN => {
                 n += 1;
                 r.uvarint()?
+            }
+            // Hex text (§9): `F2 0C` defines, `F2 0B` does not; L = n / 2 bytes follow.
+            EXT => {
+                n += u32::from(r.next("a subtype")? == ext::HEX_DEF);
+                r.uvarint()? >> 1
             }
             STATE_REF | MTF | PAIR => {
                 r.uvarint()?;

@@ -3,8 +3,8 @@ use super::*;
 #[test]
 fn presets_match_go_bits_plus_num_state_and_nested_columns() {
     assert_eq!(Options::speed().features.bits(), 0);
-    assert_eq!(Options::balanced().features.bits(), 0xC1F);
-    assert_eq!(Options::compression().features.bits(), 0xD7F);
+    assert_eq!(Options::balanced().features.bits(), 0x1C1F);
+    assert_eq!(Options::compression().features.bits(), 0x1D7F);
     assert_eq!(Options::default(), Options::balanced());
 }
 

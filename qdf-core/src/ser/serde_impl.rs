@@ -18,7 +18,7 @@ impl Serializer {
     #[inline(never)]
     fn serialize_variant_str(&mut self, v: &str) -> Result<()> {
         let Some(kind) = self.pending_variant.take() else {
-            return self.sink.write_str(v);
+            return self.sink.write_str_value(v);
         };
         if kind == TIMESTAMP {
             return self.sink.write_timestamp_text(v);
@@ -122,7 +122,7 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         if self.pending_variant.is_some() {
             return self.serialize_variant_str(v);
         }
-        self.sink.write_str(v)
+        self.sink.write_str_value(v)
     }
     #[inline]
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
@@ -132,14 +132,16 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         self.sink.push(NIL);
         Ok(())
     }
-    /// `Some(x)` is `x`, unless `x`'s encoding starts with `C0` or `F2`: then `F2 05` is
-    /// inserted before it. One depth level either way (the decoder counts `Some` the same way).
+    /// `Some(x)` is `x`, unless `x`'s encoding starts with `C0` or `F2` (but not hex text,
+    /// `F2 0B`/`F2 0C`, a string): then `F2 05` is inserted before it. One depth level either way (the decoder counts `Some` the same way).
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
         self.sink.enter()?;
         let pos = self.sink.len();
         value.serialize(&mut *self)?;
         self.sink.leave(1);
-        if self.sink.byte_at(pos).is_some_and(ext::some_needs_wrapper) {
+        if let Some(first) = self.sink.byte_at(pos)
+            && ext::some_needs_wrapper(first, self.sink.byte_at(pos + 1))
+        {
             self.sink.splice(pos..pos, &[EXT, ext::SOME]);
         }
         Ok(())

@@ -62,6 +62,9 @@ pub(crate) struct Sink {
     /// The first error a compound item returned (see [`Sink::poison`]); once set, every
     /// compound `end` fails with a copy of it.
     poisoned: Option<Error>,
+    /// String values may be written as hex text: [`Features::HEX_TEXT`] without
+    /// `borrowable_strings` (`docs/SPEC.md` §9).
+    hex_text: bool,
     /// Trials open ([`Sink::trial`]).
     trials: u32,
 }
@@ -97,6 +100,7 @@ impl Sink {
             decoded: 0,
             poisoned: None,
             trials: 0,
+            hex_text: opts.has(Features::HEX_TEXT) && !opts.keeps_strings_borrowable(),
         }
     }
 

@@ -145,6 +145,55 @@ impl Sink {
         self.write_plain_str(b)
     }
 
+    /// Writes a string *value* (serde `serialize_str`: values and map keys, not names):
+    /// with [`Features::HEX_TEXT`](crate::Features::HEX_TEXT) a string of hex digits may be
+    /// written as hex text ([`write_hex_str`](Self::write_hex_str)), else as
+    /// [`write_str`](Self::write_str) writes it.
+    #[inline]
+    pub(crate) fn write_str_value(&mut self, s: &str) -> Result<()> {
+        if self.hex_text
+            && let Some(upper) = hex_case(s.as_bytes())
+        {
+            return self.write_hex_str(s.as_bytes(), upper);
+        }
+        self.write_str(s)
+    }
+
+    /// A hex string `b` (letters uppercase when `upper`): the Dense state decides as for any
+    /// string; a definition is written `F2 0C` instead of `E0`, an inline string `F2 0B`
+    /// instead of fixstr/str*, each only when strictly shorter; references stay references
+    /// (`docs/SPEC.md` §9). The state update is the same either way.
+    #[inline(never)]
+    fn write_hex_str(&mut self, b: &[u8], upper: bool) -> Result<()> {
+        use crate::dense::{Emission, Kind};
+        self.count_output(b.len() as u64);
+        let n = b.len() as u64 + u64::from(upper);
+        let hex_len = 2 + varint::uvarint_len(n) + b.len() / 2;
+        let emission = self
+            .dense
+            .as_deref_mut()
+            .map(|d| d.encode_str(b, Kind::Str));
+        let sub = match emission {
+            Some(Emission::Intern) if hex_len < Emission::Intern.wire_len(b.len()) => ext::HEX_DEF,
+            Some(Emission::Inline) | None
+                if hex_len < header_bytes(Header::Str, b.len())?.len + b.len() =>
+            {
+                ext::HEX_TEXT
+            }
+            Some(Emission::Inline) | None => return self.write_plain_str_cold(b),
+            Some(e) => {
+                e.write(&mut self.out, b, Kind::Str);
+                return Ok(());
+            }
+        };
+        self.out.reserve(hex_len);
+        self.out.extend_from_slice(&[EXT, sub]);
+        varint::write_uvarint(&mut self.out, n);
+        self.out
+            .extend(b.chunks_exact(2).map(|p| nibble(p[0]) << 4 | nibble(p[1])));
+        Ok(())
+    }
+
     /// [`Sink::write_str`] with a Dense state: intern, else the plain form. Out of line
     /// so that the Speed path inlines without the intern table's register pressure.
     #[inline(never)]
@@ -238,5 +287,36 @@ impl Sink {
         self.out.extend_from_slice(h.as_slice());
         self.out.extend_from_slice(b);
         Ok(())
+    }
+}
+
+/// Whether `b` is hex text worth a look (`docs/SPEC.md` §9): an even length of at least 4
+/// (below that the hex form is never shorter), every byte `0`–`9`/`a`–`f`, or every byte
+/// `0`–`9`/`A`–`F` with a letter. `Some(true)` for uppercase letters; digits only is
+/// lowercase.
+#[inline]
+fn hex_case(b: &[u8]) -> Option<bool> {
+    if b.len() < 4 || !b.len().is_multiple_of(2) {
+        return None;
+    }
+    let (mut lower, mut upper) = (false, false);
+    for &c in b {
+        match c {
+            b'0'..=b'9' => {}
+            b'a'..=b'f' => lower = true,
+            b'A'..=b'F' => upper = true,
+            _ => return None,
+        }
+    }
+    (!(lower && upper)).then_some(upper)
+}
+
+/// The value of hex digit `c` (checked by [`hex_case`]).
+#[inline]
+fn nibble(c: u8) -> u8 {
+    match c {
+        b'0'..=b'9' => c - b'0',
+        b'a'..=b'f' => c - b'a' + 10,
+        _ => c - b'A' + 10,
     }
 }

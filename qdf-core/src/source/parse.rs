@@ -209,7 +209,9 @@ impl<'de> Source<'de> {
     ///
     /// Hook: EVERY string and byte-string read goes through here — values, map keys, struct
     /// field names, variant names. The Dense dialect resolves intern tags (E0/E1/E2/E8/E9/EA)
-    /// here and returns [`Reference::Copied`] for table entries.
+    /// here and returns [`Reference::Copied`] for table entries; the hex forms `F2 0B` /
+    /// `F2 0C` (`docs/SPEC.md` §9) are read here too (the subtype is consumed only then),
+    /// so they stand wherever a string may.
     #[inline]
     pub(crate) fn read_text(&mut self, tag: u8) -> Result<Option<Text<'de, '_>>> {
         let (len, is_str) = match tag {
@@ -217,12 +219,26 @@ impl<'de> Source<'de> {
             STR8 | STR16 | STR32 => (self.parse_len(tag, Len::Str)?.unwrap_or(0), true),
             BIN8 | BIN16 | BIN32 => (self.parse_len(tag, Len::Bin)?.unwrap_or(0), false),
             t if is_dense_text(t) => return self.read_dense_text(tag).map(Some),
+            EXT => match self.read.peek() {
+                Some(sub) if ext::is_hex(sub) => {
+                    let _ = self.read.next("");
+                    return self.read_hex(sub).map(Some);
+                }
+                _ => return Ok(None),
+            },
             _ => return Ok(None),
         };
         if is_str {
             return Ok(Some(Text::Str(Reference::Borrowed(self.str_body(len)?))));
         }
         Ok(Some(Text::Bytes(Reference::Borrowed(self.text_body(len)?))))
+    }
+
+    /// The hex text of `F2 sub` (tag and subtype consumed; `sub` is `0B` or `0C`,
+    /// `docs/SPEC.md` §9): a string the decoder prints, so it comes out copied.
+    pub(crate) fn read_hex(&mut self, sub: u8) -> Result<Text<'de, '_>> {
+        self.state
+            .read_hex(&mut self.read, &mut self.budget, sub == ext::HEX_DEF)
     }
 
     /// Reads the string or bytes that Dense tag `tag` (already consumed) stands for.
@@ -432,12 +448,13 @@ impl<'de> Source<'de> {
             .ok_or_else(|| Error::at(ErrorCode::InvalidChar(v), at))
     }
 
-    /// After `F2 05`: checks that the wrapped value starts with `C0` or `F2` (else the wrapper
-    /// was not needed and the form is not the smallest one).
+    /// After `F2 05`: checks that the wrapped value starts with `C0` or `F2`, not with hex
+    /// text `F2 0B`/`F2 0C` (else the wrapper was not needed and the form is not the
+    /// smallest one).
     pub(crate) fn check_some_wrapper(&mut self) -> Result<()> {
         match self.read.peek() {
             None => Err(self.read.eof("the value inside Some")),
-            Some(b) if ext::some_needs_wrapper(b) => Ok(()),
+            Some(b) if ext::some_needs_wrapper(b, self.read.rest().get(1).copied()) => Ok(()),
             Some(_) => Err(self.non_minimal("a Some wrapper around a value that needs none", 2)),
         }
     }

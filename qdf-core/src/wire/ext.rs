@@ -10,12 +10,14 @@
 //! | `02` | char | uvarint(Unicode scalar value) | 0 |
 //! | `03` | u128 | 16 bytes LE, value > `u64::MAX` | 0 |
 //! | `04` | i128 | 16 bytes LE two's complement, value < `i64::MIN` | 0 |
-//! | `05` | some | one value whose encoding starts with `C0` or `F2` | 1 |
+//! | `05` | some | one value whose encoding starts with `C0` or `F2` (not `F2 0B`/`0C`) | 1 |
 //! | `06` | unit variant | name (a string) | 0 |
 //! | `07` | newtype variant | name, value | 1 |
 //! | `08` | tuple variant | name, array | 1 |
 //! | `09` | struct variant | name, map (field name → value) | 1 |
 //! | `0A` | shape escape | only inside a struct shape (`EC`), see `docs/SPEC.md` §15 | 0 |
+//! | `0B` | hex text | `uvarint(2·L + upper)`, L ≥ 1 bytes: a string of 2L hex digits | 0 |
+//! | `0C` | hex text definition | as `0B`; also defines the next intern id as that string | 0 |
 //!
 //! Every other subtype byte is a `Syntax` error. Integers that fit 64 bits always use the
 //! plain integer tags, so `03`/`04` holding such a value is
@@ -45,11 +47,29 @@ pub const STRUCT_VARIANT: u8 = 0x09;
 /// Inside a struct shape (tag `EC`) only: the record leaves its shape here; (name, value)
 /// pairs follow until `C0` (`docs/SPEC.md` §15). Never starts a value.
 pub const SHAPE_ESCAPE: u8 = 0x0A;
+/// Hex text (`docs/SPEC.md` §9): `uvarint(n)`, `n = 2·L + u` (L ≥ 1 bytes, `u = 1` for
+/// uppercase letters), then L bytes; the string of their 2L hex digits, high nibble first.
+/// A string form wherever a string may stand, inline for the Dense state (§14.1).
+pub const HEX_TEXT: u8 = 0x0B;
+/// Hex text definition: the payload of [`HEX_TEXT`]; defines the next intern id as the
+/// string it stands for, with `E0`'s state update (`docs/SPEC.md` §14.1).
+pub const HEX_DEF: u8 = 0x0C;
 
-/// True if `Some(x)` must be wrapped because `x`'s encoding starts with `first`.
+/// True for the subtypes that make `F2` a string form: [`HEX_TEXT`], [`HEX_DEF`].
+#[inline(always)]
+pub(crate) const fn is_hex(sub: u8) -> bool {
+    sub == HEX_TEXT || sub == HEX_DEF
+}
+
+/// True if `Some(x)` must be wrapped because `x`'s encoding starts with `first`, `second`
+/// (`None`: not known yet, as at the end of the input): `C0`, or `F2` with any subtype but
+/// hex text (a string, which an `Option` target reads as `Some` unwrapped, §8).
 #[inline]
-pub(crate) const fn some_needs_wrapper(first: u8) -> bool {
-    first == super::tags::NIL || first == super::tags::EXT
+pub(crate) const fn some_needs_wrapper(first: u8, second: Option<u8>) -> bool {
+    match second {
+        Some(sub) if first == super::tags::EXT => !is_hex(sub),
+        _ => first == super::tags::NIL || first == super::tags::EXT,
+    }
 }
 
 /// Private serde names through which [`Value`](crate::Value) asks the qdf
@@ -107,6 +127,7 @@ pub(crate) fn subtype_name(sub: u8) -> &'static str {
         TUPLE_VARIANT => "a tuple variant",
         STRUCT_VARIANT => "a struct variant",
         SHAPE_ESCAPE => "a shape escape",
+        HEX_TEXT | HEX_DEF => "a string",
         super::tags::TIMESTAMP => "a timestamp",
         _ => "an unknown extension",
     }

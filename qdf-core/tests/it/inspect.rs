@@ -19,10 +19,12 @@ fn line(e: &Event<'_>) -> String {
             bytes,
             binary,
             intern,
+            hex,
         } => format!(
-            "Text({:?}{}, {intern:?})",
+            "Text({:?}{}{}, {intern:?})",
             String::from_utf8_lossy(bytes),
-            if *binary { " bin" } else { "" }
+            if *binary { " bin" } else { "" },
+            if *hex { " hex" } else { "" }
         ),
         EventKind::Field { name } => format!("Field({:?})", String::from_utf8_lossy(name)),
         k => format!("{k:?}"),

@@ -15,6 +15,7 @@ mod encoder_safety;
 mod entropy;
 mod fast_paths;
 mod fuzz_corpus;
+mod hex_text;
 mod hostile;
 mod inspect;
 mod nested_columns;

@@ -169,6 +169,13 @@ fn grouped_shapes_round_trip_at_every_list_size() {
                 if n > 12 {
                     continue;
                 }
+                if (n, t) == (1, 1) {
+                    // Balanced rows write the 32-digit trace ids as hex text (`F2 0C`,
+                    // SPEC §9), which makes them 809 bytes, below the 818 of the small
+                    // container: the rows stay.
+                    assert_eq!((b.len(), rows.len()), (809, 809));
+                    continue;
+                }
                 assert!(
                     b.len() < rows.len(),
                     "{n}, tier {t}: {} {}",

@@ -279,12 +279,13 @@ fn io_errors_keep_their_source() {
 
 #[test]
 fn from_reader_reads_at_most_the_input_limit_plus_one() {
-    let bytes = qdf_core::to_vec(&"0123456789").unwrap();
+    let bytes = qdf_core::to_vec(&"012345678x").unwrap();
+    // Not hex text (the `x`, SPEC §9): E0 0A and 10 bytes.
     assert_eq!(bytes.len(), 17);
     let opts = Options::default().max_input(17);
     assert_eq!(
         qdf_core::from_reader_with::<_, String>(&bytes[..], opts).unwrap(),
-        "0123456789"
+        "012345678x"
     );
     // One byte over: refused with the byte count, before decoding; the reader was read for
     // exactly limit + 1 bytes.
@@ -406,7 +407,7 @@ fn features_debug_names_the_bits() {
     use qdf_core::Features;
     assert_eq!(
         format!("{:?}", Features::BALANCED),
-        "Features(DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE | NESTED_COLUMNS)"
+        "Features(DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE | NESTED_COLUMNS | HEX_TEXT)"
     );
     assert_eq!(format!("{:?}", Features::NONE), "Features(NONE)");
     assert_eq!(
