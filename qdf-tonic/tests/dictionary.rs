@@ -14,7 +14,9 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 use qdf_core::{Dictionary, DictionaryRegistry, Options};
 use qdf_tonic::{Limits, QdfCodec};
-use serde::{Deserialize, Serialize};
+mod common;
+
+use common::{Item, item};
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::body::Body;
@@ -24,23 +26,6 @@ use tonic::codegen::{BoxFuture, Context, Poll, Service, http};
 use tonic::server::UnaryService;
 use tonic::transport::{Channel, Server};
 use tonic::{Code, Request, Response, Status};
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Item {
-    id: u64,
-    service: String,
-    host: String,
-    text: String,
-}
-
-fn item(id: u64) -> Item {
-    Item {
-        id,
-        service: ["checkout", "payment-service", "inventory"][id as usize % 3].into(),
-        host: format!("host-{:02}", id % 4),
-        text: "request served".into(),
-    }
-}
 
 /// Trained on items like the ones sent (not the same ones); `budget` varies the content.
 fn trained(budget: usize) -> Dictionary {

@@ -15,7 +15,9 @@ use std::time::Duration;
 use futures_core::Stream;
 use qdf_core::{Dictionary, DictionaryRegistry, Options};
 use qdf_tonic::{Limits, QdfCodec};
-use serde::{Deserialize, Serialize};
+mod common;
+
+use common::{Item, item};
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, mpsc};
 use tokio_stream::StreamExt;
@@ -26,23 +28,6 @@ use tonic::codegen::{BoxFuture, Context, Poll, Service, http};
 use tonic::server::{ClientStreamingService, StreamingService};
 use tonic::transport::{Channel, Server};
 use tonic::{Code, Request, Response, Status, Streaming};
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-struct Item {
-    id: u64,
-    service: String,
-    host: String,
-    text: String,
-}
-
-fn item(id: u64) -> Item {
-    Item {
-        id,
-        service: ["checkout", "payment-service", "inventory"][id as usize % 3].into(),
-        host: format!("host-{:02}", id % 4),
-        text: "request served".into(),
-    }
-}
 
 fn v1() -> Dictionary {
     let samples: Vec<Item> = (1000..1100).map(item).collect();
