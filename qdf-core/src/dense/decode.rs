@@ -110,17 +110,9 @@ enum Local<'de> {
 /// Prints `bytes` as hex digits into `out` (cleared first), high nibble first; `upper`:
 /// letters `A`–`F`, else `a`–`f` (`docs/SPEC.md` §9).
 fn print_hex(bytes: &[u8], upper: bool, out: &mut String) {
-    let digits: &[u8; 16] = if upper {
-        b"0123456789ABCDEF"
-    } else {
-        b"0123456789abcdef"
-    };
     out.clear();
     out.reserve(bytes.len() * 2);
-    for &b in bytes {
-        out.push(digits[(b >> 4) as usize] as char);
-        out.push(digits[(b & 15) as usize] as char);
-    }
+    out.extend(crate::wire::hex::digits(bytes, upper).map(char::from));
 }
 
 #[inline(always)]

@@ -189,8 +189,7 @@ impl Sink {
         self.out.reserve(hex_len);
         self.out.extend_from_slice(&[EXT, sub]);
         varint::write_uvarint(&mut self.out, n);
-        self.out
-            .extend(b.chunks_exact(2).map(|p| nibble(p[0]) << 4 | nibble(p[1])));
+        self.out.extend(crate::wire::hex::packed(b));
         Ok(())
     }
 
@@ -309,14 +308,4 @@ fn hex_case(b: &[u8]) -> Option<bool> {
         }
     }
     (!(lower && upper)).then_some(upper)
-}
-
-/// The value of hex digit `c` (checked by [`hex_case`]).
-#[inline]
-fn nibble(c: u8) -> u8 {
-    match c {
-        b'0'..=b'9' => c - b'0',
-        b'a'..=b'f' => c - b'a' + 10,
-        _ => c - b'A' + 10,
-    }
 }

@@ -5,6 +5,7 @@ pub(crate) mod budget;
 pub mod ext;
 pub(crate) mod form;
 pub mod header;
+pub(crate) mod hex;
 pub(crate) mod read;
 pub mod tags;
 pub mod varint;

@@ -81,15 +81,6 @@ fn shape(strs: &[&[u8]]) -> Option<Shape> {
     })
 }
 
-/// The value of hex digit `c` (checked by [`shape`]).
-fn nibble(c: u8) -> u8 {
-    match c {
-        b'0'..=b'9' => c - b'0',
-        b'a'..=b'f' => c - b'a' + 10,
-        _ => c - b'A' + 10,
-    }
-}
-
 /// The hex body of `strs` when every value is canonical and it is strictly smaller than
 /// `beat` bytes.
 pub(super) fn encode(strs: &[&[u8]], beat: usize) -> Option<Body> {
@@ -114,7 +105,7 @@ pub(super) fn encode(strs: &[&[u8]], beat: usize) -> Option<Body> {
         }
     }
     for s in strs {
-        out.extend(s.chunks_exact(2).map(|p| nibble(p[0]) << 4 | nibble(p[1])));
+        out.extend(crate::wire::hex::packed(s));
     }
     debug_assert_eq!(out.len(), cost);
     Some(Body {
@@ -170,16 +161,8 @@ pub(super) fn read<'de>(src: &mut Source<'de>, v: usize) -> Result<CheckedStrs<'
     let bytes = src.take(k.saturating_mul(l), "a hex column's bytes")?;
     let chars = 2 * bytes.len();
     src.charge(chars as u64)?;
-    let digits = if flags & UPPER != 0 {
-        b"0123456789ABCDEF"
-    } else {
-        b"0123456789abcdef"
-    };
     let mut store = Vec::with_capacity(chars);
-    for &b in bytes {
-        store.push(digits[(b >> 4) as usize]);
-        store.push(digits[(b & 15) as usize]);
-    }
+    store.extend(crate::wire::hex::digits(bytes, flags & UPPER != 0));
     let empty = |i: usize| empties > 0 && mask[i / 8] >> (i % 8) & 1 == 1;
     let lens = (0..v).map(|i| if empty(i) { 0 } else { 2 * l });
     CheckedStrs::rebuilt(store, lens).map_err(|e| e.with_offset(at))
