@@ -2,9 +2,7 @@
 //! with no type named, `flush`/`close` without annotations, a connection with a different
 //! type each way; and a one-shot message fed to the codec.
 
-mod common;
-
-use common::{Reading, reading};
+use crate::common::{Reading, reading};
 use futures::{SinkExt, StreamExt};
 use qdf_stream::{QdfCodec, QdfCodecError};
 use tokio::io::AsyncWriteExt;

@@ -2,9 +2,7 @@
 //! stream arrives intact, and after warm-up each reading costs a handful of bytes, fewer
 //! than the same stream without the feature.
 
-mod common;
-
-use common::{Reading, tcp_pair};
+use crate::common::{Reading, tcp_pair};
 use futures::{SinkExt, StreamExt};
 use qdf_core::{Features, Options};
 use qdf_stream::QdfCodec;

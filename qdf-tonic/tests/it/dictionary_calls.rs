@@ -15,9 +15,8 @@ use std::time::Duration;
 use futures_core::Stream;
 use qdf_core::{Dictionary, DictionaryRegistry, Options};
 use qdf_tonic::{Limits, QdfCodec};
-mod common;
 
-use common::{Item, item};
+use crate::common::{Item, item};
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, mpsc};
 use tokio_stream::StreamExt;

@@ -3,11 +3,9 @@
 //! upload through the extractor, and a flipped bit refused both ways (400 on the server, a
 //! `ChecksumMismatch` on the client).
 
-mod common;
-
+use crate::common::*;
 use axum::Router;
 use axum::routing::{get, post};
-use common::*;
 use futures::{StreamExt, stream};
 use http::Method;
 use qdf_axum::{Qdf, QdfFrames, QdfRejection, QdfStream};

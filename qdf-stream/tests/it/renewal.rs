@@ -2,11 +2,9 @@
 //! own policy and the builder's `renew_after_messages` renew many times while the connection
 //! stays open; every value arrives intact and both sides count the same renewals.
 
-mod common;
-
 use std::time::Duration;
 
-use common::tcp_pair;
+use crate::common::tcp_pair;
 use futures::{SinkExt, StreamExt};
 use qdf_stream::QdfCodec;
 use tokio::time::timeout;

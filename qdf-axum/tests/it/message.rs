@@ -1,12 +1,10 @@
 //! `Qdf<T>` against a real server: every rejection status, provoked by a request built for
 //! it, and round trips in both directions.
 
-mod common;
-
+use crate::common::*;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use common::*;
 use http::Method;
 use qdf_axum::Qdf;
 use qdf_fixtures::real::zipkin;

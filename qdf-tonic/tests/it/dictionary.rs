@@ -14,9 +14,8 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 use qdf_core::{Dictionary, DictionaryRegistry, Options};
 use qdf_tonic::{Limits, QdfCodec};
-mod common;
 
-use common::{Item, item};
+use crate::common::{Item, item};
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::body::Body;

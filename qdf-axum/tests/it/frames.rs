@@ -2,12 +2,10 @@
 //! server: 10 000 records cut into 1-byte and random chunks, the body limit across frames,
 //! and the failures a stream can end with.
 
-mod common;
-
+use crate::common::*;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use common::*;
 use futures::{Stream, StreamExt, stream};
 use http::Method;
 use qdf_axum::{Qdf, QdfFrames, QdfRejection, QdfStream};

@@ -2,9 +2,7 @@
 //! `DefaultLimits`. A peer that keeps interning past the caps is refused with
 //! `ResourceExhausted`; a peer using the same limits stops interning and carries on.
 
-mod common;
-
-use common::{qdf_messages, raw_export};
+use crate::common::{qdf_messages, raw_export};
 use qdf_core::Options;
 use qdf_tonic::{DefaultLimits, Limits};
 use telemetry_grpc::collector::Collector;

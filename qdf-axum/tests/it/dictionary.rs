@@ -3,16 +3,14 @@
 //! dictionary the client announces (`Available-Dictionary` or `qdf-dictionary`), the bytes
 //! saved, and a rotation under concurrent clients with no failed request.
 
-mod common;
-
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::common::*;
 use axum::routing::post;
 use axum::{Extension, Router};
-use common::*;
 use futures::StreamExt;
 use http::{HeaderName, HeaderValue, Method, Request};
 use http_body_util::BodyExt;

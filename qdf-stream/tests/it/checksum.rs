@@ -2,9 +2,7 @@
 //! checksummed connection over loopback TCP read by a codec with default settings, and a
 //! flipped bit that breaks the reader with `ChecksumMismatch`, Dense or fast.
 
-mod common;
-
-use common::{Chunked, Msg, mixed, tcp_pair};
+use crate::common::{Chunked, Msg, mixed, tcp_pair};
 use futures::{SinkExt, StreamExt};
 use qdf_core::{Category, ErrorCode, Options};
 use qdf_stream::{QdfCodec, QdfCodecError};

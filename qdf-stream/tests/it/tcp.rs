@@ -1,11 +1,9 @@
 //! QdfCodec over real loopback TCP: round trips, many messages, frame limits on both sides,
 //! bounded memory, backpressure and cancellation.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{Msg, Reading, mixed, reading, tcp_pair};
+use crate::common::{Msg, Reading, mixed, reading, tcp_pair};
 use futures::{SinkExt, StreamExt};
 use qdf_core::{Category, EncoderSession, Options};
 use qdf_stream::{QdfCodec, QdfCodecError};

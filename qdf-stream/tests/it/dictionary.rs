@@ -2,13 +2,11 @@
 //! exact round trips with a fixed dictionary and with a registry that picks the one the
 //! peer's stream header names, the typed error for an unknown id, and the bytes saved.
 
-mod common;
-
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::common::{Chunked, Msg, Reading, mixed, reading, tcp_pair};
 use bytes::BytesMut;
-use common::{Chunked, Msg, Reading, mixed, reading, tcp_pair};
 use futures::{SinkExt, StreamExt};
 use qdf_core::{Category, Dictionary, DictionaryRegistry, ErrorCode, Options};
 use qdf_stream::{Builder, QdfCodec, QdfCodecError};

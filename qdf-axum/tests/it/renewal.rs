@@ -4,11 +4,9 @@
 //! random chunks and gets every record back exactly; a `DecoderSession` over the same bytes
 //! counts the renewals in its `SessionStats`, as many as the encoder wrote.
 
-mod common;
-
+use crate::common::*;
 use axum::Router;
 use axum::routing::get;
-use common::*;
 use futures::{StreamExt, stream};
 use http::Method;
 use http_body_util::BodyExt;

@@ -1,11 +1,9 @@
 //! QdfCodec over a real multi-frame capture replayed in pieces: every split point, one byte
 //! per read, EOF at every byte offset, and a corrupt frame followed by valid ones.
 
-mod common;
-
 use std::sync::atomic::Ordering;
 
-use common::{Chunked, Msg, mixed, tcp_pair};
+use crate::common::{Chunked, Msg, mixed, tcp_pair};
 use futures::{SinkExt, StreamExt};
 use qdf_core::{Category, ErrorCode};
 use qdf_stream::{QdfCodec, QdfCodecError};

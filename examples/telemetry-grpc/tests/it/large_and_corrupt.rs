@@ -1,9 +1,7 @@
 //! Messages larger than one HTTP/2 DATA frame, and corrupt messages: an error `Status` that
 //! ends its own stream and leaves the others on the same connection running.
 
-mod common;
-
-use common::{qdf_messages, raw_export};
+use crate::common::{qdf_messages, raw_export};
 use qdf_tonic::{DefaultLimits, Limits};
 use telemetry_grpc::collector::Collector;
 use telemetry_grpc::data::{log_batch, log_batches};

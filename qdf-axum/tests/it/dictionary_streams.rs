@@ -4,19 +4,17 @@
 //! the stream is open, streamed bodies cut at every byte, unknown and malformed dictionary
 //! headers on streams, and concurrent streaming clients.
 
-mod common;
-
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::common::*;
 use axum::routing::post;
 use axum::{Extension, Router};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
-use common::*;
 use futures::channel::mpsc;
 use futures::{Stream, StreamExt};
 use http::{HeaderValue, Method, Request};
