@@ -632,9 +632,9 @@ impl Options {
     /// (repeated, ≥ [`min_intern`](Self::min_intern) bytes) or packed into a compressed
     /// string column (front-coded FA, alphabet FB, FSST F6, dictionary-index FC: batches of
     /// ≥ 16 structs) or wrote as hex text ([`Features::HEX_TEXT`]) is rebuilt by the
-    /// decoder, and a `&str` target then fails with a
-    /// `TypeMismatch` naming the field. With it, nothing is interned and string columns use
-    /// only the blocks whose rows lie in the input: F9 constant, F5 dictionary, F8 raw slab
+    /// decoder, and a `&str` target then fails with a `TypeMismatch` that says so (naming
+    /// the field when the string came from a column). With it, nothing is interned and
+    /// string columns use only the blocks whose rows lie in the input: F9 constant, F5 dictionary, F8 raw slab
     /// (`docs/SPEC.md` §20). The wire is unchanged (any decoder reads it); messages with
     /// repeated strings grow. The alternative on the decoding side: `String` or
     /// `#[serde(borrow)] Cow<'a, str>` fields, which take either form.

@@ -12,7 +12,7 @@ mod shape;
 
 use serde::de::Visitor;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
 use crate::source::Source;
 use crate::wire::read::{Reference, Text};
@@ -158,9 +158,31 @@ pub(crate) fn decode_body_with_state<'de, T: serde::Deserialize<'de>>(
 pub(crate) fn visit_text<'de, V: Visitor<'de>>(t: Text<'de, '_>, visitor: V) -> Result<V::Value> {
     match t {
         Text::Str(Reference::Borrowed(s)) => visitor.visit_borrowed_str(s),
-        Text::Str(Reference::Copied(s)) => visitor.visit_str(s),
+        Text::Str(Reference::Copied(s)) => visitor.visit_str(s).map_err(not_in_input),
         Text::Bytes(Reference::Borrowed(b)) => visitor.visit_borrowed_bytes(b),
         Text::Bytes(Reference::Copied(b)) => visitor.visit_bytes(b),
+    }
+}
+
+/// A `&str` target (serde's visitor expects "a borrowed string") over a string the decoder
+/// rebuilt (hex text, `docs/SPEC.md` §9) or copied out of the intern table or a pre-shared
+/// dictionary: the error also
+/// says why and what to use instead, as a string column's does (`columnar::row`), which
+/// matches on the unchanged `expected`.
+#[cold]
+fn not_in_input(e: Error) -> Error {
+    match e.code() {
+        ErrorCode::TypeMismatch { expected, found } if &**expected == "a borrowed string" => {
+            Error::mismatch(
+                expected.clone(),
+                format!(
+                    "{found}, which the decoder rebuilt (hex text) or copied out of its intern \
+                     table or dictionary and cannot lend from the input: use `String` or \
+                     `#[serde(borrow)] Cow<'a, str>`"
+                ),
+            )
+        }
+        _ => e,
     }
 }
 

@@ -659,7 +659,10 @@ fn borrowed_targets_cannot_borrow_dictionary_strings() {
         *e.code(),
         ErrorCode::TypeMismatch {
             expected: "a borrowed string".into(),
-            found: "string \"world\"".into(),
+            found: "string \"world\", which the decoder rebuilt (hex text) or copied out of \
+                    its intern table or dictionary and cannot lend from the input: use `String` \
+                    or `#[serde(borrow)] Cow<'a, str>`"
+                .into(),
         }
     );
     assert_eq!(e.offset(), Some(16));

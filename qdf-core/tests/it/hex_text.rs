@@ -374,6 +374,26 @@ fn borrowable_strings_and_speed_keep_the_text() {
     assert_eq!(qdf_core::from_slice::<&str>(&speed).unwrap(), TRACE_TEXT);
 }
 
+#[test]
+fn a_borrowed_field_over_hex_text_says_what_to_use() {
+    // The guide's promise for rebuilt strings: the error says why and what to use instead,
+    // also for hex text in row mode (no column to name).
+    #[derive(Serialize, Deserialize, Debug)]
+    struct Ids<'a> {
+        trace: &'a str,
+    }
+    let bytes = qdf_core::to_vec(&Ids { trace: TRACE_TEXT }).unwrap();
+    let e = qdf_core::from_slice::<Ids>(&bytes).unwrap_err();
+    assert_eq!(e.classify(), Category::Data, "{e}");
+    assert!(e.offset().is_some(), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("use `String` or `#[serde(borrow)] Cow<'a, str>`"),
+        "{text}"
+    );
+    assert!(text.contains(TRACE_TEXT), "{text}");
+}
+
 /// A record with hex ids in every position a string value takes.
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
 struct Span {
