@@ -36,6 +36,8 @@ mod small_containers;
 mod spec_examples;
 mod stream_framing;
 mod tans_fuzz_corpus;
+mod tagged_columns;
+mod tagged_wire;
 mod tape_probes;
 mod to_vec_into;
 mod typed_targets;
