@@ -156,6 +156,7 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
     match tape.evs[ats[0]] {
         Ev::Open(Open::Struct(..), _) => structs(sink, tape, &ats, level),
         Ev::Open(Open::Seq(_), _) => lists(sink, tape, &ats, level),
+        _ if sink.carried() => Ok(None),
         Ev::Open(Open::Map(_), _) => tagged(sink, tape, vals, &ats, level, true),
         Ev::UnitVariant(_) | Ev::NewtypeVariant(_) => {
             tagged(sink, tape, vals, &ats, level, false)
@@ -476,6 +477,13 @@ fn tagged(
         }
         tag_vals.push(u64::from(id));
         row_cost += around + name_cost(name);
+    }
+    // Each variant declares a name and a kind byte and its own column: the layout pays
+    // when names repeat. Fewer than two values a variant (one-entry maps that happen to be
+    // alone in a short batch, RTB's `ext`) stay as they were: the exact cost of a short
+    // batch sees the declaration, not what the rows would have left in the session state.
+    if tag_vals.len() < 2 * names.len() {
+        return Ok(None);
     }
     let tags = leaf_body(sink, Class::Int { neg: false }, tag_vals, &[], None, false)?;
     let (Body::Bytes(body), units) = (tags.body, tags.units) else {
