@@ -158,9 +158,7 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
         Ev::Open(Open::Seq(_), _) => lists(sink, tape, &ats, level),
         _ if sink.carried() => Ok(None),
         Ev::Open(Open::Map(_), _) => tagged(sink, tape, vals, &ats, level, true),
-        Ev::UnitVariant(_) | Ev::NewtypeVariant(_) => {
-            tagged(sink, tape, vals, &ats, level, false)
-        }
+        Ev::UnitVariant(_) | Ev::NewtypeVariant(_) => tagged(sink, tape, vals, &ats, level, false),
         _ => Ok(None),
     }
 }
@@ -184,7 +182,16 @@ fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option
         entropy: false,
     };
     for (name, (rows, cells)) in names.into_iter().zip(cols) {
-        let Some(c) = child(sink, tape, name.into(), n, rows.as_deref(), cells, level + 1)? else {
+        let Some(c) = child(
+            sink,
+            tape,
+            name.into(),
+            n,
+            rows.as_deref(),
+            cells,
+            level + 1,
+        )?
+        else {
             return Ok(None);
         };
         out.add(c);
@@ -426,36 +433,36 @@ fn tagged(
         // the row-mode bytes around the name and payload.
         let (name, fixed, payload, around): (&str, Option<&'static str>, Option<usize>, usize) =
             if map {
-            // A map header before the key (a `Some` around a map has no wrapper).
-            match tape.map_at(i as u32) {
-                Some((announced, 1, first)) if announced.is_none_or(|l| l == 1) => {
-                    match tape.evs[first] {
-                        Ev::Str(a, e) => (tape.str(a, e), None, Some(first + 1), 1),
-                        _ => return Ok(None),
+                // A map header before the key (a `Some` around a map has no wrapper).
+                match tape.map_at(i as u32) {
+                    Some((announced, 1, first)) if announced.is_none_or(|l| l == 1) => {
+                        match tape.evs[first] {
+                            Ev::Str(a, e) => (tape.str(a, e), None, Some(first + 1), 1),
+                            _ => return Ok(None),
+                        }
                     }
+                    _ => return Ok(None),
                 }
-                _ => return Ok(None),
-            }
-        } else {
-            // Row mode writes `F2 05` before a variant inside a `Some`: one at most, and
-            // the same on every value (the kind bit says it for the whole column).
-            let n = tape.evs[from as usize..i]
-                .iter()
-                .filter(|e| matches!(e, Ev::Some))
-                .count();
-            if n > 1 || somes.is_some_and(|s| s != n) {
-                return Ok(None);
-            }
-            somes = Some(n);
-            // `F2 06 name` or `F2 07 name payload`, after the wrapper.
-            let (v, payload) = match tape.evs[i] {
-                Ev::UnitVariant(v) => (v, None),
-                Ev::NewtypeVariant(v) => (v, Some(i + 1)),
-                _ => return Ok(None),
+            } else {
+                // Row mode writes `F2 05` before a variant inside a `Some`: one at most, and
+                // the same on every value (the kind bit says it for the whole column).
+                let n = tape.evs[from as usize..i]
+                    .iter()
+                    .filter(|e| matches!(e, Ev::Some))
+                    .count();
+                if n > 1 || somes.is_some_and(|s| s != n) {
+                    return Ok(None);
+                }
+                somes = Some(n);
+                // `F2 06 name` or `F2 07 name payload`, after the wrapper.
+                let (v, payload) = match tape.evs[i] {
+                    Ev::UnitVariant(v) => (v, None),
+                    Ev::NewtypeVariant(v) => (v, Some(i + 1)),
+                    _ => return Ok(None),
+                };
+                let name = tape.variant_name(v);
+                (name, Some(name), payload, 2 + 2 * n)
             };
-            let name = tape.variant_name(v);
-            (name, Some(name), payload, 2 + 2 * n)
-        };
         let id = match ids.get(name) {
             Some(&id) => id,
             None => {

@@ -718,7 +718,12 @@ fn nested_columns_show_their_children() {
 fn tagged_columns_agree_and_show_their_variants() {
     let opts = Options::default();
     let samples = crate::tagged_wire::samples();
-    agree_mutated(&samples.iter().map(|m| (m.clone(), opts)).collect::<Vec<_>>());
+    agree_mutated(
+        &samples
+            .iter()
+            .map(|m| (m.clone(), opts))
+            .collect::<Vec<_>>(),
+    );
     assert_eq!(
         walk(&samples[0], &opts).unwrap()[2..],
         [

@@ -36,7 +36,11 @@ fn units(n: usize) -> Vec<Unit> {
                 3 => Some(Kind::Say(format!("hello {}", i % 4))),
                 _ => Some(Kind::Hit(if i % 2 == 0 { None } else { Some(i as u8) })),
             },
-            mood: if i % 3 == 0 { Kind::Idle } else { Kind::Walk(7) },
+            mood: if i % 3 == 0 {
+                Kind::Idle
+            } else {
+                Kind::Walk(7)
+            },
         })
         .collect()
 }
@@ -87,7 +91,7 @@ fn attr(i: usize, k: usize) -> KeyValue {
     let value = match (i + k) % 6 {
         0 => Some(AnyValue::Str(["GET", "POST", "PUT"][i % 3].to_string())),
         1 => Some(AnyValue::Int((200 + i % 4 * 100).to_string())),
-        2 => Some(AnyValue::Bool(i % 2 == 0)),
+        2 => Some(AnyValue::Bool(i.is_multiple_of(2))),
         3 => Some(AnyValue::Double(i as f64 / 4.0)),
         4 => Some(AnyValue::Array(vec![AnyValue::Str(format!("x{i}"))])),
         _ => None,
@@ -130,8 +134,8 @@ where
     T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
 {
     round_trip(v);
-    let rows: Value = qdf_core::from_slice(&qdf_core::to_vec_with(v, Options::speed()).unwrap())
-        .unwrap();
+    let rows: Value =
+        qdf_core::from_slice(&qdf_core::to_vec_with(v, Options::speed()).unwrap()).unwrap();
     for tier in TIERS {
         let opts = tier();
         let bytes = qdf_core::to_vec_with(v, opts).unwrap();
@@ -152,7 +156,10 @@ fn enum_columns_round_trip_at_every_size() {
         let bytes = qdf_core::to_vec_with(&units(100), opts).unwrap();
         assert_eq!(
             tagged_columns(&bytes, &opts),
-            [(2, "kind".to_string(), false), (2, "mood".to_string(), false)]
+            [
+                (2, "kind".to_string(), false),
+                (2, "mood".to_string(), false)
+            ]
         );
     }
 }
@@ -202,7 +209,12 @@ fn subset_decode_skips_tagged_columns() {
             let ids: Vec<Ids> = qdf_core::from_slice(&bytes).unwrap();
             assert_eq!(ids, v.iter().map(|u| Ids { id: u.id }).collect::<Vec<_>>());
             let moods: Vec<Mood> = qdf_core::from_slice(&bytes).unwrap();
-            let want: Vec<Mood> = v.iter().map(|u| Mood { mood: u.mood.clone() }).collect();
+            let want: Vec<Mood> = v
+                .iter()
+                .map(|u| Mood {
+                    mood: u.mood.clone(),
+                })
+                .collect();
             assert_eq!(moods, want);
         }
     }

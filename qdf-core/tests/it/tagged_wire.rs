@@ -85,7 +85,11 @@ fn typed_targets() {
     assert_eq!(rows, [Row { e: Some(E::A) }, Row { e: None }]);
 
     let rows: Vec<MapRow<Av>> = qdf_core::from_slice(&msg(MAPS)).unwrap();
-    let want = [Av::S("GET".into()), Av::I("200".into()), Av::S("POST".into())];
+    let want = [
+        Av::S("GET".into()),
+        Av::I("200".into()),
+        Av::S("POST".into()),
+    ];
     assert_eq!(rows, want.map(|v| MapRow { v }));
     let rows: Vec<MapRow<BTreeMap<String, String>>> = qdf_core::from_slice(&msg(MAPS)).unwrap();
     let one = |k: &str, v: &str| BTreeMap::from([(k.to_string(), v.to_string())]);
@@ -105,8 +109,8 @@ fn typed_targets() {
         Map(BTreeMap<String, u8>),
         Nil(Option<u8>),
     }
-    let rows: Vec<MapRow<Any>> = qdf_core::from_slice(&msg(&ENUMS.replace("81 65", "81 76")))
-        .unwrap();
+    let rows: Vec<MapRow<Any>> =
+        qdf_core::from_slice(&msg(&ENUMS.replace("81 65", "81 76"))).unwrap();
     assert_eq!(
         rows,
         [
@@ -151,7 +155,13 @@ fn subset_decode_skips_the_tagged_column() {
         e: Option<E>,
     }
     let rows: Vec<Both> = qdf_core::from_slice(&msg(TWO)).unwrap();
-    assert_eq!(rows[3], Both { n: 3, e: Some(E::B(9)) });
+    assert_eq!(
+        rows[3],
+        Both {
+            n: 3,
+            e: Some(E::B(9))
+        }
+    );
     // Ignored values step the variant columns: the rows after still line up.
     let rows: Vec<serde::de::IgnoredAny> = qdf_core::from_slice(&msg(TWO)).unwrap();
     assert_eq!(rows.len(), 4);
