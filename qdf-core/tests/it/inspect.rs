@@ -734,6 +734,18 @@ fn tagged_columns_agree_and_show_their_variants() {
             "27..27 1 Close",
         ]
     );
+    // Hex text as a variant's name and per-value strings (a definition, a reference, an
+    // uppercase inline form).
+    assert_eq!(
+        walk(&samples[4], &opts).unwrap()[2..],
+        [
+            "21..40 2 Column { index: 0, name: \"v\", kind: 24, values: Tagged { variants: 2, map: true, tags: None }, count: 4, interned: 0..0 }",
+            "26..37 3 Column { index: 0, name: \"ab\", kind: 4, values: PerValue, count: 3, interned: 0..1 }",
+            "37..40 3 Column { index: 1, name: \"i\", kind: 20, values: Array, count: 1, interned: 1..1 }",
+            "40..40 2 Close",
+            "40..40 1 Close",
+        ]
+    );
 }
 
 /// Predicted numbers (`docs/SPEC.md` §15.2's stream example) are events of their own, with

@@ -24,6 +24,11 @@ const MAPS: &str =
     "ef 03 00 01 81 76 18 02 81 73 04 81 69 14 a3 00 01 00 83 47 45 54 84 50 4f 53 54 a1 c3 c8";
 /// `Some(A)` (kind bit 20), nil.
 const WRAPPED: &str = "ef 02 00 01 81 65 a8 01 81 41 0f 01 a1 00";
+/// One-entry maps whose key `ab` and strings are hex text (`docs/SPEC.md` §9), which no
+/// encoder writes there: `{ab: "cafe"}` (an `F2 0C` definition), `{i: "200"}`, `{ab: "cafe"}`
+/// (an `E8` reference), `{ab: "0A1B"}` (uppercase `F2 0B`).
+const HEX: &str = "ef 04 00 01 81 76 18 02 f2 0b 02 ab 04 81 69 14 a4 00 01 00 00 \
+                   f2 0c 04 ca fe e8 f2 0b 05 0a 1b a1 c3 c8";
 /// A uint column `n` (0..4) before [`ENUMS`]'s column `e`.
 const TWO: &str =
     "ef 04 00 02 81 6e 01 81 65 88 02 81 41 0f 81 42 01 a4 00 01 02 03 0b a3 00 01 01 a2 07 09";
@@ -74,6 +79,27 @@ fn values() {
     );
     let v: Value = qdf_core::from_slice(&msg(WRAPPED)).unwrap();
     assert_eq!(v.to_string(), r#"[{"e": Some(A)}, {"e": nil}]"#);
+    let v: Value = qdf_core::from_slice(&msg(HEX)).unwrap();
+    assert_eq!(
+        v.to_string(),
+        r#"[{"v": {"ab": "cafe"}}, {"v": {"i": "200"}}, {"v": {"ab": "cafe"}}, {"v": {"ab": "0A1B"}}]"#
+    );
+    // Typed: the hex key names the variant, the hex strings are rebuilt (owned).
+    #[derive(Deserialize, Debug, PartialEq)]
+    enum Hx {
+        #[serde(rename = "ab")]
+        Ab(String),
+        #[serde(rename = "i")]
+        I(String),
+    }
+    let rows: Vec<MapRow<Hx>> = qdf_core::from_slice(&msg(HEX)).unwrap();
+    let want = [
+        Hx::Ab("cafe".into()),
+        Hx::I("200".into()),
+        Hx::Ab("cafe".into()),
+        Hx::Ab("0A1B".into()),
+    ];
+    assert_eq!(rows, want.map(|v| MapRow { v }));
 }
 
 #[test]
@@ -223,5 +249,5 @@ fn declarations_past_the_depth_limit_are_refused() {
 
 /// The valid hand-built messages (for the walker's agreement test).
 pub(crate) fn samples() -> Vec<Vec<u8>> {
-    [ENUMS, MAPS, WRAPPED, TWO].map(msg).to_vec()
+    [ENUMS, MAPS, WRAPPED, TWO, HEX].map(msg).to_vec()
 }
