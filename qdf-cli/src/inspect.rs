@@ -274,6 +274,7 @@ impl<W: Write> Printer<'_, W> {
                             lengths: Some(_),
                             ..
                         }
+                        | ColumnValues::Tagged { tags: Some(_), .. }
                 ) {
                     self.counts.packed += 1;
                     self.counts.packed_columns += 1;
@@ -353,15 +354,19 @@ fn class(kind: u8) -> String {
         5 => "struct",
         6 => "f32",
         7 => "list",
+        8 => "tagged",
         0x0F => "residual",
         _ => "?",
     };
     let mut s = c.to_string();
+    // Bits 10/20: number text on a string column, the map form or `Some` wrapper of a
+    // tagged one.
+    let tagged = kind & 0x0F == 8;
     if kind & 0x10 != 0 {
-        s.push_str(" decimal");
+        s.push_str(if tagged { " map" } else { " decimal" });
     }
     if kind & 0x20 != 0 {
-        s.push_str(" hex");
+        s.push_str(if tagged { " some" } else { " hex" });
     }
     if kind & 0x40 != 0 {
         s.push_str(" optional");

@@ -70,6 +70,32 @@ where
     }
 }
 
+/// The attribute values of a real export (`AnyValue`, a one-entry map in the serde mapping)
+/// are a tagged column in Balanced (`docs/SPEC.md` §22.3), and the request still comes back
+/// exactly (the round trips below).
+#[test]
+fn attribute_values_are_tagged_columns() {
+    use qdf_core::inspect::{self, ColumnValues, EventKind};
+    let req = &demo::trace_batches(1, 100)[0];
+    let opts = Options::balanced();
+    let bytes = qdf_core::to_vec_with(req, opts).unwrap();
+    let mut tagged = Vec::new();
+    inspect::message(&bytes, &opts, &mut |e| {
+        if let EventKind::Column {
+            name,
+            values: ColumnValues::Tagged { map, .. },
+            ..
+        } = &e.kind
+        {
+            tagged.push((name.to_string(), *map));
+        }
+    })
+    .unwrap();
+    assert!(tagged.contains(&("value".to_string(), true)), "{tagged:?}");
+    let back: ExportTraceServiceRequest = qdf_core::from_slice_with(&bytes, opts).unwrap();
+    assert_exact(&back, req, "demo 100 balanced");
+}
+
 #[test]
 fn demo_traces_every_tier() {
     for size in [1, 10, 100, 1000] {

@@ -150,7 +150,9 @@ pub(crate) fn leaf_body(
                 None => body,
             }
         }
-        (Class::Str | Class::Residual | Class::Struct | Class::List, _) => Body::Rows,
+        (Class::Str | Class::Residual | Class::Struct | Class::List | Class::Tagged, _) => {
+            Body::Rows
+        }
         _ => {
             let (pc, neg) = match class {
                 Class::Int { neg } => (PackClass::Int, neg),

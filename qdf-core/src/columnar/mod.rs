@@ -11,7 +11,7 @@
 //! - [`numtext`]: string columns of canonical decimal or hex text stored as numbers or bytes;
 //! - [`row`]: the rows presented to serde (a `SeqAccess` of row maps), subset decode;
 //! - [`body`]: a leaf column's codec by exact cost, shared by top-level and child columns;
-//! - [`nested`]: struct and list columns (child columns of a column), feature
+//! - [`nested`]: struct, list and tagged columns (child columns of a column), feature
 //!   `NESTED_COLUMNS`.
 //!
 //! The gate: features `DENSE`, `SHAPE_INTERN` and `QPACK` all on (Balanced, Compression).
@@ -27,15 +27,21 @@ pub(crate) mod write;
 
 use crate::options::{Features, Options};
 
-/// Fewest rows of a columnar container without a struct or list column (with one: 1).
+/// Fewest rows of a columnar container without a struct, list or tagged column (with one: 1).
 pub(crate) const MIN_ROWS: usize = 16;
 
 /// Kind-byte flag: the column starts with a presence mask (some rows lack the field).
 pub(crate) const OPTIONAL: u8 = 0x40;
 /// Kind-byte flag: a non-null mask over the present rows follows (some values are `None`).
 pub(crate) const NULLABLE: u8 = 0x80;
-/// Kind-byte class of a residual column (values stay in the rows of an `F7`).
+/// Kind-byte class of a residual column (values stay in the rows of an `F7`); as a tagged
+/// column's variant, a unit variant (no child column).
 pub(crate) const RESIDUAL: u8 = 0x0F;
+/// Kind-byte bit of a tagged column whose values are one-entry maps (not enum variants).
+pub(crate) const MAP_FORM: u8 = 0x10;
+/// Kind-byte bit of a tagged column whose values are each `Some(variant)` (row mode writes
+/// the `F2 05` wrapper before a variant).
+pub(crate) const WRAPPED: u8 = 0x20;
 
 /// What a column holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -54,6 +60,9 @@ pub(crate) enum Class {
     Struct,
     /// A list (kind 7): a lengths column, then one element column over the elements.
     List,
+    /// A tagged union (kind 8): a tag column, then one child column per variant over the
+    /// values of that variant (`docs/SPEC.md` §22.3).
+    Tagged,
     /// Row-major values (kind `0F`, hybrid only).
     Residual,
 }
@@ -70,6 +79,7 @@ impl Class {
             Class::F32 => 6,
             Class::Struct => 5,
             Class::List => 7,
+            Class::Tagged => 8,
             Class::Residual => RESIDUAL,
         }
     }
@@ -85,9 +95,15 @@ impl Class {
             6 => Class::F32,
             5 => Class::Struct,
             7 => Class::List,
+            8 => Class::Tagged,
             RESIDUAL => Class::Residual,
             _ => return None,
         })
+    }
+
+    /// A struct, list or tagged column: its values are in child columns (§22.2, §22.3).
+    pub(crate) fn nested(self) -> bool {
+        matches!(self, Class::Struct | Class::List | Class::Tagged)
     }
 }
 
@@ -120,10 +136,11 @@ pub(crate) fn mask(n: usize, set: impl Iterator<Item = usize>) -> Vec<u8> {
 }
 
 /// The declaration of a child column (encoder): its name (empty for a list's elements,
-/// which is not written), kind byte and own children.
+/// which is not written; a variant's name or a one-entry map's key, which may be a
+/// captured string), kind byte and own children.
 #[derive(Debug)]
 pub(crate) struct Decl {
-    pub(crate) name: &'static str,
+    pub(crate) name: std::borrow::Cow<'static, str>,
     pub(crate) kind: u8,
     pub(crate) children: Vec<Decl>,
 }

@@ -1,15 +1,19 @@
-//! Struct and list columns on the encoder side (`docs/SPEC.md` §22.2, feature
-//! `NESTED_COLUMNS`): a column whose values are all structs becomes a struct column whose
-//! child columns hold the structs' fields; a column whose values are all sequences becomes
-//! a list column, a lengths column and one element column over the concatenated elements.
-//! Children are planned the same way, recursively, and a leaf child picks its codec as a
-//! top-level column does ([`leaf_body`]).
+//! Struct, list and tagged columns on the encoder side (`docs/SPEC.md` §22.2, §22.3,
+//! feature `NESTED_COLUMNS`): a column whose values are all structs becomes a struct column
+//! whose child columns hold the structs' fields; a column whose values are all sequences
+//! becomes a list column, a lengths column and one element column over the concatenated
+//! elements; a column whose values are all unit or newtype variants, or all one-entry maps
+//! with a string key, becomes a tagged column, a tag column and one child column per
+//! variant over its payloads. Children are planned the same way, recursively, and a leaf
+//! child picks its codec as a top-level column does ([`leaf_body`]).
 //!
 //! The captured values are walked on the [`Tape`]: a struct's fields are taken from its
 //! events as the rows of a [`Batch`] of their own (so a child's plan follows the same order
-//! rule as the top level), a sequence's items are read in place. A value that is neither (a map, an
-//! enum, a tuple, `Some(None)`, a field order that contradicts the plan, an item kind that
-//! differs) leaves the whole top-level column residual, as today: the fallback is exact.
+//! rule as the top level), a sequence's items are read in place, a variant's payload or a
+//! map's value is a child cell. A value that is none of these (a map of another size, a
+//! tuple or struct variant, a tuple, `Some(None)`, a field order that contradicts the plan,
+//! an item kind that differs) leaves the whole top-level column residual, as today: the
+//! fallback is exact.
 //!
 //! A child column is pre-encoded when it is planned (masks and body, strings always as a
 //! block), so it never touches the Dense state and its bytes are known: the caller keeps
@@ -22,7 +26,7 @@ use super::body::{Body, leaf_body};
 use super::numtext::Form;
 use super::plan::{Batch, Offer, same_name, scan_cells};
 use super::tape::{Cell, Ev, Open, Tape};
-use super::{Class, Decl, MIN_ROWS, NULLABLE, OPTIONAL, mask};
+use super::{Class, Decl, MAP_FORM, MIN_ROWS, NULLABLE, OPTIONAL, RESIDUAL, WRAPPED, mask};
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::Census;
 use crate::error::Result;
@@ -33,10 +37,12 @@ use crate::wire::varint::write_uvarint;
 /// Row-mode bytes of a struct value beyond its fields (a shape reference, estimated).
 const STRUCT_OVERHEAD: usize = 2;
 
-/// A planned struct or list column's values (its present, non-null values; the caller
-/// writes its masks).
+/// A planned struct, list or tagged column's values (its present, non-null values; the
+/// caller writes its masks).
 pub(crate) struct Nested {
     pub(crate) class: Class,
+    /// A tagged column's kind bits ([`MAP_FORM`], [`WRAPPED`]).
+    pub(crate) flags: u8,
     /// The declaration of its child columns.
     pub(crate) children: Vec<Decl>,
     /// The lengths column (lists) and the children's masks and bodies.
@@ -150,6 +156,9 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
     match tape.evs[ats[0]] {
         Ev::Open(Open::Struct(..), _) => structs(sink, tape, &ats, level),
         Ev::Open(Open::Seq(_), _) => lists(sink, tape, &ats, level),
+        _ if sink.carried() => Ok(None),
+        Ev::Open(Open::Map(_), _) => tagged(sink, tape, vals, &ats, level, true),
+        Ev::UnitVariant(_) | Ev::NewtypeVariant(_) => tagged(sink, tape, vals, &ats, level, false),
         _ => Ok(None),
     }
 }
@@ -165,6 +174,7 @@ fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option
     };
     let mut out = Nested {
         class: Class::Struct,
+        flags: 0,
         children: Vec::with_capacity(names.len()),
         body: Vec::new(),
         units: 0,
@@ -172,7 +182,16 @@ fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option
         entropy: false,
     };
     for (name, (rows, cells)) in names.into_iter().zip(cols) {
-        let Some(c) = child(sink, tape, name, n, rows.as_deref(), cells, level + 1)? else {
+        let Some(c) = child(
+            sink,
+            tape,
+            name.into(),
+            n,
+            rows.as_deref(),
+            cells,
+            level + 1,
+        )?
+        else {
             return Ok(None);
         };
         out.add(c);
@@ -365,6 +384,7 @@ fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<N
     let entropy = lengths.first() == Some(&tags::ENTROPY);
     let mut out = Nested {
         class: Class::List,
+        flags: 0,
         children: Vec::with_capacity(1),
         body: lengths,
         // The decoder charges every element when it reads the lengths.
@@ -373,10 +393,139 @@ fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<N
         entropy,
     };
     let n = items.len();
-    let Some(c) = child(sink, tape, "", n, None, items, level + 1)? else {
+    let Some(c) = child(sink, tape, "".into(), n, None, items, level + 1)? else {
         return Ok(None);
     };
     out.add(c);
+    Ok(Some(out))
+}
+
+/// A tagged column (`docs/SPEC.md` §22.3) over the values at events `ats` (`vals`: their
+/// cells, which point where each value's events start, `Some`s and newtypes included):
+/// one-entry maps with a string key (`map`), else unit and newtype variants each behind the
+/// same number of `Some`s (none or one: kind bit [`WRAPPED`]). A variant per distinct name
+/// in order of first use, a tag per value, then one child column per variant with a
+/// payload; `None` for anything else (the column stays as it was).
+fn tagged(
+    sink: &Sink,
+    tape: &Tape,
+    vals: &[Cell],
+    ats: &[usize],
+    level: u32,
+    map: bool,
+) -> Result<Option<Nested>> {
+    let min_intern = sink.opts().intern_min_len() as usize;
+    // Row mode writes a name inline below the intern length, else at best a 1-byte
+    // reference: the estimate stays below the real bytes.
+    let name_cost = |s: &str| if s.len() < min_intern { 1 + s.len() } else { 1 };
+    let mut ids: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let mut names: Vec<Cow<'static, str>> = Vec::new();
+    let mut unit: Vec<bool> = Vec::new();
+    let mut payloads: Vec<Vec<Cell>> = Vec::new();
+    let mut tag_vals = Vec::with_capacity(ats.len());
+    let mut somes = None;
+    let mut row_cost = 0usize;
+    for (c, &i) in vals.iter().zip(ats) {
+        let Cell::Other(from) = *c else {
+            return Ok(None);
+        };
+        // The name, the `&'static str` serde passed for a variant's, the payload's event and
+        // the row-mode bytes around the name and payload.
+        let (name, fixed, payload, around): (&str, Option<&'static str>, Option<usize>, usize) =
+            if map {
+                // A map header before the key (a `Some` around a map has no wrapper).
+                match tape.map_at(i as u32) {
+                    Some((announced, 1, first)) if announced.is_none_or(|l| l == 1) => {
+                        match tape.evs[first] {
+                            Ev::Str(a, e) => (tape.str(a, e), None, Some(first + 1), 1),
+                            _ => return Ok(None),
+                        }
+                    }
+                    _ => return Ok(None),
+                }
+            } else {
+                // Row mode writes `F2 05` before a variant inside a `Some`: one at most, and
+                // the same on every value (the kind bit says it for the whole column).
+                let n = tape.evs[from as usize..i]
+                    .iter()
+                    .filter(|e| matches!(e, Ev::Some))
+                    .count();
+                if n > 1 || somes.is_some_and(|s| s != n) {
+                    return Ok(None);
+                }
+                somes = Some(n);
+                // `F2 06 name` or `F2 07 name payload`, after the wrapper.
+                let (v, payload) = match tape.evs[i] {
+                    Ev::UnitVariant(v) => (v, None),
+                    Ev::NewtypeVariant(v) => (v, Some(i + 1)),
+                    _ => return Ok(None),
+                };
+                let name = tape.variant_name(v);
+                (name, Some(name), payload, 2 + 2 * n)
+            };
+        let id = match ids.get(name) {
+            Some(&id) => id,
+            None => {
+                let id = names.len() as u32;
+                ids.insert(name, id);
+                names.push(fixed.map_or_else(|| Cow::Owned(name.to_owned()), Cow::Borrowed));
+                unit.push(payload.is_none());
+                payloads.push(Vec::new());
+                id
+            }
+        };
+        let k = id as usize;
+        // A name used both with and without a payload cannot be one variant.
+        if unit[k] != payload.is_none() {
+            return Ok(None);
+        }
+        if let Some(p) = payload {
+            payloads[k].push(field_cell(tape, p));
+        }
+        tag_vals.push(u64::from(id));
+        row_cost += around + name_cost(name);
+    }
+    // Each variant declares a name and a kind byte and its own column: the layout pays
+    // when names repeat. Fewer than two values a variant (one-entry maps that happen to be
+    // alone in a short batch, RTB's `ext`) stay as they were: the exact cost of a short
+    // batch sees the declaration, not what the rows would have left in the session state.
+    if tag_vals.len() < 2 * names.len() {
+        return Ok(None);
+    }
+    let tags = leaf_body(sink, Class::Int { neg: false }, tag_vals, &[], None, false)?;
+    let (Body::Bytes(body), units) = (tags.body, tags.units) else {
+        return Ok(None);
+    };
+    let entropy = body.first() == Some(&tags::ENTROPY);
+    let flags = match (map, somes) {
+        (true, _) => MAP_FORM,
+        (false, Some(1)) => WRAPPED,
+        _ => 0,
+    };
+    let mut out = Nested {
+        class: Class::Tagged,
+        flags,
+        children: Vec::with_capacity(names.len()),
+        body,
+        units,
+        row_cost,
+        entropy,
+    };
+    for ((name, unit), cells) in names.into_iter().zip(unit).zip(payloads) {
+        if unit {
+            out.children.push(Decl {
+                name,
+                kind: RESIDUAL,
+                children: Vec::new(),
+            });
+            continue;
+        }
+        let n = cells.len();
+        let Some(c) = child(sink, tape, name, n, None, cells, level + 1)? else {
+            return Ok(None);
+        };
+        out.add(c);
+    }
     Ok(Some(out))
 }
 
@@ -396,7 +545,7 @@ impl Nested {
 fn child(
     sink: &Sink,
     tape: &Tape,
-    name: &'static str,
+    name: Cow<'static, str>,
     n: usize,
     rows: Option<&[u32]>,
     present: Vec<Cell>,
@@ -418,6 +567,7 @@ fn child(
     let min_intern = sink.opts().intern_min_len() as usize;
     let scan = scan_cells(present.iter().copied(), present.len(), &tape.arena);
     let mut text = Form::Plain;
+    let mut flags = 0;
     let (class, children, units, row_cost, entropy) = if scan.class != Class::Residual {
         let mut census = (scan.class == Class::Str).then(|| Census::new(&scan.strs, min_intern));
         let leaf = leaf_body(
@@ -442,9 +592,10 @@ fn child(
             return Ok(None);
         };
         bytes.extend_from_slice(&n.body);
+        flags = n.flags;
         (n.class, n.children, n.units, n.row_cost + nulls, n.entropy)
     };
-    let mut kind = class.nibble() | text.bits();
+    let mut kind = class.nibble() | text.bits() | flags;
     if optional {
         kind |= OPTIONAL;
     }
@@ -465,15 +616,18 @@ fn child(
 }
 
 /// The column-shape table entries of a declared column and its children, in declaration
-/// order: a struct column's entry is `uvarint(child count)` then its name (the count makes
-/// the flat list a tree again), a list's element entry has an empty name.
+/// order: a struct or tagged column's entry is `uvarint(child count)` then its name (the
+/// count makes the flat list a tree again), a list's element entry has an empty name.
 pub(crate) fn shape_entries<'n>(
     name: &'n str,
     kind: u8,
-    children: &[Decl],
+    children: &'n [Decl],
     out: &mut Vec<(Cow<'n, [u8]>, u8)>,
 ) {
-    if Class::from_nibble(kind & 0x0F) == Some(Class::Struct) {
+    if matches!(
+        Class::from_nibble(kind & 0x0F),
+        Some(Class::Struct | Class::Tagged)
+    ) {
         let mut e = Vec::with_capacity(name.len() + 1);
         write_uvarint(&mut e, children.len() as u64);
         e.extend_from_slice(name.as_bytes());
@@ -482,7 +636,7 @@ pub(crate) fn shape_entries<'n>(
         out.push((Cow::Borrowed(name.as_bytes()), kind));
     }
     for c in children {
-        shape_entries(c.name, c.kind, &c.children, out);
+        shape_entries(&c.name, c.kind, &c.children, out);
     }
 }
 

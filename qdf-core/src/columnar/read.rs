@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 
 use super::numtext::{self, Form};
-use super::{Class, MIN_ROWS, NULLABLE, OPTIONAL, mask_len};
+use super::{Class, MAP_FORM, MIN_ROWS, NULLABLE, OPTIONAL, RESIDUAL, WRAPPED, mask_len};
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::{self, CheckedStrs};
 use crate::codec::{self, Kind, Packed};
@@ -54,8 +54,10 @@ pub(crate) enum Data<'de> {
     /// Per-value strings: borrowed from the input, or a range of the container's arena
     /// (entries copied out of the intern table).
     Each(Vec<StrRef<'de>>),
-    /// A struct or list column: the values are in its children.
+    /// A struct, list or tagged column: the values are in its children.
     Nested,
+    /// A unit variant of a tagged column: no child column, its values have no payload.
+    Unit,
 }
 
 impl Data<'_> {
@@ -77,6 +79,10 @@ pub(crate) struct Column<'de> {
     pub(crate) class: Class,
     /// How a string column's values are stored (kind bits `10`/`20`).
     pub(crate) text: Form,
+    /// A tagged column whose values are one-entry maps (kind bit `10`), not variants.
+    pub(crate) map_form: bool,
+    /// A tagged column whose values are each `Some(variant)` (kind bit `20`).
+    pub(crate) wrapped: bool,
     pub(crate) optional: bool,
     pub(crate) nullable: bool,
     /// The presence mask (empty unless optional).
@@ -100,10 +106,10 @@ pub(crate) struct Column<'de> {
     /// makes of a column in the common case).
     pub(crate) always: bool,
     /// A struct column's child columns, a list column's element column (`docs/SPEC.md`
-    /// §22.2); their slots are this column's present non-null values (a list's: its
-    /// elements).
+    /// §22.2), a tagged column's variants (§22.3); their slots are this column's present
+    /// non-null values (a list's: its elements; a variant's: the values of its tag).
     pub(crate) children: Vec<Column<'de>>,
-    /// A list column's lengths, one per present non-null value.
+    /// A list column's lengths, a tagged column's tags, one per present non-null value.
     pub(crate) lens: Vec<u64>,
     /// A list column: elements handed out so far (the next list starts there).
     pub(crate) next_elem: usize,
@@ -201,14 +207,10 @@ impl<'de> Container<'de> {
         }
         // Below 16 rows only with a struct or list column (`NESTED_COLUMNS`, §22.2): the
         // rule of §22 stays for every container such an encoder could not write.
-        if m < MIN_ROWS
-            && !cols
-                .iter()
-                .any(|c| matches!(c.class, Class::Struct | Class::List))
-        {
+        if m < MIN_ROWS && !cols.iter().any(|c| c.class.nested()) {
             return Err(bad(
                 at,
-                "columnar container with fewer than 16 rows and no struct or list column",
+                "columnar container with fewer than 16 rows and no struct, list or tagged column",
             ));
         }
         let residual = cols.iter().filter(|c| c.class == Class::Residual).count();
@@ -304,11 +306,16 @@ impl Container<'_> {
 
 impl<'de> Column<'de> {
     fn new(name: Cow<'de, str>, kind: u8, at: u64) -> Result<Self> {
-        // Bits 10/20 (number text) only on a string column.
+        // Bits 10/20: number text on a string column, the map form or the `Some` wrapper
+        // (not both) on a tagged column; nowhere else.
         let text = Form::from_kind(kind);
         let class = Class::from_nibble(kind & 0x0F)
-            .filter(|&c| text == Some(Form::Plain) || (text.is_some() && c == Class::Str))
+            .filter(|&c| {
+                text == Some(Form::Plain)
+                    || (text.is_some() && matches!(c, Class::Str | Class::Tagged))
+            })
             .ok_or_else(|| bad(at, "column kind byte"))?;
+        let tagged = class == Class::Tagged;
         let nullable = kind & NULLABLE != 0;
         if class == Class::Residual && nullable {
             return Err(bad(at, "a residual column cannot be nullable"));
@@ -316,7 +323,13 @@ impl<'de> Column<'de> {
         Ok(Column {
             name,
             class,
-            text: text.unwrap_or_default(),
+            text: if tagged {
+                Form::Plain
+            } else {
+                text.unwrap_or_default()
+            },
+            map_form: tagged && kind & MAP_FORM != 0,
+            wrapped: tagged && kind & WRAPPED != 0,
             optional: kind & OPTIONAL != 0,
             nullable,
             present: &[],
@@ -343,6 +356,12 @@ impl<'de> Column<'de> {
     /// The kind byte.
     pub(crate) fn kind(&self) -> u8 {
         let mut k = self.class.nibble() | self.text.bits();
+        if self.map_form {
+            k |= MAP_FORM;
+        }
+        if self.wrapped {
+            k |= WRAPPED;
+        }
         if self.optional {
             k |= OPTIONAL;
         }
@@ -369,11 +388,14 @@ impl<'de> Column<'de> {
 }
 
 impl<'de> Column<'de> {
-    /// Reads the children of a struct or list column with `v` present non-null values (its
-    /// masks read), one depth level deeper: a list's lengths column first (a uint column of
-    /// `v` values, whose sum is charged to the output budget before the element column is
-    /// read), then each child's masks and body over the struct's `v` values or the list's
-    /// elements. `indexed`: string leaves must be blocks (they never touch the Dense state).
+    /// Reads the children of a struct, list or tagged column with `v` present non-null
+    /// values (its masks read), one depth level deeper: a list's lengths column first (a
+    /// uint column of `v` values, whose sum is charged to the output budget before the
+    /// element column is read), a tagged column's tag column (a uint column of `v` values,
+    /// each below the variant count), then each child's masks and body over the struct's
+    /// `v` values, the list's elements or the values of the variant's tag (a unit variant
+    /// has no child column). `indexed`: string leaves must be blocks (they never touch the
+    /// Dense state).
     fn read_children(
         &mut self,
         src: &mut Source<'de>,
@@ -381,7 +403,24 @@ impl<'de> Column<'de> {
         indexed: bool,
         arena: &mut String,
     ) -> Result<()> {
-        let slots = if self.class == Class::List {
+        // A tagged column's slots per variant.
+        let mut per_tag = Vec::new();
+        let slots = if self.class == Class::Tagged {
+            let at = src.offset();
+            let Packed::Ints(_, tags) = read_nums(src, Class::Int { neg: false }, v)? else {
+                return Err(bad(at, "tags must be a uint column"));
+            };
+            per_tag = vec![0usize; self.children.len()];
+            for &t in &tags {
+                let n = usize::try_from(t)
+                    .ok()
+                    .and_then(|t| per_tag.get_mut(t))
+                    .ok_or_else(|| bad(at, "a tag past the tagged column's variants"))?;
+                *n += 1;
+            }
+            self.lens = tags;
+            0
+        } else if self.class == Class::List {
             let at = src.offset();
             let Packed::Ints(_, lens) = read_nums(src, Class::Int { neg: false }, v)? else {
                 return Err(bad(at, "list lengths must be a uint column"));
@@ -397,8 +436,14 @@ impl<'de> Column<'de> {
             v
         };
         src.enter()?;
-        for c in &mut self.children {
+        for (i, c) in self.children.iter_mut().enumerate() {
             c.at = src.offset();
+            let slots = per_tag.get(i).copied().unwrap_or(slots);
+            if c.class == Class::Residual {
+                // A unit variant (only a tagged column declares one): no bytes.
+                c.data = Data::Unit;
+                continue;
+            }
             let cv = c.read_masks(src, slots)?;
             if indexed && c.class == Class::Str && c.text == Form::Plain {
                 expect_block(src)?;
@@ -420,7 +465,7 @@ impl<'de> Column<'de> {
         arena: &mut String,
     ) -> Result<Data<'de>> {
         Ok(match self.class {
-            Class::Struct | Class::List => {
+            Class::Struct | Class::List | Class::Tagged => {
                 self.read_children(src, v, indexed, arena)?;
                 Data::Nested
             }
@@ -444,13 +489,15 @@ fn expect_block(src: &Source<'_>) -> Result<()> {
     }
 }
 
-/// Reads one column's declaration (`docs/SPEC.md` §22.2): its name (not for a list's
-/// element column), kind byte and, for a struct or list column, its children one depth
-/// level deeper; pushes its column-shape table entries onto `entries` (a struct's entry is
-/// `uvarint(child count)` then its name).
+/// Reads one column's declaration (`docs/SPEC.md` §22.2, §22.3): its name (not for a list's
+/// element column), kind byte and, for a struct, list or tagged column, its children one
+/// depth level deeper; pushes its column-shape table entries onto `entries` (a struct's or
+/// tagged column's entry is `uvarint(child count)` then its name).
 ///
-/// Errors: a struct column without a child, a residual child, an optional element column,
-/// a repeated child name under `deny_duplicate_keys`, nesting past the depth limit.
+/// Errors: a struct column without a child or a tagged column without a variant, a residual
+/// child (other than a tagged column's unit variant, kind `0F`, which a one-entry-map column
+/// cannot have), an optional element or variant column, a repeated child name under
+/// `deny_duplicate_keys`, nesting past the depth limit.
 fn read_decl<'de>(
     src: &mut Source<'de>,
     elem: bool,
@@ -472,10 +519,17 @@ fn read_decl<'de>(
     let entry = entries.len();
     entries.push((col.name.as_bytes().to_vec(), kind));
     let k = match col.class {
-        Class::Struct => {
+        Class::Struct | Class::Tagged => {
             let k = src.uvarint()?;
             if k == 0 {
-                return Err(bad(kind_at, "a struct column with no child column"));
+                return Err(bad(
+                    kind_at,
+                    if col.class == Class::Struct {
+                        "a struct column with no child column"
+                    } else {
+                        "a tagged column with no variant"
+                    },
+                ));
             }
             // Each child declares a name (≥ 1 byte) and a kind byte.
             src.check_count(k, 2)?;
@@ -490,18 +544,23 @@ fn read_decl<'de>(
     };
     src.enter()?;
     let list = col.class == Class::List;
+    let tagged = col.class == Class::Tagged;
     let mut seen = std::collections::HashSet::new();
     col.children.reserve(k as usize);
     for _ in 0..k {
         let at = src.offset();
         let c = read_decl(src, list, entries)?;
-        if c.class == Class::Residual {
+        // A tagged column's unit variant is kind `0F` exactly, in the enum form only.
+        if c.class == Class::Residual && !(tagged && !col.map_form && c.kind() == RESIDUAL) {
             return Err(bad(at, "a child column cannot be residual"));
         }
         if list && c.optional {
             return Err(bad(at, "a list's element column cannot be optional"));
         }
-        if !list && src.dup_keys() && !seen.insert(c.name.to_string()) {
+        if tagged && c.optional {
+            return Err(bad(at, "a variant's column cannot be optional"));
+        }
+        if col.class == Class::Struct && src.dup_keys() && !seen.insert(c.name.to_string()) {
             return Err(repeated_column(&c.name, at));
         }
         col.children.push(c);
@@ -517,7 +576,7 @@ fn from_entries<'de>(entries: &[(Vec<u8>, u8)], i: &mut usize) -> Option<Column<
     *i += 1;
     let class = Class::from_nibble(kind & 0x0F)?;
     let (k, name) = match class {
-        Class::Struct => {
+        Class::Struct | Class::Tagged => {
             let (k, used) = read_uvarint(e).ok()?;
             (k, &e[used..])
         }

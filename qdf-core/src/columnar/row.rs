@@ -16,6 +16,7 @@
 //! struct) still shows every key.
 
 use std::borrow::Cow;
+use std::marker::PhantomData;
 
 use crate::short::owned_str;
 use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
@@ -317,7 +318,7 @@ fn column_value<'de, D: RowDecoder<'de>, S: DeserializeSeed<'de>>(
         .map_err(|e| cell_error(e, col))
 }
 
-/// [`column_value`] of a struct or list column.
+/// [`column_value`] of a struct, list or tagged column.
 #[inline(never)]
 fn nested_value<'de, D: RowDecoder<'de>, S: DeserializeSeed<'de>>(
     de: &mut D,
@@ -327,6 +328,19 @@ fn nested_value<'de, D: RowDecoder<'de>, S: DeserializeSeed<'de>>(
 ) -> Result<S::Value> {
     let val = take(col)?;
     let at = col.at;
+    if col.class == Class::Tagged {
+        let wrap = col.wrapped;
+        return seed
+            .deserialize(TaggedDe {
+                de,
+                col,
+                arena,
+                tag: val.map(|(t, _)| t),
+                wrap,
+                value_mode: false,
+            })
+            .map_err(|e| e.with_offset(at));
+    }
     // The value's own errors (its children's point at their columns) are at its column.
     seed.deserialize(NestedDe {
         de,
@@ -337,9 +351,10 @@ fn nested_value<'de, D: RowDecoder<'de>, S: DeserializeSeed<'de>>(
     .map_err(|e| e.with_offset(at))
 }
 
-/// Advances struct or list column `col` past its next value: `None` for a null, else the
-/// value's slot in the children (a struct: its index among the column's values, and 0; a
-/// list: its first element and its length).
+/// Advances struct, list or tagged column `col` past its next value: `None` for a null,
+/// else the value's slot in the children (a struct: its index among the column's values,
+/// and 0; a list: its first element and its length; a tagged column: its tag, and its
+/// index among the column's values).
 fn take(col: &mut Column<'_>) -> Result<Option<(usize, usize)>> {
     if col.nullable {
         let p = col.next_present;
@@ -350,6 +365,11 @@ fn take(col: &mut Column<'_>) -> Result<Option<(usize, usize)>> {
     }
     let k = col.next_value;
     col.next_value += 1;
+    if col.class == Class::Tagged {
+        // The tags were checked against the variants when the column was loaded.
+        let tag = *col.lens.get(k).ok_or_else(short_column)?;
+        return Ok(Some((tag as usize, k)));
+    }
     if col.class != Class::List {
         return Ok(Some((k, 0)));
     }
@@ -371,12 +391,19 @@ fn skip_value(col: &mut Column<'_>, arena: &str) -> Result<()> {
     skip_children(col, val, arena)
 }
 
-/// Advances the children of struct or list column `col` past the slots of value `val`
-/// ([`take`]).
+/// Advances the children of struct, list or tagged column `col` past the slots of value
+/// `val` ([`take`]).
 fn skip_children(col: &mut Column<'_>, val: Option<(usize, usize)>, arena: &str) -> Result<()> {
     let Some((k, len)) = val else {
         return Ok(());
     };
+    if col.class == Class::Tagged {
+        let child = col.children.get_mut(k).ok_or_else(short_column)?;
+        if !matches!(child.data, Data::Unit) {
+            skip_value(child, arena)?;
+        }
+        return Ok(());
+    }
     if col.class == Class::List {
         if let Some(elem) = col.children.first_mut() {
             for _ in 0..len {
@@ -527,6 +554,383 @@ impl<'de, D: RowDecoder<'de>> de::SeqAccess<'de> for Elems<'_, 'de, D> {
     }
 }
 
+/// One value of a tagged column (`docs/SPEC.md` §22.3), presented as row mode presents the
+/// same value: a null as `None`; `Some(variant)` (kind bit `20`) with its wrapper, one depth
+/// level; a variant to an enum target as that variant, to `Value` with its kind, to any
+/// other visitor as row mode's `deserialize_any` shows it (a unit variant as its name, a
+/// newtype variant as a one-entry map, one level); a one-entry map (kind bit `10`) as a
+/// map, one level, and to an enum target as a variant (as row mode reads a 1-entry map).
+struct TaggedDe<'x, 'de, D> {
+    de: &'x mut D,
+    col: &'x mut Column<'de>,
+    arena: &'x str,
+    /// The value's tag (its variant); `None` for a null.
+    tag: Option<usize>,
+    /// The `Some` wrapper is still to be shown.
+    wrap: bool,
+    /// `Value` asked (its private newtype name): a variant goes to `visit_enum`.
+    value_mode: bool,
+}
+
+impl<'x, 'de, D: RowDecoder<'de>> TaggedDe<'x, 'de, D> {
+    /// Runs `f` one depth level deeper (errors at the column, as row mode's at the value).
+    fn deeper<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let at = self.col.at;
+        self.de.source().enter().map_err(|e| e.relocated(at))?;
+        let v = f(self)?;
+        self.de.source().leave();
+        Ok(v)
+    }
+
+    /// The variant of tag `tag`, with the value's payload column.
+    fn variant(self, tag: usize) -> Result<Variant<'x, 'de, D>> {
+        let map_form = self.col.map_form;
+        let child = self.col.children.get_mut(tag).ok_or_else(short_column)?;
+        Ok(Variant {
+            de: self.de,
+            unit: matches!(child.data, Data::Unit),
+            child,
+            arena: self.arena,
+            map_form,
+        })
+    }
+}
+
+impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for TaggedDe<'_, 'de, D> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        let Some(tag) = self.tag else {
+            return visitor.visit_none();
+        };
+        if self.wrap {
+            return self.deeper(|t| {
+                visitor.visit_some(TaggedDe {
+                    de: &mut *t.de,
+                    col: &mut *t.col,
+                    arena: t.arena,
+                    tag: t.tag,
+                    wrap: false,
+                    value_mode: false,
+                })
+            });
+        }
+        let value_mode = self.value_mode && !self.col.map_form;
+        let at = self.col.at;
+        let v = self.variant(tag)?;
+        if value_mode {
+            return v.visit_enum(visitor, at);
+        }
+        if v.unit {
+            return NameDe::new(&v.child.name).deserialize_any(visitor);
+        }
+        v.de.source().enter().map_err(|e| e.relocated(at))?;
+        let mut map = OneEntry { v, state: 0 };
+        let r = visitor.visit_map(&mut map)?;
+        if map.state != 2 {
+            return Err(Error::mismatch(
+                "a map read to its end",
+                "a map with 1 more entry",
+            ));
+        }
+        map.v.de.source().leave();
+        Ok(r)
+    }
+
+    /// `None` for a null, else `Some(value)` (one depth level, as row mode counts it); the
+    /// wrapper of kind bit `20` is that `Some`.
+    fn deserialize_option<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        if self.tag.is_none() {
+            return visitor.visit_none();
+        }
+        self.deeper(|t| {
+            visitor.visit_some(TaggedDe {
+                de: &mut *t.de,
+                col: &mut *t.col,
+                arena: t.arena,
+                tag: t.tag,
+                wrap: false,
+                value_mode: false,
+            })
+        })
+    }
+
+    /// The variant (a one-entry map's key names it); a `Some` wrapper is seen through.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let Some(tag) = self.tag else {
+            return visitor.visit_none();
+        };
+        let at = self.col.at;
+        self.variant(tag)?.visit_enum(visitor, at)
+    }
+
+    /// `Value`'s private name turns variants into `visit_enum`, as in row mode.
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        mut self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if name == crate::wire::ext::magic::VALUE {
+            self.value_mode = true;
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    /// The payload column is stepped over (its counters stay in step).
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Some(tag) = self.tag {
+            let idx = self.col.next_value - 1;
+            skip_children(self.col, Some((tag, idx)), self.arena)?;
+        }
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// One variant of a tagged column's value: its name (the child column's) and payload (the
+/// child column's next value; none for a unit variant).
+struct Variant<'x, 'de, D> {
+    de: &'x mut D,
+    child: &'x mut Column<'de>,
+    arena: &'x str,
+    unit: bool,
+    /// The column's values are one-entry maps: any variant request reads the entry's value
+    /// (row mode's 1-entry map form).
+    map_form: bool,
+}
+
+impl<'de, D: RowDecoder<'de>> Variant<'_, 'de, D> {
+    /// `visitor.visit_enum` with this variant, one depth level deeper unless it is a unit
+    /// variant (as row mode counts `F2 06` and `F2 07`).
+    fn visit_enum<V: Visitor<'de>>(self, visitor: V, at: u64) -> Result<V::Value> {
+        if self.unit {
+            return visitor.visit_enum(self);
+        }
+        let Variant {
+            de,
+            child,
+            arena,
+            unit,
+            map_form,
+        } = self;
+        de.source().enter().map_err(|e| e.relocated(at))?;
+        let v = visitor.visit_enum(Variant {
+            de: &mut *de,
+            child,
+            arena,
+            unit,
+            map_form,
+        })?;
+        de.source().leave();
+        Ok(v)
+    }
+
+    /// The error of a variant request of the wrong kind, in row mode's words.
+    #[cold]
+    fn wrong_kind(&self, expected: &'static str) -> Error {
+        let found = if self.unit {
+            crate::wire::ext::UNIT_VARIANT
+        } else {
+            crate::wire::ext::NEWTYPE_VARIANT
+        };
+        Error::mismatch(expected, crate::wire::ext::subtype_name(found))
+    }
+}
+
+impl<'de, D: RowDecoder<'de>> de::EnumAccess<'de> for Variant<'_, 'de, D> {
+    type Error = Error;
+    type Variant = Self;
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
+        let kind = if self.unit {
+            crate::wire::ext::UNIT_VARIANT
+        } else {
+            crate::wire::ext::NEWTYPE_VARIANT
+        };
+        let v = seed.deserialize(NameDe {
+            name: &self.child.name,
+            kind,
+        })?;
+        Ok((v, self))
+    }
+}
+
+impl<'de, D: RowDecoder<'de>> de::VariantAccess<'de> for Variant<'_, 'de, D> {
+    type Error = Error;
+    fn unit_variant(self) -> Result<()> {
+        match (self.unit, self.map_form) {
+            (true, _) => Ok(()),
+            (false, true) => column_value(self.de, self.child, self.arena, PhantomData::<()>),
+            (false, false) => Err(self.wrong_kind("a unit variant")),
+        }
+    }
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        if self.unit {
+            return Err(self.wrong_kind("a newtype variant"));
+        }
+        column_value(self.de, self.child, self.arena, seed)
+    }
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        if !self.map_form {
+            return Err(self.wrong_kind("a tuple variant"));
+        }
+        column_value(self.de, self.child, self.arena, Tuple(len, visitor))
+    }
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        if !self.map_form {
+            return Err(self.wrong_kind("a struct variant"));
+        }
+        column_value(self.de, self.child, self.arena, Struct(fields, visitor))
+    }
+}
+
+/// A one-entry map read as a tuple (a tuple variant of the 1-entry map form).
+struct Tuple<V>(usize, V);
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Tuple<V> {
+    type Value = V::Value;
+    fn deserialize<T: de::Deserializer<'de>>(
+        self,
+        d: T,
+    ) -> std::result::Result<V::Value, T::Error> {
+        d.deserialize_tuple(self.0, self.1)
+    }
+}
+
+/// A one-entry map's value read as a struct (a struct variant of the 1-entry map form).
+struct Struct<V>(&'static [&'static str], V);
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Struct<V> {
+    type Value = V::Value;
+    fn deserialize<T: de::Deserializer<'de>>(
+        self,
+        d: T,
+    ) -> std::result::Result<V::Value, T::Error> {
+        d.deserialize_struct("", self.0, self.1)
+    }
+}
+
+/// A variant (or a one-entry map) as a map of one entry `{name: payload}`; `state`: 0 before
+/// the key, 1 before the value, 2 done.
+struct OneEntry<'x, 'de, D> {
+    v: Variant<'x, 'de, D>,
+    state: u8,
+}
+
+impl<'de, D: RowDecoder<'de>> de::MapAccess<'de> for OneEntry<'_, 'de, D> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.state != 0 {
+            return Ok(None);
+        }
+        self.state = 1;
+        seed.deserialize(NameDe::new(&self.v.child.name)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        if self.state != 1 {
+            return Err(Error::mismatch("a map key before its value", "a value"));
+        }
+        self.state = 2;
+        column_value(&mut *self.v.de, &mut *self.v.child, self.v.arena, seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(usize::from(self.state == 0))
+    }
+}
+
+/// A variant name or a one-entry map's key: a string, borrowed from the input when the
+/// declaration is there. Asked for `Value`'s private `KIND` tuple struct, `(kind, name)`.
+struct NameDe<'x, 'de> {
+    name: &'x Cow<'de, str>,
+    /// The extension subtype `Value` learns the variant's kind from.
+    kind: u8,
+}
+
+impl<'x, 'de> NameDe<'x, 'de> {
+    fn new(name: &'x Cow<'de, str>) -> Self {
+        NameDe {
+            name,
+            kind: crate::wire::ext::NEWTYPE_VARIANT,
+        }
+    }
+}
+
+impl<'de> de::Deserializer<'de> for NameDe<'_, 'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.name {
+            Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
+            Cow::Owned(s) => visitor.visit_str(s),
+        }
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if name == crate::wire::ext::magic::KIND {
+            return visitor.visit_seq(KindSeq {
+                kind: Some(self.kind),
+                name: Some(self),
+            });
+        }
+        self.deserialize_any(visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple map struct enum identifier
+        ignored_any
+    }
+}
+
+/// `(kind, name)` of a variant, for `Value`: each handed out once, in that order.
+struct KindSeq<'x, 'de> {
+    kind: Option<u8>,
+    name: Option<NameDe<'x, 'de>>,
+}
+
+impl<'de> de::SeqAccess<'de> for KindSeq<'_, 'de> {
+    type Error = Error;
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if let Some(kind) = self.kind.take() {
+            return seed
+                .deserialize(serde::de::value::U8Deserializer::<Error>::new(kind))
+                .map(Some);
+        }
+        match self.name.take() {
+            Some(name) => seed.deserialize(name).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
 /// The next value of a loaded column (its key was just handed out): advances the column's
 /// counters. One match on the column's data; a value past the column's end (the masks'
 /// counts were checked against the values when the column was loaded, so not reached) is an
@@ -546,8 +950,9 @@ fn cell<'x, 'de>(col: &'x mut Column<'de>, arena: &'x str) -> Result<CellVal<'x,
     let v = match &col.data {
         Data::Residual => Some(CellVal::Residual),
         Data::Skipped | Data::Pending => Some(CellVal::Skipped(&col.name)),
-        // Struct and list columns are presented by `nested_value`.
-        Data::Nested => None,
+        // Struct, list and tagged columns are presented by `nested_value`; a unit variant
+        // has no values.
+        Data::Nested | Data::Unit => None,
         Data::U64(v) => v.get(k).map(|&x| CellVal::U64(x)),
         Data::I64(v) => v.get(k).map(|&x| match x as i64 {
             n if n < 0 => CellVal::I64(n),

@@ -64,15 +64,17 @@ struct ColPlan {
     /// Decoded output the decoder charges for a [`Body::Bytes`] body (`docs/SPEC.md` §13);
     /// per-value strings and residual cells are counted as they are written.
     units: u64,
-    /// A struct or list column's child columns (their declaration).
+    /// A struct, list or tagged column's child columns (their declaration).
     children: Vec<Decl>,
+    /// A tagged column's kind bits `10`/`20` (`docs/SPEC.md` §22.3).
+    flags: u8,
     /// A struct or list column's body holds an entropy-coded block.
     entropy: bool,
 }
 
 impl ColPlan {
     fn kind(&self) -> u8 {
-        let mut k = self.class.nibble() | self.text.bits();
+        let mut k = self.class.nibble() | self.text.bits() | self.flags;
         if self.optional {
             k |= OPTIONAL;
         }
@@ -281,6 +283,7 @@ fn plan_container(
                     body: Body::Bytes(n.body),
                     units: n.units,
                     children: n.children,
+                    flags: n.flags,
                     entropy: n.entropy,
                 });
                 continue;
@@ -295,6 +298,7 @@ fn plan_container(
             body: leaf.body,
             units: leaf.units,
             children: Vec::new(),
+            flags: 0,
             entropy: false,
         };
         let body_cost = match &plan.body {
@@ -326,10 +330,7 @@ fn plan_container(
         plans.push(plan);
     }
     if plans.iter().all(|p| p.class == Class::Residual)
-        || (small
-            && !plans
-                .iter()
-                .any(|p| matches!(p.class, Class::Struct | Class::List)))
+        || (small && !plans.iter().any(|p| p.class.nested()))
     {
         return Ok(None);
     }
@@ -358,7 +359,7 @@ fn all_other(b: &Batch, present: &[(u32, u32)]) -> bool {
 
 /// The column-shape table entries of `plans` (their children included, see
 /// [`shape_entries`]).
-fn shape_list(plans: &[ColPlan]) -> Vec<(Cow<'static, [u8]>, u8)> {
+fn shape_list(plans: &[ColPlan]) -> Vec<(Cow<'_, [u8]>, u8)> {
     let mut out = Vec::with_capacity(plans.len());
     for p in plans {
         shape_entries(p.name, p.kind(), &p.children, &mut out);
@@ -366,13 +367,14 @@ fn shape_list(plans: &[ColPlan]) -> Vec<(Cow<'static, [u8]>, u8)> {
     out
 }
 
-/// The declaration of a struct or list column's children after its kind byte: a struct's
-/// child count, then each child's name (through the Dense rules) and kind byte; a list's
-/// element kind byte alone; each followed by its own children.
+/// The declaration of a struct, list or tagged column's children after its kind byte: a
+/// struct's child count (a tagged column's variant count), then each child's name (through
+/// the Dense rules) and kind byte; a list's element kind byte alone; each followed by its
+/// own children.
 fn write_children(sink: &mut Sink, kind: u8, children: &[Decl]) -> Result<()> {
     let list = match Class::from_nibble(kind & 0x0F) {
         Some(Class::List) => true,
-        Some(Class::Struct) => false,
+        Some(Class::Struct | Class::Tagged) => false,
         _ => return Ok(()),
     };
     if !list {
@@ -380,7 +382,7 @@ fn write_children(sink: &mut Sink, kind: u8, children: &[Decl]) -> Result<()> {
     }
     for c in children {
         if !list {
-            sink.write_str(c.name)?;
+            sink.write_str(&c.name)?;
         }
         sink.push(c.kind);
         write_children(sink, c.kind, &c.children)?;

@@ -157,11 +157,11 @@ pub enum EventKind<'a> {
         /// Intern ids defined by the column names of the declaration.
         interned: Range<u32>,
     },
-    /// One column of a columnar container, a leaf covering its masks and values; a struct
-    /// or list column ([`ColumnValues::Struct`], [`ColumnValues::List`]) opens instead,
-    /// covering its children too, which follow one level deeper (their `index` counts
-    /// among their siblings; a list's element column has an empty name), then a
-    /// [`EventKind::Close`].
+    /// One column of a columnar container, a leaf covering its masks and values; a struct,
+    /// list or tagged column ([`ColumnValues::Struct`], [`ColumnValues::List`],
+    /// [`ColumnValues::Tagged`]) opens instead, covering its children too, which follow one
+    /// level deeper (their `index` counts among their siblings; a list's element column has
+    /// an empty name, a variant's the variant's), then a [`EventKind::Close`].
     Column {
         /// Position in the declaration, from 0.
         index: usize,
@@ -486,6 +486,19 @@ pub enum ColumnValues {
         /// The lengths column's codec (`None`: a plain array).
         lengths: Option<Codec>,
     },
+    /// A tagged column (§22.3): a tag column (its QPack codec, `None` for a plain array),
+    /// then one column event per variant one level deeper (its `name` the variant's, its
+    /// slots the values of its tag), then a [`EventKind::Close`].
+    Tagged {
+        /// Variants declared.
+        variants: usize,
+        /// The values are one-entry maps (kind bit `10`), not enum variants.
+        map: bool,
+        /// The tag column's codec (`None`: a plain array).
+        tags: Option<Codec>,
+    },
+    /// A unit variant of a tagged column (kind `0F`): no bytes, `count` values.
+    Unit,
 }
 
 impl fmt::Display for ColumnValues {
@@ -507,6 +520,18 @@ impl fmt::Display for ColumnValues {
                 elements,
                 lengths: None,
             } => write!(f, "list of {elements} elements, lengths as a plain array"),
+            ColumnValues::Tagged {
+                variants,
+                map,
+                tags,
+            } => {
+                let of = if *map { "one-entry maps" } else { "variants" };
+                match tags {
+                    Some(c) => write!(f, "tagged, {variants} {of}, tags {c}"),
+                    None => write!(f, "tagged, {variants} {of}, tags as a plain array"),
+                }
+            }
+            ColumnValues::Unit => f.write_str("unit variant"),
         }
     }
 }

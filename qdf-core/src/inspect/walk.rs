@@ -613,9 +613,9 @@ impl<'de> Walker<'de, '_> {
     }
 
     /// Emits the event of column `col` (position `index` among its siblings), decoded by the
-    /// columnar reader over `slots` slots, its bytes ending at `end`. A struct or list
-    /// column opens: its child columns follow one level deeper (slots: its values, or its
-    /// lists' elements), then a `Close`. `next_id`: the next intern id a per-value string
+    /// columnar reader over `slots` slots, its bytes ending at `end`. A struct, list or
+    /// tagged column opens: its child columns follow one level deeper (slots: its values,
+    /// its lists' elements, or the values of each variant's tag), then a `Close`. `next_id`: the next intern id a per-value string
     /// column defines (columns are read in this order).
     fn column(
         &mut self,
@@ -647,7 +647,16 @@ impl<'de> Walker<'de, '_> {
         let first = (values_at < end).then(|| self.byte_at(values_at)).flatten();
         let values = match (&col.data, first) {
             (Data::Residual, _) => ColumnValues::Residual,
+            (Data::Unit, _) => ColumnValues::Unit,
             _ if col.class == Class::Struct => ColumnValues::Struct(col.children.len()),
+            _ if col.class == Class::Tagged => ColumnValues::Tagged {
+                variants: col.children.len(),
+                map: col.map_form,
+                tags: match self.leaf_values(first, values_at) {
+                    ColumnValues::Packed(codec, _) => Some(codec),
+                    _ => None,
+                },
+            },
             _ if col.class == Class::List => ColumnValues::List {
                 elements: col.lens.iter().sum(),
                 lengths: match self.leaf_values(first, values_at) {
@@ -685,7 +694,10 @@ impl<'de> Walker<'de, '_> {
                 interned,
             },
         });
-        if !matches!(values, ColumnValues::Struct(_) | ColumnValues::List { .. }) {
+        if !matches!(
+            values,
+            ColumnValues::Struct(_) | ColumnValues::List { .. } | ColumnValues::Tagged { .. }
+        ) {
             return Ok(());
         }
         let slots = match values {
@@ -695,6 +707,11 @@ impl<'de> Walker<'de, '_> {
         self.depth += 1;
         for (k, child) in col.children.iter().enumerate() {
             let child_end = col.children.get(k + 1).map_or(end, |n| n.at);
+            // A variant's slots are the values of its tag.
+            let slots = match values {
+                ColumnValues::Tagged { .. } => col.lens.iter().filter(|&&t| t == k as u64).count(),
+                _ => slots,
+            };
             self.column(child, k, slots, child_end, next_id)?;
         }
         self.depth -= 1;

@@ -139,7 +139,7 @@ pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
         allowed: opts.has(crate::options::Features::COLUMN_INDEX),
         written: false,
     };
-    encode_body_flags(value, opts, out, &mut state, index)
+    encode_body_flags(value, opts, out, &mut state, index, false)
 }
 
 /// [`encode_body`] starting from the Dense state `state` (a one-shot message on a
@@ -154,7 +154,7 @@ pub(crate) fn encode_body_from<T: ?Sized + serde::Serialize>(
         allowed: opts.has(crate::options::Features::COLUMN_INDEX),
         written: false,
     };
-    encode_body_flags(value, opts, out, &mut Some(Box::new(state)), index)
+    encode_body_flags(value, opts, out, &mut Some(Box::new(state)), index, true)
 }
 
 /// [`encode_body`] with a session's Dense state (taken and given back). The state is not
@@ -165,7 +165,7 @@ pub(crate) fn encode_body_with_state<T: ?Sized + serde::Serialize>(
     out: &mut Vec<u8>,
     dense: &mut Option<Box<crate::dense::DenseState>>,
 ) -> Result<()> {
-    encode_body_flags(value, opts, out, dense, ColIndex::default()).map(|_| ())
+    encode_body_flags(value, opts, out, dense, ColIndex::default(), true).map(|_| ())
 }
 
 fn encode_body_flags<T: ?Sized + serde::Serialize>(
@@ -174,9 +174,13 @@ fn encode_body_flags<T: ?Sized + serde::Serialize>(
     out: &mut Vec<u8>,
     dense: &mut Option<Box<crate::dense::DenseState>>,
     col_index: ColIndex,
+    carried: bool,
 ) -> Result<u8> {
     let start = out.len();
-    let sink = Sink::with_state(std::mem::take(out), *opts, dense.take(), col_index);
+    let mut sink = Sink::with_state(std::mem::take(out), *opts, dense.take(), col_index);
+    if carried {
+        sink.set_carried();
+    }
     let mut ser = Serializer::over(sink);
     // An error an impl ignored inside the top-level compound is caught by that compound's
     // `end`; the poison check also covers a value whose last compound never ended.

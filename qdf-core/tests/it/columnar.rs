@@ -663,10 +663,12 @@ fn nested_batches_are_columnar() {
         .collect();
     let b = qdf_core::to_vec(&v).unwrap();
     assert_eq!(tag(&b), F7);
+    // Each scope's 20 spans: an `EF` since their one-entry `attrs` maps are a tagged
+    // column (`docs/SPEC.md` §22.3; an `F7` with `attrs` residual before).
     assert!(
         b[10..]
             .windows(2)
-            .filter(|w| w[0] == F7 && w[1] == 20)
+            .filter(|w| w[0] == EF && w[1] == 20)
             .count()
             >= 16
     );

@@ -405,6 +405,12 @@ struct Span {
 }
 
 fn spans(n: u64) -> Vec<Span> {
+    spans_tagged(n, 1)
+}
+
+/// [`spans`] whose `tags` hold `k` (1 or 2) entries: with one, a one-shot Balanced message makes the
+/// column of `tags` a tagged column (`docs/SPEC.md` §22.3); with two it stays row-mode maps.
+fn spans_tagged(n: u64, k: u64) -> Vec<Span> {
     (0..n)
         .map(|i| Span {
             trace_id: format!(
@@ -415,35 +421,55 @@ fn spans(n: u64) -> Vec<Span> {
             parent_id: (i % 3 != 0)
                 .then(|| format!("{:016X}", (i - 1).wrapping_mul(0xBF58_476D_1CE4_E5B9))),
             name: ["get", "put", "cafe"][(i % 3) as usize].into(),
-            tags: [("peer".to_string(), format!("{:08x}", i % 4))].into(),
+            tags: (0..k)
+                .map(|t| {
+                    (
+                        ["peer", "zone"][t as usize].to_string(),
+                        format!("{:08x}", i % 4 + t),
+                    )
+                })
+                .collect(),
         })
         .collect()
 }
 
-#[test]
-fn records_round_trip_in_every_tier_and_shrink() {
-    let v = spans(10);
+/// `(hex text, without it)` byte counts of `v` in Speed, Balanced and Compression, after
+/// checking the round trips.
+fn hex_sizes(v: &Vec<Span>) -> Vec<(usize, usize)> {
     let mut sizes = Vec::new();
     for opts in [
         Options::speed(),
         Options::balanced(),
         Options::compression(),
     ] {
-        let bytes = qdf_core::to_vec_with(&v, opts).unwrap();
-        assert_eq!(qdf_core::from_slice::<Vec<Span>>(&bytes).unwrap(), v);
+        let bytes = qdf_core::to_vec_with(v, opts).unwrap();
+        assert_eq!(&qdf_core::from_slice::<Vec<Span>>(&bytes).unwrap(), v);
         let val: Value = qdf_core::from_slice(&bytes).unwrap();
         assert_eq!(
-            qdf_core::from_slice::<Vec<Span>>(&qdf_core::to_vec(&val).unwrap()).unwrap(),
+            &qdf_core::from_slice::<Vec<Span>>(&qdf_core::to_vec(&val).unwrap()).unwrap(),
             v
         );
         let off = opts.features(opts.features - Features::HEX_TEXT);
-        let plain = qdf_core::to_vec_with(&v, off).unwrap();
+        let plain = qdf_core::to_vec_with(v, off).unwrap();
         sizes.push((bytes.len(), plain.len()));
     }
+    sizes
+}
+
+#[test]
+fn records_round_trip_in_every_tier_and_shrink() {
+    // Two-entry `tags` stay row-mode maps, whose hex values hex text shrinks.
+    let sizes = hex_sizes(&spans_tagged(10, 2));
     assert_eq!(sizes[0].0, sizes[0].1, "Speed writes no hex text");
     for &(hex, plain) in &sizes[1..] {
         assert!(hex < plain, "{sizes:?}");
     }
+    // One-entry `tags` are a tagged column in Balanced and Compression; its variant's string
+    // column keeps its form as every string column does (§9): hex text changes nothing.
+    assert_eq!(
+        hex_sizes(&spans(10)),
+        [(1215, 1215), (425, 425), (415, 415)]
+    );
 }
 
 #[test]

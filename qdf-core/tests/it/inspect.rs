@@ -711,6 +711,43 @@ fn nested_columns_show_their_children() {
     );
 }
 
+/// Tagged columns (`docs/SPEC.md` §22.3): the walk agrees with the decoder on the
+/// hand-built containers, every prefix and many one-byte changes of them; a tagged column
+/// opens, its variants follow one level deeper (a unit variant with no bytes).
+#[test]
+fn tagged_columns_agree_and_show_their_variants() {
+    let opts = Options::default();
+    let samples = crate::tagged_wire::samples();
+    agree_mutated(
+        &samples
+            .iter()
+            .map(|m| (m.clone(), opts))
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(
+        walk(&samples[0], &opts).unwrap()[2..],
+        [
+            "19..27 2 Column { index: 0, name: \"e\", kind: 136, values: Tagged { variants: 2, map: false, tags: None }, count: 3, interned: 0..0 }",
+            "24..24 3 Column { index: 0, name: \"A\", kind: 15, values: Unit, count: 1, interned: 0..0 }",
+            "24..27 3 Column { index: 1, name: \"B\", kind: 1, values: Array, count: 2, interned: 0..0 }",
+            "27..27 2 Close",
+            "27..27 1 Close",
+        ]
+    );
+    // Hex text as a variant's name and per-value strings (a definition, a reference, an
+    // uppercase inline form).
+    assert_eq!(
+        walk(&samples[4], &opts).unwrap()[2..],
+        [
+            "21..40 2 Column { index: 0, name: \"v\", kind: 24, values: Tagged { variants: 2, map: true, tags: None }, count: 4, interned: 0..0 }",
+            "26..37 3 Column { index: 0, name: \"ab\", kind: 4, values: PerValue, count: 3, interned: 0..1 }",
+            "37..40 3 Column { index: 1, name: \"i\", kind: 20, values: Array, count: 1, interned: 1..1 }",
+            "40..40 2 Close",
+            "40..40 1 Close",
+        ]
+    );
+}
+
 /// Predicted numbers (`docs/SPEC.md` §15.2's stream example) are events of their own, with
 /// the value and the form: the decimal step's exponent, the delta of the delta.
 #[test]

@@ -35,6 +35,8 @@ mod shapes;
 mod small_containers;
 mod spec_examples;
 mod stream_framing;
+mod tagged_columns;
+mod tagged_wire;
 mod tans_fuzz_corpus;
 mod tape_probes;
 mod to_vec_into;

@@ -1582,10 +1582,11 @@ fn uniform_struct_child_column_per_value_kind() {
     );
     check("list", rows(|i| vec![i as u8; i % 3]), true);
     check("char", rows(|i| char::from(b'a' + i as u8)), false);
+    // A tagged child column (`docs/SPEC.md` §22.3).
     check(
         "unit enum",
         rows(|i| [Shade::Light, Shade::Dark][i % 2]),
-        false,
+        true,
     );
 }
 

@@ -308,6 +308,11 @@ impl Tape {
         crate::wire::ext::magic::variant_kind(self.names[n as usize]).is_none()
     }
 
+    /// The variant name at variant index `v` (of a variant event of this tape).
+    pub(crate) fn variant_name(&self, v: u32) -> &'static str {
+        self.variants[v as usize].2
+    }
+
     /// The name at name index `n` (of an [`Open`] or a wrapper event of this tape).
     pub(crate) fn name_at(&self, n: u32) -> &'static str {
         self.names[n as usize]

@@ -1,0 +1,273 @@
+//! Tagged columns on the encoder side (`docs/SPEC.md` §22.3, issue #20 stage 3): columns of
+//! `Option<enum>` (unit and newtype variants) and of one-entry maps (the OTLP JSON mapping's
+//! `AnyValue`) become tagged columns in Balanced and Compression; round trips are exact in
+//! every tier at and around the 16-row threshold, the `Value` a container gives equals the
+//! one its rows give, subset decode skips the column, and no container grows.
+
+use crate::common::{TIERS, round_trip};
+use qdf_core::inspect::{self, ColumnValues, EventKind};
+use qdf_core::{Options, Value};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize, Serializer};
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+enum Kind {
+    Idle,
+    Walk(u16),
+    Say(String),
+    Hit(Option<u8>),
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Unit {
+    id: u32,
+    kind: Option<Kind>,
+    mood: Kind,
+}
+
+fn units(n: usize) -> Vec<Unit> {
+    (0..n)
+        .map(|i| Unit {
+            id: i as u32,
+            kind: match i % 5 {
+                0 => None,
+                1 => Some(Kind::Idle),
+                2 => Some(Kind::Walk(i as u16 * 3)),
+                3 => Some(Kind::Say(format!("hello {}", i % 4))),
+                _ => Some(Kind::Hit(if i % 2 == 0 { None } else { Some(i as u8) })),
+            },
+            mood: if i % 3 == 0 {
+                Kind::Idle
+            } else {
+                Kind::Walk(7)
+            },
+        })
+        .collect()
+}
+
+/// An attribute value as `opentelemetry-proto`'s serde mapping writes it: a map of one
+/// entry named by its kind (integers as decimal strings); read back as an enum.
+#[derive(Deserialize, Debug, PartialEq, Clone)]
+enum AnyValue {
+    #[serde(rename = "stringValue")]
+    Str(String),
+    #[serde(rename = "intValue")]
+    Int(String),
+    #[serde(rename = "boolValue")]
+    Bool(bool),
+    #[serde(rename = "doubleValue")]
+    Double(f64),
+    #[serde(rename = "arrayValue")]
+    Array(Vec<AnyValue>),
+}
+
+impl Serialize for AnyValue {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        match self {
+            AnyValue::Str(v) => m.serialize_entry("stringValue", v)?,
+            AnyValue::Int(v) => m.serialize_entry("intValue", v)?,
+            AnyValue::Bool(v) => m.serialize_entry("boolValue", v)?,
+            AnyValue::Double(v) => m.serialize_entry("doubleValue", v)?,
+            AnyValue::Array(v) => m.serialize_entry("arrayValue", v)?,
+        }
+        m.end()
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct KeyValue {
+    key: String,
+    value: Option<AnyValue>,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Span {
+    name: String,
+    attributes: Vec<KeyValue>,
+}
+
+fn attr(i: usize, k: usize) -> KeyValue {
+    let value = match (i + k) % 6 {
+        0 => Some(AnyValue::Str(["GET", "POST", "PUT"][i % 3].to_string())),
+        1 => Some(AnyValue::Int((200 + i % 4 * 100).to_string())),
+        2 => Some(AnyValue::Bool(i.is_multiple_of(2))),
+        3 => Some(AnyValue::Double(i as f64 / 4.0)),
+        4 => Some(AnyValue::Array(vec![AnyValue::Str(format!("x{i}"))])),
+        _ => None,
+    };
+    KeyValue {
+        key: format!("http.k{}", k % 4),
+        value,
+    }
+}
+
+fn spans(n: usize) -> Vec<Span> {
+    (0..n)
+        .map(|i| Span {
+            name: format!("span {}", i % 3),
+            attributes: (0..1 + i % 4).map(|k| attr(i, k)).collect(),
+        })
+        .collect()
+}
+
+/// The tagged columns a message holds: `(depth, name, map form)`.
+fn tagged_columns(bytes: &[u8], opts: &Options) -> Vec<(u32, String, bool)> {
+    let mut out = Vec::new();
+    inspect::message(bytes, opts, &mut |e| {
+        if let EventKind::Column {
+            name,
+            values: ColumnValues::Tagged { map, .. },
+            ..
+        } = &e.kind
+        {
+            out.push((e.depth, name.to_string(), *map));
+        }
+    })
+    .unwrap();
+    out
+}
+
+/// Round trips in every tier; the `Value` of every tier's bytes equals the row-mode one.
+fn check<T>(v: &T)
+where
+    T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    round_trip(v);
+    let rows: Value =
+        qdf_core::from_slice(&qdf_core::to_vec_with(v, Options::speed()).unwrap()).unwrap();
+    for tier in TIERS {
+        let opts = tier();
+        let bytes = qdf_core::to_vec_with(v, opts).unwrap();
+        let val: Value = qdf_core::from_slice_with(&bytes, opts).unwrap();
+        assert_eq!(val, rows, "{opts:?}");
+    }
+}
+
+#[test]
+fn enum_columns_round_trip_at_every_size() {
+    for n in [1, 2, 15, 16, 17, 100] {
+        let v = units(n);
+        check(&v);
+    }
+    // From 16 rows both enum columns are tagged columns in Balanced and Compression.
+    for tier in [Options::balanced, Options::compression] {
+        let opts = tier();
+        let bytes = qdf_core::to_vec_with(&units(100), opts).unwrap();
+        assert_eq!(
+            tagged_columns(&bytes, &opts),
+            [
+                (2, "kind".to_string(), false),
+                (2, "mood".to_string(), false)
+            ]
+        );
+    }
+}
+
+#[test]
+fn one_entry_map_columns_round_trip_at_every_size() {
+    for n in [1, 2, 15, 16, 17, 100] {
+        check(&spans(n));
+    }
+    let opts = Options::balanced();
+    let bytes = qdf_core::to_vec_with(&spans(100), opts).unwrap();
+    let cols = tagged_columns(&bytes, &opts);
+    // `value` of the attributes, and the array values' elements inside it.
+    assert!(cols.contains(&(4, "value".to_string(), true)), "{cols:?}");
+}
+
+#[test]
+fn tagged_columns_make_containers_smaller() {
+    for n in [16, 17, 100] {
+        let v = units(n);
+        let opts = Options::balanced();
+        let with = qdf_core::to_vec_with(&v, opts).unwrap().len();
+        let without = qdf_core::to_vec_with(
+            &v,
+            opts.features(opts.features.without(qdf_core::Features::NESTED_COLUMNS)),
+        )
+        .unwrap()
+        .len();
+        assert!(with < without, "{n} rows: {with} vs {without}");
+    }
+}
+
+#[test]
+fn subset_decode_skips_tagged_columns() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Ids {
+        id: u32,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Mood {
+        mood: Kind,
+    }
+    for n in [2, 16, 100] {
+        let v = units(n);
+        for tier in TIERS {
+            let bytes = qdf_core::to_vec_with(&v, tier()).unwrap();
+            let ids: Vec<Ids> = qdf_core::from_slice(&bytes).unwrap();
+            assert_eq!(ids, v.iter().map(|u| Ids { id: u.id }).collect::<Vec<_>>());
+            let moods: Vec<Mood> = qdf_core::from_slice(&bytes).unwrap();
+            let want: Vec<Mood> = v
+                .iter()
+                .map(|u| Mood {
+                    mood: u.mood.clone(),
+                })
+                .collect();
+            assert_eq!(moods, want);
+        }
+    }
+}
+
+/// A name used as a unit and as a newtype variant, mixed maps and variants, a map of two
+/// entries: the column stays as it was, and the round trip is exact.
+#[test]
+fn columns_a_tag_cannot_hold_stay_residual() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    enum One {
+        A,
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    enum Two {
+        A(u8),
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    #[serde(untagged)]
+    enum Either {
+        One(One),
+        Two(Two),
+        Map(std::collections::BTreeMap<String, u8>),
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct R {
+        v: Either,
+    }
+    let same_name: Vec<R> = (0..20)
+        .map(|i| R {
+            v: if i % 2 == 0 {
+                Either::One(One::A)
+            } else {
+                Either::Two(Two::A(i))
+            },
+        })
+        .collect();
+    let maps: Vec<R> = (0..20)
+        .map(|i| {
+            let mut m = std::collections::BTreeMap::new();
+            m.insert("a".to_string(), i);
+            if i % 3 == 0 {
+                m.insert("b".to_string(), i);
+            }
+            R { v: Either::Map(m) }
+        })
+        .collect();
+    for v in [&same_name, &maps] {
+        let opts = Options::balanced();
+        let bytes = qdf_core::to_vec_with(v, opts).unwrap();
+        assert!(tagged_columns(&bytes, &opts).is_empty());
+        let rows: Value =
+            qdf_core::from_slice(&qdf_core::to_vec_with(v, Options::speed()).unwrap()).unwrap();
+        assert_eq!(qdf_core::from_slice::<Value>(&bytes).unwrap(), rows);
+    }
+}
