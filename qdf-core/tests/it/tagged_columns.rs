@@ -271,3 +271,107 @@ fn columns_a_tag_cannot_hold_stay_residual() {
         assert_eq!(qdf_core::from_slice::<Value>(&bytes).unwrap(), rows);
     }
 }
+
+/// Enums mixing every variant kind, payloads of every serde type, and maps of 0-2 entries beside
+/// one-entry maps, at the row/column threshold and above: what may take a tagged column and what
+/// must stay residual round-trip alike in every tier.
+mod mixed_variants {
+    use super::check;
+    use serde::{Deserialize, Serialize};
+    use std::collections::BTreeMap;
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    enum Mix {
+        U,
+        #[serde(rename = "nt")]
+        N(f32),
+        S {
+            a: i128,
+            b: char,
+        },
+        T(u128, Vec<u8>),
+        V(Vec<Option<i8>>),
+        M(BTreeMap<String, u8>),
+        E(Option<Box<Mix>>),
+        #[serde(with = "serde_bytes")]
+        B(Vec<u8>),
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Row {
+        a: Option<Mix>,
+        b: Option<Option<Mix>>,
+        m: BTreeMap<String, Option<u16>>,
+        k: BTreeMap<u8, String>,
+        j: serde_json::Value,
+    }
+
+    fn rows(n: usize, sel: usize) -> Vec<Row> {
+        (0..n)
+            .map(|i| Row {
+                a: match (i * 7 + sel) % 9 {
+                    0 => None,
+                    1 => Some(Mix::U),
+                    2 => Some(Mix::N(f32::from_bits(1 + i as u32))),
+                    3 => Some(Mix::S {
+                        a: i128::MIN + i as i128,
+                        b: '\u{10ffff}',
+                    }),
+                    4 => Some(Mix::T(u128::MAX - i as u128, vec![i as u8; i % 3])),
+                    5 => Some(Mix::V(vec![None, Some(-1)])),
+                    6 => Some(Mix::M(
+                        (0..i % 3).map(|k| (k.to_string(), k as u8)).collect(),
+                    )),
+                    7 => Some(Mix::E(Some(Box::new(Mix::N(-0.0))))),
+                    _ => Some(Mix::B(vec![0xde, 0xad])),
+                },
+                b: match i % 3 {
+                    0 => None,
+                    1 => Some(None),
+                    _ => Some(Some(Mix::U)),
+                },
+                m: (0..(i + sel) % 3)
+                    .map(|k| (format!("k{k}"), Some(k as u16)))
+                    .collect(),
+                k: [(i as u8, "x".into())].into_iter().collect(),
+                j: if i % 2 == 0 {
+                    serde_json::json!({"intValue": i.to_string()})
+                } else {
+                    serde_json::json!({"doubleValue": 1.5})
+                },
+            })
+            .collect()
+    }
+
+    #[test]
+    fn mixed_variant_kinds_and_payloads() {
+        for n in [1, 15, 16, 17, 100, 1000] {
+            for sel in 0..3 {
+                check(&rows(n, sel));
+            }
+        }
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Only {
+        a: Option<Mix>,
+    }
+
+    #[test]
+    fn each_variant_once_among_nones() {
+        for n in [16, 17, 100] {
+            for sel in 0..9 {
+                let v: Vec<Only> = rows(n, 0)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, r)| Only {
+                        a: if i == sel { r.a } else { None },
+                    })
+                    .collect();
+                check(&v);
+                let v: Vec<Vec<Vec<Only>>> = vec![vec![v.clone(), vec![]], vec![v]];
+                check(&v);
+            }
+        }
+    }
+}
