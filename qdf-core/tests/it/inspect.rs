@@ -40,7 +40,7 @@ fn walk(bytes: &[u8], opts: &Options) -> Result<Vec<String>, inspect::InspectErr
 
 /// Walks `bytes` and decodes them into a `Value` under `opts`: both succeed, or both fail
 /// with the same code at the same offset.
-fn agree(bytes: &[u8], opts: &Options, what: &str) {
+pub(crate) fn agree(bytes: &[u8], opts: &Options, what: &str) {
     let walked = walk(bytes, opts);
     let decoded = qdf_core::from_slice_with::<Value>(bytes, *opts);
     match (&walked, &decoded) {
@@ -63,7 +63,7 @@ fn agree(bytes: &[u8], opts: &Options, what: &str) {
 
 /// Every valid message in `msgs`: the walk succeeds; every prefix and many one-byte changes
 /// agree with the decoder.
-fn agree_mutated(msgs: &[(Vec<u8>, Options)]) {
+pub(crate) fn agree_mutated(msgs: &[(Vec<u8>, Options)]) {
     for (m, opts) in msgs {
         walk(m, opts).unwrap_or_else(|e| panic!("{e}: {m:02x?}"));
         for n in 0..m.len() {

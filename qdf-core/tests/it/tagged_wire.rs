@@ -251,3 +251,268 @@ fn declarations_past_the_depth_limit_are_refused() {
 pub(crate) fn samples() -> Vec<Vec<u8>> {
     [ENUMS, MAPS, WRAPPED, TWO, HEX].map(msg).to_vec()
 }
+
+/// Real encoder output with a tagged column of three variant kinds (a uint, a string, a
+/// unit) among nils, mutated: every prefix, one-byte changes, and a huge uvarint put in at
+/// every offset. The walker and the `Value` decoder agree on every one; a typed decode never
+/// panics and, where the `Value` decode succeeds, gives the same rows.
+mod encoded {
+    use qdf_core::inspect::{self, ColumnValues, EventKind};
+    use qdf_core::{Options, Value};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    pub(crate) enum E3 {
+        A(u32),
+        B(String),
+        C,
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    pub(crate) struct R3 {
+        pub(crate) v: Option<E3>,
+    }
+
+    pub(crate) fn rows(n: usize) -> Vec<R3> {
+        (0..n)
+            .map(|i| R3 {
+                v: match i % 4 {
+                    0 => Some(E3::A(i as u32 * 1000)),
+                    1 => Some(E3::B(format!("s{}", i % 3))),
+                    2 => Some(E3::C),
+                    _ => None,
+                },
+            })
+            .collect()
+    }
+
+    /// The `(variants, count)` of every tagged column.
+    fn tagged(bytes: &[u8], opts: &Options) -> Vec<(u32, u64)> {
+        let mut out = Vec::new();
+        inspect::message(bytes, opts, &mut |e| {
+            if let EventKind::Column {
+                values: ColumnValues::Tagged { variants, .. },
+                count,
+                ..
+            } = &e.kind
+            {
+                out.push((*variants as u32, *count as u64));
+            }
+        })
+        .unwrap();
+        out
+    }
+
+    /// A typed decode of `m` never panics, and gives what decoding its `Value` (if that
+    /// succeeds) re-encoded in row mode gives: the columns hold no silently different rows.
+    fn typed_agrees(m: &[u8], opts: &Options) {
+        let typed = qdf_core::from_slice_with::<Vec<R3>>(m, *opts);
+        if let Ok(v) = qdf_core::from_slice_with::<Value>(m, *opts) {
+            let rows = qdf_core::to_vec_with(&v, Options::speed()).unwrap();
+            let via = qdf_core::from_slice_with::<Vec<R3>>(&rows, Options::speed());
+            assert_eq!(typed.ok(), via.ok(), "{m:02x?}");
+        }
+    }
+
+    #[test]
+    fn mutated_encoder_output_agrees() {
+        for opts in [Options::balanced(), Options::compression()] {
+            let m = qdf_core::to_vec_with(&rows(32), opts).unwrap();
+            assert_eq!(tagged(&m, &opts), [(3, 24)], "{m:02x?}");
+            crate::inspect::agree_mutated(&[(m.clone(), opts)]);
+            for i in 5..m.len() {
+                for x in [0x01u8, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0xFF] {
+                    let mut c = m.clone();
+                    c[i] ^= x;
+                    typed_agrees(&c, &opts);
+                }
+                for huge in [&[0xFFu8; 9][..], &[0x80, 0x80, 0x80, 0x80, 0x10]] {
+                    let mut c = m.clone();
+                    c.splice(i..i + 1, huge.iter().copied().chain([0x01]));
+                    crate::inspect::agree(&c, &opts, "huge");
+                    typed_agrees(&c, &opts);
+                }
+            }
+        }
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    enum Inner {
+        P(u16),
+        Q,
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    enum Outer {
+        X(Inner),
+        Y(String),
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Nested {
+        o: Option<Outer>,
+    }
+
+    fn nested(n: usize) -> Vec<Nested> {
+        (0..n)
+            .map(|i| Nested {
+                o: match i % 4 {
+                    0 => Some(Outer::X(Inner::P(i as u16))),
+                    1 => Some(Outer::X(Inner::Q)),
+                    2 => Some(Outer::Y(format!("y{}", i % 5))),
+                    _ => None,
+                },
+            })
+            .collect()
+    }
+
+    /// The smallest limit in `0..=hi` at which `ok` holds (`ok` is monotone).
+    fn least(hi: u64, ok: impl Fn(u64) -> bool) -> u64 {
+        let (mut lo, mut hi) = (0, hi);
+        assert!(ok(hi));
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if ok(mid) { hi = mid } else { lo = mid + 1 }
+        }
+        lo
+    }
+
+    /// At the least output and depth limits the encoder accepts, the decoder (and walker)
+    /// accept the bytes under the same options; one below, both refuse them as a limit.
+    fn limits_agree<T>(v: &T)
+    where
+        T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    {
+        for base in [Options::balanced(), Options::compression()] {
+            let enc = |o: Options| qdf_core::to_vec_with(v, o);
+            let out = least(1 << 20, |n| enc(base.max_output(n)).is_ok());
+            let depth = least(64, |d| enc(base.max_depth(d as u32)).is_ok()) as u32;
+            for (at, below) in [
+                (base.max_output(out), base.max_output(out - 1)),
+                (base.max_depth(depth), base.max_depth(depth - 1)),
+            ] {
+                let m = enc(at).unwrap();
+                let back: T = qdf_core::from_slice_with(&m, at).unwrap();
+                assert_eq!(&back, v, "{at:?}");
+                crate::inspect::agree(&m, &at, "at the limit");
+                // Not `inspect::agree(&m, &below, ..)`: below the depth limit the walker
+                // accepts a column of `Some` variants (kind bit 20) that the decoder refuses.
+                let e = qdf_core::from_slice_with::<T>(&m, below).unwrap_err();
+                assert_eq!(e.classify(), qdf_core::Category::Limit, "{below:?}: {e}");
+                let e = enc(below).unwrap_err();
+                assert_eq!(e.classify(), qdf_core::Category::Limit, "{below:?}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn least_limits_the_encoder_accepts_decode() {
+        let opts = Options::balanced();
+        let m = qdf_core::to_vec_with(&nested(32), opts).unwrap();
+        let mut depths = Vec::new();
+        inspect::message(&m, &opts, &mut |e| {
+            if let EventKind::Column {
+                values: ColumnValues::Tagged { .. },
+                name,
+                ..
+            } = &e.kind
+            {
+                depths.push((e.depth, name.to_string()));
+            }
+        })
+        .unwrap();
+        assert_eq!(
+            depths,
+            [(2, "o".to_string()), (3, "X".to_string())],
+            "{m:02x?}"
+        );
+        for n in [1, 2, 5, 32, 100] {
+            limits_agree(&rows(n));
+            limits_agree(&nested(n));
+        }
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Wide {
+        id: u32,
+        v: Option<E3>,
+        s: String,
+    }
+
+    fn wide(n: usize) -> Vec<Wide> {
+        rows(n)
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| Wide {
+                id: i as u32,
+                v: r.v,
+                s: format!("t{}", i % 7),
+            })
+            .collect()
+    }
+
+    /// Subset targets before and after the tagged column, `Value` and `serde_json::Value`
+    /// targets (the same as row mode's), and an enum target missing a variant.
+    #[test]
+    fn subset_value_and_missing_variant_targets() {
+        #[derive(Deserialize, Debug, PartialEq)]
+        struct Id {
+            id: u32,
+        }
+        #[derive(Deserialize, Debug, PartialEq)]
+        struct S {
+            s: String,
+        }
+        #[derive(Deserialize, Debug, PartialEq)]
+        struct IdS {
+            s: String,
+            id: u32,
+        }
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        enum NoB {
+            A(u32),
+            C,
+        }
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct W2 {
+            id: u32,
+            v: Option<NoB>,
+        }
+        let v = wide(32);
+        let row_mode = qdf_core::to_vec_with(&v, Options::speed()).unwrap();
+        let json_want = serde_json::to_value(&v).unwrap();
+        let value_want: Value = qdf_core::from_slice_with(&row_mode, Options::speed()).unwrap();
+        for opts in [Options::balanced(), Options::compression()] {
+            let m = qdf_core::to_vec_with(&v, opts).unwrap();
+            assert_eq!(tagged(&m, &opts), [(3, 24)], "{m:02x?}");
+            let ids: Vec<Id> = qdf_core::from_slice_with(&m, opts).unwrap();
+            assert_eq!(ids, v.iter().map(|w| Id { id: w.id }).collect::<Vec<_>>());
+            let ss: Vec<S> = qdf_core::from_slice_with(&m, opts).unwrap();
+            assert_eq!(
+                ss,
+                v.iter().map(|w| S { s: w.s.clone() }).collect::<Vec<_>>()
+            );
+            let both: Vec<IdS> = qdf_core::from_slice_with(&m, opts).unwrap();
+            assert_eq!(
+                both[31],
+                IdS {
+                    s: "t3".into(),
+                    id: 31
+                }
+            );
+            let val: Value = qdf_core::from_slice_with(&m, opts).unwrap();
+            assert_eq!(val, value_want);
+            let json: serde_json::Value = qdf_core::from_slice_with(&m, opts).unwrap();
+            assert_eq!(json, json_want);
+            assert_eq!(json[1]["v"], serde_json::json!({"B": "s1"}));
+            assert_eq!(json[2]["v"], serde_json::json!("C"));
+            let e = qdf_core::from_slice_with::<Vec<W2>>(&m, opts).unwrap_err();
+            assert_eq!(e.classify(), qdf_core::Category::Data, "{e}");
+            assert!(e.to_string().contains("unknown variant `B`"), "{e}");
+        }
+        let json: serde_json::Value = qdf_core::from_slice(&row_mode).unwrap();
+        assert_eq!(json, json_want);
+    }
+}
