@@ -296,7 +296,7 @@ mod encoded {
                 ..
             } = &e.kind
             {
-                out.push((*variants as u32, *count as u64));
+                out.push((*variants as u32, *count));
             }
         })
         .unwrap();
