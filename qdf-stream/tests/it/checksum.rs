@@ -2,29 +2,11 @@
 //! checksummed connection over loopback TCP read by a codec with default settings, and a
 //! flipped bit that breaks the reader with `ChecksumMismatch`, Dense or fast.
 
-use crate::common::{Chunked, Msg, mixed, tcp_pair};
-use futures::{SinkExt, StreamExt};
+use crate::common::{Chunked, Msg, capture, mixed};
+use futures::StreamExt;
 use qdf_core::{Category, ErrorCode, Options};
 use qdf_stream::{QdfCodec, QdfCodecError};
-use tokio::io::AsyncReadExt;
-use tokio_util::codec::{FramedRead, FramedWrite};
-
-/// The bytes a writer codec sent over TCP for `msgs`, and the frame ends.
-async fn capture(codec: QdfCodec<Msg>, msgs: &[Msg]) -> (Vec<u8>, Vec<usize>) {
-    let (c, mut s) = tcp_pair().await;
-    let mut tx = FramedWrite::new(c, codec);
-    let (mut ends, mut written) = (Vec::new(), 0);
-    for m in msgs {
-        tx.feed(m).await.unwrap();
-        written += tx.write_buffer().len();
-        tx.flush().await.unwrap();
-        ends.push(written);
-    }
-    drop(tx);
-    let mut wire = Vec::new();
-    s.read_to_end(&mut wire).await.unwrap();
-    (wire, ends)
-}
+use tokio_util::codec::FramedRead;
 
 async fn drain(
     wire: Vec<u8>,

@@ -3,32 +3,11 @@
 
 use std::sync::atomic::Ordering;
 
-use crate::common::{Chunked, Msg, mixed, tcp_pair};
-use futures::{SinkExt, StreamExt};
+use crate::common::{Chunked, Msg, capture, mixed};
+use futures::StreamExt;
 use qdf_core::{Category, ErrorCode};
 use qdf_stream::{QdfCodec, QdfCodecError};
-use tokio::io::AsyncReadExt;
 use tokio_util::codec::FramedRead;
-
-/// Bytes a `QdfCodec` wrote to a real TCP socket for `msgs`, as the peer received them, and
-/// the offset where each frame ends.
-async fn capture(codec: QdfCodec<Msg>, msgs: &[Msg]) -> (Vec<u8>, Vec<usize>) {
-    let (c, mut s) = tcp_pair().await;
-    let mut tx = tokio_util::codec::FramedWrite::new(c, codec);
-    let mut ends = Vec::new();
-    let mut written = 0;
-    for m in msgs {
-        tx.feed(m).await.unwrap();
-        written += tx.write_buffer().len();
-        tx.flush().await.unwrap();
-        ends.push(written);
-    }
-    drop(tx);
-    let mut wire = Vec::new();
-    s.read_to_end(&mut wire).await.unwrap();
-    assert_eq!(wire.len(), written);
-    (wire, ends)
-}
 
 async fn drain(reader: Chunked) -> (Vec<Msg>, Option<QdfCodecError>) {
     let mut rx = FramedRead::new(reader, QdfCodec::<Msg>::dense());

@@ -1,5 +1,5 @@
-//! Shared by the qdf-stream integration tests: message types, a loopback TCP pair, a
-//! chunked in-memory reader that counts its polls.
+//! Shared by the qdf-stream integration tests: message types, a loopback TCP pair, what a
+//! codec wrote to it, a chunked in-memory reader that counts its polls.
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
@@ -9,9 +9,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 
+use futures::SinkExt;
+use qdf_stream::QdfCodec;
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncRead, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+use tokio_util::codec::FramedWrite;
 
 /// One sensor reading.
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
@@ -106,4 +109,24 @@ impl AsyncRead for Chunked {
         }
         Poll::Ready(Ok(()))
     }
+}
+
+/// Bytes a `QdfCodec` wrote to a real TCP socket for `msgs`, as the peer received them, and
+/// the offset where each frame ends.
+pub async fn capture(codec: QdfCodec<Msg>, msgs: &[Msg]) -> (Vec<u8>, Vec<usize>) {
+    let (c, mut s) = tcp_pair().await;
+    let mut tx = FramedWrite::new(c, codec);
+    let mut ends = Vec::new();
+    let mut written = 0;
+    for m in msgs {
+        tx.feed(m).await.unwrap();
+        written += tx.write_buffer().len();
+        tx.flush().await.unwrap();
+        ends.push(written);
+    }
+    drop(tx);
+    let mut wire = Vec::new();
+    s.read_to_end(&mut wire).await.unwrap();
+    assert_eq!(wire.len(), written);
+    (wire, ends)
 }
