@@ -345,6 +345,12 @@ impl Error {
         })
     }
 
+    /// Whether this is serde's type mismatch of a `&str` target (its visitor expects "a
+    /// borrowed string") given a string that is not in the input.
+    pub(crate) fn wants_borrowed_str(&self) -> bool {
+        matches!(self.code(), ErrorCode::TypeMismatch { expected, .. } if &**expected == "a borrowed string")
+    }
+
     /// An error with this code at `offset`, for the adapters' and benches' tests of their
     /// error mappings only (feature `unstable`): not a stable API. Errors are otherwise made
     /// only by this crate (and from an `io::Error`).

@@ -1053,14 +1053,12 @@ fn cell_error(e: Error, col: &Column<'_>) -> Error {
     }
     let name = &col.name;
     let e = match e.code() {
-        ErrorCode::TypeMismatch { expected, .. } if &**expected == "a borrowed string" => {
-            Error::mismatch(
-                format!("a borrowed string for field `{name}`"),
-                "a string the decoder rebuilt from a compressed string column (or copied out \
-                 of its intern table), which cannot be borrowed from the input: use `String` \
-                 or `#[serde(borrow)] Cow<'a, str>` for this field",
-            )
-        }
+        _ if e.wants_borrowed_str() => Error::mismatch(
+            format!("a borrowed string for field `{name}`"),
+            "a string the decoder rebuilt from a compressed string column (or copied out \
+             of its intern table), which cannot be borrowed from the input: use `String` \
+             or `#[serde(borrow)] Cow<'a, str>` for this field",
+        ),
         ErrorCode::TypeMismatch { expected, found } => {
             Error::mismatch(expected.clone(), format!("{found} (column `{name}`)"))
         }

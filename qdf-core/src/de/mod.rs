@@ -172,16 +172,14 @@ pub(crate) fn visit_text<'de, V: Visitor<'de>>(t: Text<'de, '_>, visitor: V) -> 
 #[cold]
 fn not_in_input(e: Error) -> Error {
     match e.code() {
-        ErrorCode::TypeMismatch { expected, found } if &**expected == "a borrowed string" => {
-            Error::mismatch(
-                expected.clone(),
-                format!(
-                    "{found}, which the decoder rebuilt (hex text) or copied out of its intern \
-                     table or dictionary and cannot lend from the input: use `String` or \
-                     `#[serde(borrow)] Cow<'a, str>`"
-                ),
-            )
-        }
+        ErrorCode::TypeMismatch { expected, found } if e.wants_borrowed_str() => Error::mismatch(
+            expected.clone(),
+            format!(
+                "{found}, which the decoder rebuilt (hex text) or copied out of its intern \
+                 table or dictionary and cannot lend from the input: use `String` or \
+                 `#[serde(borrow)] Cow<'a, str>`"
+            ),
+        ),
         _ => e,
     }
 }
