@@ -381,6 +381,60 @@ fn take(col: &mut Column<'_>) -> Result<Option<(usize, usize)>> {
     Ok(Some((first, len)))
 }
 
+/// Takes loaded column `col`'s next value as a self-describing target (`deserialize_any`,
+/// `Value`) takes it, entering and leaving the depth levels [`NestedDe`] and [`TaggedDe`]
+/// enter to present it, without presenting it: the `inspect` walker's account of the
+/// decoder's depth limit. A struct or list value is one level; a tagged value one for the
+/// `Some` of kind bit `20` and one for a payload; a cell none (its column is not advanced:
+/// no value below it has levels).
+///
+/// Errors: `DepthLimit` at the column whose level is one too many, as the decoder's.
+pub(crate) fn enter_value_levels(src: &mut Source<'_>, col: &mut Column<'_>) -> Result<()> {
+    if !matches!(col.data, Data::Nested) {
+        return Ok(());
+    }
+    let Some((k, len)) = take(col)? else {
+        return Ok(());
+    };
+    let levels = match col.class {
+        Class::Tagged => {
+            let child = col.children.get(k).ok_or_else(short_column)?;
+            u32::from(col.wrapped) + u32::from(!matches!(child.data, Data::Unit))
+        }
+        _ => 1,
+    };
+    let at = col.at;
+    for _ in 0..levels {
+        src.enter().map_err(|e| e.relocated(at))?;
+    }
+    match col.class {
+        Class::Tagged => {
+            if let Some(child) = col.children.get_mut(k) {
+                enter_value_levels(src, child)?;
+            }
+        }
+        Class::List => {
+            if let Some(elem) = col.children.first_mut() {
+                for _ in 0..len {
+                    enter_value_levels(src, elem)?;
+                }
+            }
+        }
+        _ => {
+            for c in &mut col.children {
+                // As `RowMap::present_slow` reads a child's mask.
+                if !c.optional || c.present.get(k / 8).is_some_and(|&b| b >> (k % 8) & 1 == 1) {
+                    enter_value_levels(src, c)?;
+                }
+            }
+        }
+    }
+    for _ in 0..levels {
+        src.leave();
+    }
+    Ok(())
+}
+
 /// Advances loaded column `col` past its next value, and a struct or list column's children
 /// past that value's slots (a value ignored by the target).
 fn skip_value(col: &mut Column<'_>, arena: &str) -> Result<()> {

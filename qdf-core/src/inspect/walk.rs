@@ -6,6 +6,7 @@ use super::*;
 use crate::codec;
 use crate::columnar::numtext::Form;
 use crate::columnar::read::{Column, Container, Data};
+use crate::columnar::row::enter_value_levels;
 use crate::columnar::{Class, mask_len};
 use crate::dense::{DenseState, Kind, XOR_MODE};
 use crate::error::{Error, ErrorCode, Result};
@@ -575,35 +576,39 @@ impl<'de> Walker<'de, '_> {
             let col_end = c.cols.get(j + 1).map_or(end, |n| n.at);
             self.column(&c.cols[j], j, m, col_end, &mut next_id)?;
         }
-        if tag != HYBRID {
-            // The decoder enters a level for each row it presents.
-            self.src.enter()?;
-            self.src.leave();
-        } else {
-            for i in 0..m {
-                let row_at = self.src.offset();
-                self.src.enter()?;
+        // The decoder presents each row one level down (its errors at the tag), and a
+        // nested column's value the levels `enter_value_levels` counts.
+        let hybrid = tag == HYBRID;
+        let nested = c.cols.iter().any(|c| matches!(c.data, Data::Nested));
+        let rows = if hybrid || nested { m } else { 1 };
+        for i in 0..rows {
+            let row_at = self.src.offset();
+            self.src.enter().map_err(|e| e.relocated(at))?;
+            if hybrid {
                 self.open(row_at, false, EventKind::Row { index: i as u64 });
-                for j in 0..c.cols.len() {
-                    let col = &c.cols[j];
-                    if col.class != Class::Residual
-                        || (col.optional && !crate::columnar::read::bit(col.present, i))
-                    {
-                        continue;
-                    }
-                    let here = self.src.offset();
-                    (self.sink)(&Event {
-                        offset: here,
-                        end: here,
-                        depth: self.depth,
-                        key: true,
-                        kind: EventKind::Field {
-                            name: col.name.as_bytes(),
-                        },
-                    });
-                    self.value(false)?;
+            }
+            for col in &mut c.cols {
+                if col.optional && !crate::columnar::read::bit(col.present, i) {
+                    continue;
                 }
-                self.src.leave();
+                if col.class != Class::Residual {
+                    enter_value_levels(&mut self.src, col)?;
+                    continue;
+                }
+                let here = self.src.offset();
+                (self.sink)(&Event {
+                    offset: here,
+                    end: here,
+                    depth: self.depth,
+                    key: true,
+                    kind: EventKind::Field {
+                        name: col.name.as_bytes(),
+                    },
+                });
+                self.value(false)?;
+            }
+            self.src.leave();
+            if hybrid {
                 self.close();
             }
         }

@@ -395,8 +395,7 @@ mod encoded {
                 let back: T = qdf_core::from_slice_with(&m, at).unwrap();
                 assert_eq!(&back, v, "{at:?}");
                 crate::inspect::agree(&m, &at, "at the limit");
-                // Not `inspect::agree(&m, &below, ..)`: below the depth limit the walker
-                // accepts a column of `Some` variants (kind bit 20) that the decoder refuses.
+                crate::inspect::agree(&m, &below, "below the limit");
                 let e = qdf_core::from_slice_with::<T>(&m, below).unwrap_err();
                 assert_eq!(e.classify(), qdf_core::Category::Limit, "{below:?}: {e}");
                 let e = enc(below).unwrap_err();
@@ -430,6 +429,69 @@ mod encoded {
             limits_agree(&rows(n));
             limits_agree(&nested(n));
         }
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Leaf {
+        t: Option<Outer>,
+        n: u8,
+    }
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Deep {
+        l: Vec<Leaf>,
+        s: Option<Leaf>,
+    }
+
+    /// Rows whose list-of-struct and nullable struct columns (`docs/SPEC.md` §22.2) hold
+    /// tagged columns, the deepest value in a late row only.
+    fn deep(n: usize) -> Vec<Deep> {
+        (0..n)
+            .map(|i| {
+                let leaf = |k: usize| Leaf {
+                    t: (k % 3 != 0).then(|| nested(k + 1)[k].o.clone()).flatten(),
+                    n: k as u8,
+                };
+                Deep {
+                    l: (0..i % 3).map(|k| leaf(i + k)).collect(),
+                    s: (i + 1 == n).then(|| leaf(4)),
+                }
+            })
+            .collect()
+    }
+
+    /// Under every depth limit, the walker refuses what the `Value` decoder refuses, with
+    /// the same code at the same offset: the levels a column's values are presented at
+    /// count (a row, `Some` of kind bit 20, a payload, a struct or list value).
+    #[test]
+    fn walker_counts_the_levels_columns_are_presented_at() {
+        use qdf_core::ErrorCode;
+        let limit = |d: u32| Options::default().max_depth(d);
+        // `Some(A)`: container, row, `Some`: depth 3; at 2 both stop at the column (16).
+        let m = super::msg(super::WRAPPED);
+        let e = qdf_core::from_slice_with::<Value>(&m, limit(2)).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (&ErrorCode::DepthLimit(2), Some(16)));
+        // `B(7)`: container, row, the variant's payload: depth 3; at 2 both stop at 19.
+        let m = super::msg(super::ENUMS);
+        let e = qdf_core::from_slice_with::<Value>(&m, limit(2)).unwrap_err();
+        assert_eq!((e.code(), e.offset()), (&ErrorCode::DepthLimit(2), Some(19)));
+        let mut msgs: Vec<Vec<u8>> = super::samples();
+        for opts in [Options::balanced(), Options::compression()] {
+            msgs.push(qdf_core::to_vec_with(&rows(32), opts).unwrap());
+            msgs.push(qdf_core::to_vec_with(&nested(32), opts).unwrap());
+            msgs.push(qdf_core::to_vec_with(&deep(40), opts).unwrap());
+        }
+        let mut refused = 0;
+        for m in &msgs {
+            for d in 0..10 {
+                crate::inspect::agree(m, &limit(d), "depth");
+                refused += usize::from(qdf_core::from_slice_with::<Value>(m, limit(d)).is_err());
+            }
+            let v = qdf_core::from_slice_with::<Value>(m, limit(10));
+            assert!(v.is_ok(), "{v:?}");
+        }
+        // Each message is refused below its own depth (≥ 3 for all of them).
+        assert!(refused >= 3 * msgs.len(), "{refused}");
     }
 
     #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
