@@ -470,11 +470,17 @@ mod encoded {
         // `Some(A)`: container, row, `Some`: depth 3; at 2 both stop at the column (16).
         let m = super::msg(super::WRAPPED);
         let e = qdf_core::from_slice_with::<Value>(&m, limit(2)).unwrap_err();
-        assert_eq!((e.code(), e.offset()), (&ErrorCode::DepthLimit(2), Some(16)));
+        assert_eq!(
+            (e.code(), e.offset()),
+            (&ErrorCode::DepthLimit(2), Some(16))
+        );
         // `B(7)`: container, row, the variant's payload: depth 3; at 2 both stop at 19.
         let m = super::msg(super::ENUMS);
         let e = qdf_core::from_slice_with::<Value>(&m, limit(2)).unwrap_err();
-        assert_eq!((e.code(), e.offset()), (&ErrorCode::DepthLimit(2), Some(19)));
+        assert_eq!(
+            (e.code(), e.offset()),
+            (&ErrorCode::DepthLimit(2), Some(19))
+        );
         let mut msgs: Vec<Vec<u8>> = super::samples();
         for opts in [Options::balanced(), Options::compression()] {
             msgs.push(qdf_core::to_vec_with(&rows(32), opts).unwrap());
