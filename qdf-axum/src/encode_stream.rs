@@ -9,6 +9,7 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use axum::BoxError;
 use axum::body::{Body, Bytes};
 use axum::response::{IntoResponse, Response};
 use futures_core::Stream;
@@ -33,7 +34,9 @@ const FLUSH_BYTES: usize = 16 << 10;
 /// If an item fails to encode, the frames before it are sent and the body then ends with
 /// an error, which aborts the response (HTTP/1.1 closes the connection without the final
 /// chunk, HTTP/2 resets the stream), so a client sees a failed read, never a short but
-/// valid-looking body. The status is already sent by then, so it stays 200.
+/// valid-looking body. The status is already sent by then, so it stays 200. A source that
+/// can itself fail (a relay of a request stream, a database cursor) is a stream of
+/// `Result`s given to [`try_new`](Self::try_new): its `Err` aborts the body the same way.
 ///
 /// ```rust,no_run
 /// use axum::{Router, routing::get};
@@ -69,6 +72,37 @@ impl<S> QdfStream<S> {
             session,
             vary: false,
         }
+    }
+
+    /// Streams `stream`, a stream of `Result`s, with a Balanced session
+    /// ([`Options::default`]): each `Ok` item is a frame; the first `Err` ends the body with
+    /// that error after the frames before it, which aborts the response (as an item that
+    /// fails to encode does), and nothing after it is polled.
+    ///
+    /// ```rust,no_run
+    /// use axum::Router;
+    /// use axum::routing::post;
+    /// use futures::StreamExt;
+    /// use qdf_axum::{QdfFrames, QdfStream, TryItems};
+    /// # #[derive(serde::Serialize, serde::Deserialize)] struct Span { id: u64 }
+    ///
+    /// // Relays the request's frames back: a broken upload aborts the response.
+    /// async fn relay(
+    ///     frames: QdfFrames<Span>,
+    /// ) -> QdfStream<TryItems<impl futures::Stream<Item = Result<Span, qdf_axum::QdfRejection>>>> {
+    ///     QdfStream::try_new(frames.map(|span| span.map(|s| Span { id: s.id + 1 })))
+    /// }
+    ///
+    /// let app: Router = Router::new().route("/relay", post(relay));
+    /// ```
+    pub fn try_new(stream: S) -> QdfStream<TryItems<S>> {
+        QdfStream::with_session(TryItems(stream), EncoderSession::new(Options::default()))
+    }
+
+    /// [`try_new`](Self::try_new) with `session` (its tier, its table caps, its checksum
+    /// setting).
+    pub fn try_with_session(stream: S, session: EncoderSession) -> QdfStream<TryItems<S>> {
+        QdfStream::with_session(TryItems(stream), session)
     }
 
     /// Starts the stream from the dictionary the client announced
@@ -119,18 +153,36 @@ where
     T: Serialize,
 {
     fn into_response(self) -> Response {
-        let frames = EncodeFrames {
-            stream: Box::pin(self.stream),
-            session: self.session,
-            buf: Vec::new(),
-            failed: None,
-            done: false,
-        };
-        let mut res = stream_response(Body::from_stream(frames));
-        if self.vary {
-            crate::dictionary::add_vary(&mut res);
-        }
-        res
+        let (stream, session, vary) = (Plain(Box::pin(self.stream)), self.session, self.vary);
+        EncodeFrames::response(stream, session, vary)
+    }
+}
+
+/// The source of a [`QdfStream::try_new`] response: a stream of `Result<T, E>`, each `Ok`
+/// a frame, the first `Err` (any error axum can carry: `E: Into<axum::BoxError>`) the end
+/// of the body.
+#[derive(Debug)]
+pub struct TryItems<S>(S);
+
+impl<S, T, E> IntoResponse for QdfStream<TryItems<S>>
+where
+    S: Stream<Item = Result<T, E>> + Send + 'static,
+    T: Serialize,
+    E: Into<BoxError>,
+{
+    fn into_response(self) -> Response {
+        EncodeFrames::response(Box::pin(self.stream.0), self.session, self.vary)
+    }
+}
+
+/// A plain stream's items, each `Ok`.
+struct Plain<S>(Pin<Box<S>>);
+
+impl<S: Stream> Stream for Plain<S> {
+    type Item = Result<S::Item, std::convert::Infallible>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.as_mut().poll_next(cx).map(|item| item.map(Ok))
     }
 }
 
@@ -149,33 +201,60 @@ fn stream_response(body: Body) -> Response {
 /// The body stream: polls items, encodes them into `buf`, yields `buf` as one chunk when it
 /// passes [`FLUSH_BYTES`] or the source is pending or finished.
 struct EncodeFrames<S> {
-    stream: Pin<Box<S>>,
+    stream: S,
     session: EncoderSession,
     buf: Vec<u8>,
-    /// An encode error held back until the frames before it are sent.
-    failed: Option<qdf_core::Error>,
+    /// An encode or source error held back until the frames before it are sent.
+    failed: Option<BoxError>,
+    /// The body was pending once with `failed` set (the frames before it went out).
+    held: bool,
     done: bool,
 }
 
-impl<S, T> Stream for EncodeFrames<S>
+impl<S, T, E> EncodeFrames<S>
 where
-    S: Stream<Item = T>,
+    S: Stream<Item = Result<T, E>> + Unpin + Send + 'static,
     T: Serialize,
+    E: Into<BoxError>,
 {
-    type Item = Result<Bytes, qdf_core::Error>;
+    fn response(stream: S, session: EncoderSession, vary: bool) -> Response {
+        let frames = EncodeFrames {
+            stream,
+            session,
+            buf: Vec::new(),
+            failed: None,
+            held: false,
+            done: false,
+        };
+        let mut res = stream_response(Body::from_stream(frames));
+        if vary {
+            crate::dictionary::add_vary(&mut res);
+        }
+        res
+    }
+}
+
+impl<S, T, E> Stream for EncodeFrames<S>
+where
+    S: Stream<Item = Result<T, E>> + Unpin,
+    T: Serialize,
+    E: Into<BoxError>,
+{
+    type Item = Result<Bytes, BoxError>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        if let Some(err) = this.failed.take() {
-            return Poll::Ready(Some(Err(err)));
-        }
         while !this.done && this.buf.len() < FLUSH_BYTES {
-            match this.stream.as_mut().poll_next(cx) {
-                Poll::Ready(Some(item)) => {
+            match Pin::new(&mut this.stream).poll_next(cx) {
+                Poll::Ready(Some(Ok(item))) => {
                     if let Err(err) = this.session.encode_frame(&item, &mut this.buf) {
                         this.done = true;
-                        this.failed = Some(err);
+                        this.failed = Some(err.into());
                     }
+                }
+                Poll::Ready(Some(Err(err))) => {
+                    this.done = true;
+                    this.failed = Some(err.into());
                 }
                 Poll::Ready(None) => this.done = true,
                 Poll::Pending if this.buf.is_empty() => return Poll::Pending,
@@ -186,6 +265,17 @@ where
             let chunk = Bytes::from(std::mem::take(&mut this.buf));
             return Poll::Ready(Some(Ok(chunk)));
         }
-        Poll::Ready(this.failed.take().map(Err))
+        match this.failed.take() {
+            None => Poll::Ready(None),
+            Some(err) if this.held => Poll::Ready(Some(Err(err))),
+            // One `Pending` before the error: hyper writes out the chunks it holds when its
+            // body is pending, and drops the connection, unwritten chunks too, on an error.
+            Some(err) => {
+                this.failed = Some(err);
+                this.held = true;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+        }
     }
 }

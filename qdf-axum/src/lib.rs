@@ -19,7 +19,7 @@ pub use dictionary::{
     AVAILABLE_DICTIONARY, AvailableDictionary, QDF_DICTIONARY, QdfWithDictionary,
     available_dictionary, qdf_dictionary,
 };
-pub use encode_stream::QdfStream;
+pub use encode_stream::{QdfStream, TryItems};
 pub use frames::QdfFrames;
 pub use media::{APPLICATION_QDF, APPLICATION_QDF_STREAM, wants_qdf};
 pub use qdf::Qdf;

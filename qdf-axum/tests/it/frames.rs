@@ -8,7 +8,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use futures::{Stream, StreamExt, stream};
 use http::Method;
-use qdf_axum::{Qdf, QdfFrames, QdfRejection, QdfStream};
+use qdf_axum::{Qdf, QdfFrames, QdfRejection, QdfStream, TryItems};
 use qdf_core::{EncoderSession, ErrorCode, Options};
 use qdf_fixtures::real::zipkin;
 use serde::{Serialize, Serializer};
@@ -64,6 +64,14 @@ async fn echo_trace(
     Ok(QdfStream::new(stream::iter(spans)))
 }
 
+/// Streams an upload of numbers back doubled, frame by frame as they arrive: a broken
+/// upload aborts the response.
+async fn relay(
+    frames: QdfFrames<u32>,
+) -> QdfStream<TryItems<impl Stream<Item = Result<u32, QdfRejection>>>> {
+    QdfStream::try_new(frames.map(|n| n.map(|n| 2 * n)))
+}
+
 async fn app() -> std::net::SocketAddr {
     let app = Router::new()
         .route(
@@ -82,6 +90,16 @@ async fn app() -> std::net::SocketAddr {
                 QdfStream::new(items)
             }),
         )
+        .route(
+            "/source_fails",
+            get(|| async {
+                // The third item is the source's error: the items after it are never sent.
+                // All are ready at once, so the two frames before it are in one chunk that
+                // hyper still holds when the error comes.
+                QdfStream::try_new(stream::iter([Ok(0u32), Ok(1), Err("source failed"), Ok(3)]))
+            }),
+        )
+        .route("/relay", post(relay))
         .route("/upload", post(upload))
         .route("/trace", post(echo_trace))
         .route(
@@ -272,6 +290,49 @@ async fn encode_failure_mid_stream_aborts_the_body() {
     let (last, prefix) = items.split_last().unwrap();
     let prefix: Vec<u32> = prefix.iter().map(|r| *r.as_ref().unwrap()).collect();
     assert_eq!(prefix, [0, 1, 2]);
+    let err = last.as_ref().unwrap_err();
+    assert!(matches!(err, QdfRejection::BodyRead(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn source_error_mid_stream_aborts_the_body() {
+    let res = send(app().await, Method::GET, "/source_fails", None, full("")).await;
+    assert_eq!(res.status(), 200);
+    let items: Vec<Result<u32, QdfRejection>> = QdfFrames::new(res.into_body()).collect().await;
+    let (last, prefix) = items.split_last().unwrap();
+    let prefix: Vec<u32> = prefix.iter().map(|r| *r.as_ref().unwrap()).collect();
+    assert_eq!(prefix, [0, 1]);
+    let err = last.as_ref().unwrap_err();
+    assert!(matches!(err, QdfRejection::BodyRead(_)), "{err:?}");
+}
+
+#[tokio::test]
+async fn relay_streams_back_and_aborts_on_a_broken_upload() {
+    let addr = app().await;
+    let whole = encode_frames(&[1u32, 2, 3]);
+    let res = send(
+        addr,
+        Method::POST,
+        "/relay",
+        Some(STREAM),
+        full(whole.clone()),
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    let items: Vec<u32> = QdfFrames::<u32, _>::new(res.into_body())
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    assert_eq!(items, [2, 4, 6]);
+    // The upload ends inside its last frame: the two whole frames come back, then the
+    // response fails instead of ending as a complete stream.
+    let cut = whole[..whole.len() - 1].to_vec();
+    let res = send(addr, Method::POST, "/relay", Some(STREAM), full(cut)).await;
+    assert_eq!(res.status(), 200);
+    let items: Vec<Result<u32, QdfRejection>> = QdfFrames::new(res.into_body()).collect().await;
+    let (last, prefix) = items.split_last().unwrap();
+    let prefix: Vec<u32> = prefix.iter().map(|r| *r.as_ref().unwrap()).collect();
+    assert_eq!(prefix, [2, 4]);
     let err = last.as_ref().unwrap_err();
     assert!(matches!(err, QdfRejection::BodyRead(_)), "{err:?}");
 }
