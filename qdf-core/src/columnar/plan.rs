@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde::ser::{self, Impossible};
 
 use super::Class;
-use super::tape::{Cell, CellSer, Depth, MAX_RESERVE, Tape};
+use super::tape::{Cell, CellSer, Depth, Ev, MAX_RESERVE, Open, Tape};
 use crate::error::{Error, ErrorCode, Result};
 use crate::refuse::refuse;
 use crate::wire::ext::magic;
@@ -62,6 +62,9 @@ pub(crate) struct Batch {
     hint: usize,
     /// Emptied column lists kept from an earlier use of this batch ([`Batch::recycle`]).
     spare_present: Vec<Vec<(u32, u32)>>,
+    /// Rows taken from another tape ([`Batch::rows_of`]): the events their values would
+    /// take on a tape of their own.
+    src_events: usize,
 }
 
 /// What became of an offered element.
@@ -108,6 +111,7 @@ impl Batch {
             self.spare_present.push(p);
         }
         self.conflict = false;
+        self.src_events = 0;
         true
     }
 
@@ -299,12 +303,125 @@ impl Batch {
     }
 
     /// One pass over the cells of a column (`present`): see [`scan_cells`].
+    #[cfg(test)]
     pub(crate) fn scan(&self, present: &[(u32, u32)]) -> Scan<'_> {
+        Rows::own(self).scan(present)
+    }
+
+    /// The rows of the sequence of structs at event `at` of `src` (its cells refer to
+    /// `src`): what [`offer`](Self::offer) captures from the replay of each element, without
+    /// the replay or a second capture, and the events that capture would put on its tape.
+    /// `false` (the batch is then to be recycled) when the replay could go otherwise: an
+    /// element that is no struct, a field order the plan refuses, a newtype anywhere (the
+    /// capture drops plain ones, so the cells would differ from the events), or a value
+    /// nested so deep that a capture at `depth` (the serializer's inside the sequence) could
+    /// be refused.
+    pub(crate) fn rows_of(&mut self, src: &Tape, at: usize, depth: Depth) -> bool {
+        let Ev::Open(Open::Seq(_), end) = src.evs[at] else {
+            return false;
+        };
+        let mut events = 0;
+        let mut i = at + 1;
+        while i < end as usize {
+            let Ev::Open(Open::Struct(name, len), row_end) = src.evs[i] else {
+                return false;
+            };
+            let row_end = row_end as usize;
+            let deep = nesting(src, i, row_end + 1);
+            if deep.is_none_or(|d| depth.depth.saturating_add(d) >= depth.limit) {
+                return false;
+            }
+            let mut cursor = self.start_row();
+            let mut f = i + 1;
+            while f < row_end {
+                match src.evs[f] {
+                    Ev::Field(key) => {
+                        let (cell, next) = super::nested::field_cell_next(src, f + 1);
+                        if let Cell::Other(a) = cell {
+                            events += next - a as usize;
+                        }
+                        self.field(key, cell, &mut cursor);
+                        f = next;
+                    }
+                    // The replay's `skip_field`, which the row probe ignores.
+                    Ev::Skip(_) => f += 1,
+                    _ => return false,
+                }
+            }
+            let len = usize::try_from(len).unwrap_or(usize::MAX);
+            if self.end_row(src.name_at(name), len) != Offer::Taken {
+                return false;
+            }
+            i = row_end + 1;
+        }
+        self.src_events = events;
+        !self.rows.is_empty()
+    }
+}
+
+/// An upper bound of the depth levels the value at event `at` of `tape` (ending before
+/// event `end`) enters: two a compound at its deepest nesting, plus one for every wrapper
+/// (`Some`, a newtype variant) anywhere in it, in one pass. `None` when it holds a newtype
+/// struct.
+fn nesting(tape: &Tape, at: usize, end: usize) -> Option<u32> {
+    let (mut open, mut deepest, mut wrappers) = (0u32, 0u32, 0u32);
+    for ev in &tape.evs[at..end] {
+        match ev {
+            Ev::Open(..) => {
+                open += 1;
+                deepest = deepest.max(open);
+            }
+            Ev::End(_) => open = open.saturating_sub(1),
+            Ev::Some | Ev::NewtypeVariant(_) => wrappers += 1,
+            Ev::NewtypeStruct(_) => return None,
+            _ => {}
+        }
+    }
+    Some(deepest.saturating_mul(2).saturating_add(wrappers))
+}
+
+/// The rows of a [`Batch`] with the tape their cells refer to: the batch's own, or the tape
+/// of an outer batch ([`Batch::rows_of`]). What the columnar writer reads.
+pub(crate) struct Rows<'a> {
+    pub(crate) b: &'a Batch,
+    pub(crate) tape: &'a Tape,
+    /// Events the rows' values take on a tape of their own (the small-batch bound).
+    pub(crate) events: usize,
+}
+
+impl<'a> Rows<'a> {
+    /// A batch with its own tape.
+    pub(crate) fn own(b: &'a Batch) -> Rows<'a> {
+        Rows {
+            b,
+            tape: &b.tape,
+            events: b.tape.evs.len(),
+        }
+    }
+
+    /// A batch from [`Batch::rows_of`] over `src`.
+    pub(crate) fn of(b: &'a Batch, src: &'a Tape) -> Rows<'a> {
+        Rows {
+            b,
+            tape: src,
+            events: b.src_events,
+        }
+    }
+
+    /// One pass over the cells of a column (`present`): see [`scan_cells`].
+    pub(crate) fn scan(&self, present: &[(u32, u32)]) -> Scan<'a> {
         scan_cells(
-            present.iter().map(|&(_, i)| self.cells[i as usize].cell),
+            present.iter().map(|&(_, i)| self.b.cells[i as usize].cell),
             present.len(),
             &self.tape.arena,
         )
+    }
+}
+
+impl std::ops::Deref for Rows<'_> {
+    type Target = Batch;
+    fn deref(&self) -> &Batch {
+        self.b
     }
 }
 

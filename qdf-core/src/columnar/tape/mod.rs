@@ -108,7 +108,7 @@ pub(crate) struct Tape {
 }
 
 /// An announced length back as serde's.
-fn len_back(l: Len) -> Option<usize> {
+pub(crate) fn len_back(l: Len) -> Option<usize> {
     // Captured from a `usize`, so it fits.
     (l != NO_LEN).then_some(l as usize)
 }
