@@ -353,6 +353,10 @@ impl<'a> Compound<'a> {
         let Ev::Open(Open::Seq(len), _) = src.evs[at] else {
             return Ok(false);
         };
+        // A list of anything else (numbers, tuples) takes no batch: its first element tells.
+        if !matches!(src.evs.get(at + 1), Some(Ev::Open(Open::Struct(..), _))) {
+            return Ok(false);
+        }
         let opts = ser.sink.opts();
         if ser.plain_array
             || ser.pending_variant.is_some()
