@@ -326,8 +326,9 @@ impl<'a> Compound<'a> {
     /// Ends a sequence whose elements are the rows of `b` (their cells on `src`, else on
     /// `b`'s own tape): the columnar container, or the rows replayed and the plain end.
     // Out of line: the plain end stays in `finish` as before (the Speed tier's compounds).
+    // By reference: a by-value `self` made every `finish` copy the compound first.
     #[inline(never)]
-    fn end_batch(self, b: Box<Batch>, src: Option<&Tape>) -> Result<()> {
+    fn end_batch(&mut self, b: Box<Batch>, src: Option<&Tape>) -> Result<()> {
         let rows = match src {
             Some(t) => Rows::of(&b, t),
             None => Rows::own(&b),
@@ -390,7 +391,7 @@ impl<'a> Compound<'a> {
 
     /// The plain end: the header's count made true, the decoded output counted.
     #[inline(always)]
-    fn end_plain(self) -> Result<()> {
+    fn end_plain(&mut self) -> Result<()> {
         if self.count != self.claimed {
             let header = match self.kind {
                 Kind::Array => Header::Array,
