@@ -410,8 +410,9 @@ impl<'a> Rows<'a> {
 
     /// One pass over the cells of a column (`present`): see [`scan_cells`].
     pub(crate) fn scan(&self, present: &[(u32, u32)]) -> Scan<'a> {
+        let cells = &self.b.cells;
         scan_cells(
-            present.iter().map(|&(_, i)| self.b.cells[i as usize].cell),
+            present.iter().map(|&(_, i)| cells[i as usize].cell),
             present.len(),
             &self.tape.arena,
         )
