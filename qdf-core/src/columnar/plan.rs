@@ -62,9 +62,6 @@ pub(crate) struct Batch {
     hint: usize,
     /// Emptied column lists kept from an earlier use of this batch ([`Batch::recycle`]).
     spare_present: Vec<Vec<(u32, u32)>>,
-    /// Rows taken from another tape ([`Batch::rows_of`]): the events their values would
-    /// take on a tape of their own.
-    src_events: usize,
 }
 
 /// What became of an offered element.
@@ -111,7 +108,6 @@ impl Batch {
             self.spare_present.push(p);
         }
         self.conflict = false;
-        self.src_events = 0;
         true
     }
 
@@ -310,26 +306,27 @@ impl Batch {
 
     /// The rows of the sequence of structs at event `at` of `src` (its cells refer to
     /// `src`): what [`offer`](Self::offer) captures from the replay of each element, without
-    /// the replay or a second capture, and the events that capture would put on its tape.
-    /// `false` (the batch is then to be recycled) when the replay could go otherwise: an
+    /// the replay or a second capture; returns the events that capture would put on its tape
+    /// (for [`Rows::of`]; not kept in the batch, whose size the encoder's heap use follows).
+    /// `None` (the batch is then to be recycled) when the replay could go otherwise: an
     /// element that is no struct, a field order the plan refuses, a newtype anywhere (the
     /// capture drops plain ones, so the cells would differ from the events), or a value
     /// nested so deep that a capture at `depth` (the serializer's inside the sequence) could
     /// be refused.
-    pub(crate) fn rows_of(&mut self, src: &Tape, at: usize, depth: Depth) -> bool {
+    pub(crate) fn rows_of(&mut self, src: &Tape, at: usize, depth: Depth) -> Option<usize> {
         let Ev::Open(Open::Seq(_), end) = src.evs[at] else {
-            return false;
+            return None;
         };
         let mut events = 0;
         let mut i = at + 1;
         while i < end as usize {
             let Ev::Open(Open::Struct(name, len), row_end) = src.evs[i] else {
-                return false;
+                return None;
             };
             let row_end = row_end as usize;
             let deep = nesting(src, i, row_end + 1);
             if deep.is_none_or(|d| depth.depth.saturating_add(d) >= depth.limit) {
-                return false;
+                return None;
             }
             let mut cursor = self.start_row();
             let mut f = i + 1;
@@ -345,17 +342,16 @@ impl Batch {
                     }
                     // The replay's `skip_field`, which the row probe ignores.
                     Ev::Skip(_) => f += 1,
-                    _ => return false,
+                    _ => return None,
                 }
             }
             let len = usize::try_from(len).unwrap_or(usize::MAX);
             if self.end_row(src.name_at(name), len) != Offer::Taken {
-                return false;
+                return None;
             }
             i = row_end + 1;
         }
-        self.src_events = events;
-        !self.rows.is_empty()
+        (!self.rows.is_empty()).then_some(events)
     }
 }
 
@@ -399,12 +395,12 @@ impl<'a> Rows<'a> {
         }
     }
 
-    /// A batch from [`Batch::rows_of`] over `src`.
-    pub(crate) fn of(b: &'a Batch, src: &'a Tape) -> Rows<'a> {
+    /// A batch from [`Batch::rows_of`] over `src`, with the event count it returned.
+    pub(crate) fn of(b: &'a Batch, src: &'a Tape, events: usize) -> Rows<'a> {
         Rows {
             b,
             tape: src,
-            events: b.src_events,
+            events,
         }
     }
 

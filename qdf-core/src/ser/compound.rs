@@ -323,14 +323,15 @@ impl<'a> Compound<'a> {
         self.end_plain()
     }
 
-    /// Ends a sequence whose elements are the rows of `b` (their cells on `src`, else on
-    /// `b`'s own tape): the columnar container, or the rows replayed and the plain end.
+    /// Ends a sequence whose elements are the rows of `b` (their cells on `src`, with the
+    /// event count [`Batch::rows_of`] returned, else on `b`'s own tape): the columnar
+    /// container, or the rows replayed and the plain end.
     // Out of line: the plain end stays in `finish` as before (the Speed tier's compounds).
     // By reference: a by-value `self` made every `finish` copy the compound first.
     #[inline(never)]
-    fn end_batch(&mut self, b: Box<Batch>, src: Option<&Tape>) -> Result<()> {
+    fn end_batch(&mut self, b: Box<Batch>, src: Option<(&Tape, usize)>) -> Result<()> {
         let rows = match src {
-            Some(t) => Rows::of(&b, t),
+            Some((t, events)) => Rows::of(&b, t, events),
             None => Rows::own(&b),
         };
         let container = crate::columnar::write::finish_batch(
@@ -375,17 +376,17 @@ impl<'a> Compound<'a> {
             depth: ser.sink.depth().saturating_add(1),
             limit: ser.sink.opts().depth_limit(),
         };
-        if !b.rows_of(src, at, depth) {
+        let Some(events) = b.rows_of(src, at, depth) else {
             ser.recycle(b);
             return Ok(false);
-        }
+        };
         let n = b.rows.len();
         let mut seq = Compound::open(ser, Header::Array, claimed, 1)?;
         // As after the elements: the first one was no primitive (the packer let go, writing
         // nothing), and each one became a row.
         seq.pack = None;
         seq.count = n;
-        seq.end_batch(b, Some(src))?;
+        seq.end_batch(b, Some((src, events)))?;
         Ok(true)
     }
 

@@ -212,9 +212,7 @@ fn rows_of_vs_offer<T: Serialize>(h: &Holder<T>, depth: Depth) -> Option<bool> {
     };
     let src = &outer.tape;
     let mut read = Batch::new(h.rows.len(), false);
-    if !read.rows_of(src, at as usize, depth) {
-        return None;
-    }
+    let events = read.rows_of(src, at as usize, depth)?;
     let mut replayed = Batch::new(h.rows.len(), false);
     let Ev::Open(_, end) = src.evs[at as usize] else {
         panic!("a sequence")
@@ -232,7 +230,7 @@ fn rows_of_vs_offer<T: Serialize>(h: &Holder<T>, depth: Depth) -> Option<bool> {
     Some(
         plan(&read) == plan(&replayed)
             && values(&read, src) == values(&replayed, &replayed.tape)
-            && read.src_events == replayed.tape.evs.len(),
+            && events == replayed.tape.evs.len(),
     )
 }
 
