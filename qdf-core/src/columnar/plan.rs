@@ -380,6 +380,10 @@ fn nesting(tape: &Tape, at: usize, end: usize) -> Option<u32> {
 /// of an outer batch ([`Batch::rows_of`]). What the columnar writer reads.
 pub(crate) struct Rows<'a> {
     pub(crate) b: &'a Batch,
+    /// The batch's rows and cells, held here (not only through `b`) so that the writer's
+    /// loops load them once: through two references they were reloaded after every write.
+    pub(crate) rows: &'a [Row],
+    pub(crate) cells: &'a [Field],
     pub(crate) tape: &'a Tape,
     /// Events the rows' values take on a tape of their own (the small-batch bound).
     pub(crate) events: usize,
@@ -388,17 +392,15 @@ pub(crate) struct Rows<'a> {
 impl<'a> Rows<'a> {
     /// A batch with its own tape.
     pub(crate) fn own(b: &'a Batch) -> Rows<'a> {
-        Rows {
-            b,
-            tape: &b.tape,
-            events: b.tape.evs.len(),
-        }
+        Rows::of(b, &b.tape, b.tape.evs.len())
     }
 
     /// A batch from [`Batch::rows_of`] over `src`, with the event count it returned.
     pub(crate) fn of(b: &'a Batch, src: &'a Tape, events: usize) -> Rows<'a> {
         Rows {
             b,
+            rows: &b.rows,
+            cells: &b.cells,
             tape: src,
             events,
         }
@@ -406,7 +408,7 @@ impl<'a> Rows<'a> {
 
     /// One pass over the cells of a column (`present`): see [`scan_cells`].
     pub(crate) fn scan(&self, present: &[(u32, u32)]) -> Scan<'a> {
-        let cells = &self.b.cells;
+        let cells = self.cells;
         scan_cells(
             present.iter().map(|&(_, i)| cells[i as usize].cell),
             present.len(),
