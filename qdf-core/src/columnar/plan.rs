@@ -429,6 +429,8 @@ impl std::ops::Deref for Rows<'_> {
 /// residual the null count, the row-mode bytes of the numbers and nulls, and the values.
 /// Generic over the iterator: a top-level column reads its cells in place, a child column
 /// from its own list (`columnar::nested`).
+// Out of line (once per column): inlined, its cell loop's code followed that of the caller.
+#[inline(never)]
 pub(crate) fn scan_cells<'b, I>(cells: I, n: usize, arena: &'b [u8]) -> Scan<'b>
 where
     I: Iterator<Item = Cell> + Clone,
