@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde::ser::{self, Impossible};
 
 use super::Class;
-use super::tape::{Cell, CellSer, Depth, MAX_RESERVE, Tape};
+use super::tape::{Cell, CellSer, Depth, Ev, MAX_RESERVE, Open, Tape};
 use crate::error::{Error, ErrorCode, Result};
 use crate::refuse::refuse;
 use crate::wire::ext::magic;
@@ -299,12 +299,128 @@ impl Batch {
     }
 
     /// One pass over the cells of a column (`present`): see [`scan_cells`].
+    #[cfg(test)]
     pub(crate) fn scan(&self, present: &[(u32, u32)]) -> Scan<'_> {
+        Rows::own(self).scan(present)
+    }
+
+    /// The rows of the sequence of structs at event `at` of `src` (its cells refer to
+    /// `src`): what [`offer`](Self::offer) captures from the replay of each element, without
+    /// the replay or a second capture; returns the events that capture would put on its tape
+    /// (for [`Rows::of`]; not kept in the batch, whose size the encoder's heap use follows).
+    /// `None` (the batch is then to be recycled) when the replay could go otherwise: an
+    /// element that is no struct, a field order the plan refuses, a newtype anywhere (the
+    /// capture drops plain ones, so the cells would differ from the events), or a value
+    /// nested so deep that a capture at `depth` (the serializer's inside the sequence) could
+    /// be refused.
+    pub(crate) fn rows_of(&mut self, src: &Tape, at: usize, depth: Depth) -> Option<usize> {
+        let Ev::Open(Open::Seq(_), end) = src.evs[at] else {
+            return None;
+        };
+        let mut events = 0;
+        let mut i = at + 1;
+        while i < end as usize {
+            let Ev::Open(Open::Struct(name, len), row_end) = src.evs[i] else {
+                return None;
+            };
+            let row_end = row_end as usize;
+            let deep = nesting(src, i, row_end + 1);
+            if deep.is_none_or(|d| depth.depth.saturating_add(d) >= depth.limit) {
+                return None;
+            }
+            let mut cursor = self.start_row();
+            let mut f = i + 1;
+            while f < row_end {
+                match src.evs[f] {
+                    Ev::Field(key) => {
+                        let (cell, next) = super::nested::field_cell_next(src, f + 1);
+                        if let Cell::Other(a) = cell {
+                            events += next - a as usize;
+                        }
+                        self.field(key, cell, &mut cursor);
+                        f = next;
+                    }
+                    // The replay's `skip_field`, which the row probe ignores.
+                    Ev::Skip(_) => f += 1,
+                    _ => return None,
+                }
+            }
+            let len = usize::try_from(len).unwrap_or(usize::MAX);
+            if self.end_row(src.name_at(name), len) != Offer::Taken {
+                return None;
+            }
+            i = row_end + 1;
+        }
+        (!self.rows.is_empty()).then_some(events)
+    }
+}
+
+/// An upper bound of the depth levels the value at event `at` of `tape` (ending before
+/// event `end`) enters: two a compound at its deepest nesting, plus one for every wrapper
+/// (`Some`, a newtype variant) anywhere in it, in one pass. `None` when it holds a newtype
+/// struct.
+fn nesting(tape: &Tape, at: usize, end: usize) -> Option<u32> {
+    let (mut open, mut deepest, mut wrappers) = (0u32, 0u32, 0u32);
+    for ev in &tape.evs[at..end] {
+        match ev {
+            Ev::Open(..) => {
+                open += 1;
+                deepest = deepest.max(open);
+            }
+            Ev::End(_) => open = open.saturating_sub(1),
+            Ev::Some | Ev::NewtypeVariant(_) => wrappers += 1,
+            Ev::NewtypeStruct(_) => return None,
+            _ => {}
+        }
+    }
+    Some(deepest.saturating_mul(2).saturating_add(wrappers))
+}
+
+/// The rows of a [`Batch`] with the tape their cells refer to: the batch's own, or the tape
+/// of an outer batch ([`Batch::rows_of`]). What the columnar writer reads.
+pub(crate) struct Rows<'a> {
+    pub(crate) b: &'a Batch,
+    /// The batch's rows and cells, held here (not only through `b`) so that the writer's
+    /// loops load them once: through two references they were reloaded after every write.
+    pub(crate) rows: &'a [Row],
+    pub(crate) cells: &'a [Field],
+    pub(crate) tape: &'a Tape,
+    /// Events the rows' values take on a tape of their own (the small-batch bound).
+    pub(crate) events: usize,
+}
+
+impl<'a> Rows<'a> {
+    /// A batch with its own tape.
+    pub(crate) fn own(b: &'a Batch) -> Rows<'a> {
+        Rows::of(b, &b.tape, b.tape.evs.len())
+    }
+
+    /// A batch from [`Batch::rows_of`] over `src`, with the event count it returned.
+    pub(crate) fn of(b: &'a Batch, src: &'a Tape, events: usize) -> Rows<'a> {
+        Rows {
+            b,
+            rows: &b.rows,
+            cells: &b.cells,
+            tape: src,
+            events,
+        }
+    }
+
+    /// One pass over the cells of a column (`present`): see [`scan_cells`].
+    pub(crate) fn scan(&self, present: &[(u32, u32)]) -> Scan<'a> {
+        let cells = self.cells;
         scan_cells(
-            present.iter().map(|&(_, i)| self.cells[i as usize].cell),
+            present.iter().map(|&(_, i)| cells[i as usize].cell),
             present.len(),
             &self.tape.arena,
         )
+    }
+}
+
+impl std::ops::Deref for Rows<'_> {
+    type Target = Batch;
+    fn deref(&self) -> &Batch {
+        self.b
     }
 }
 
@@ -313,6 +429,8 @@ impl Batch {
 /// residual the null count, the row-mode bytes of the numbers and nulls, and the values.
 /// Generic over the iterator: a top-level column reads its cells in place, a child column
 /// from its own list (`columnar::nested`).
+// Out of line (once per column): inlined, its cell loop's code followed that of the caller.
+#[inline(never)]
 pub(crate) fn scan_cells<'b, I>(cells: I, n: usize, arena: &'b [u8]) -> Scan<'b>
 where
     I: Iterator<Item = Cell> + Clone,

@@ -1,4 +1,4 @@
-//! Writing a captured [`Batch`]: per column the codec and its exact size, the size gate
+//! Writing a captured [`Batch`](super::plan::Batch): per column the codec and its exact size, the size gate
 //! against the row form, then the container (`docs/SPEC.md` §22), or a
 //! replay of the rows through the real serializer when the batch does not qualify.
 //!
@@ -28,8 +28,8 @@ use std::borrow::Cow;
 use super::body::{Body, leaf_body};
 use super::nested::{self, shape_entries};
 use super::numtext::Form;
-use super::plan::Batch;
-use super::tape::{Cell, CellRef, Ev, EvRef, Tape};
+use super::plan::Rows;
+use super::tape::{Cell, CellRef, Ev, EvRef, Open, Tape};
 use super::{Class, Decl, MIN_ROWS, NULLABLE, OPTIONAL, mask, mask_len, nested_enabled};
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::Census;
@@ -50,6 +50,11 @@ pub(crate) trait ValueWriter {
     /// A `Value` variant's payload is expected next (the serializer holds a pending kind
     /// that the next string or map consumes), so a captured map is not written directly.
     fn variant_pending(&self) -> bool;
+    /// Writes the captured sequence at event `at` of `tape` as its replay through serde
+    /// would, when its elements are structs whose rows can be read off `tape` (no second
+    /// capture, [`Batch::rows_of`](super::plan::Batch::rows_of)); `false`, with nothing
+    /// written, when the replay has to go through serde.
+    fn write_struct_seq(&mut self, tape: &Tape, at: usize) -> Result<bool>;
 }
 
 /// One column of the container being planned.
@@ -116,6 +121,13 @@ pub(crate) fn write_residual<W: ValueWriter>(w: &mut W, cell: &Cell, tape: &Tape
         w.sink().leave(1);
         return Ok(());
     }
+    // A list of structs (an inner `Vec` of rows): its rows read in place.
+    if let Cell::Other(at) = *cell
+        && matches!(tape.evs[at as usize], Ev::Open(Open::Seq(_), _))
+        && w.write_struct_seq(tape, at as usize)?
+    {
+        return Ok(());
+    }
     w.write_value(&CellRef { cell, tape })
 }
 
@@ -124,7 +136,7 @@ pub(crate) fn write_residual<W: ValueWriter>(w: &mut W, cell: &Cell, tape: &Tape
 /// `true`, or replays the rows after the header (row mode) and returns `false`.
 pub(crate) fn finish_batch<W: ValueWriter>(
     w: &mut W,
-    b: &Batch,
+    b: &Rows<'_>,
     start: usize,
     header_len: usize,
 ) -> Result<bool> {
@@ -164,7 +176,7 @@ const MAX_SMALL_EVENTS: usize = 4096;
 /// of the header; when it is not smaller it is taken back and the rows written again.
 fn by_exact_cost<W: ValueWriter>(
     w: &mut W,
-    b: &Batch,
+    b: &Rows<'_>,
     start: usize,
     header_len: usize,
     cols: &[&[(u32, u32)]],
@@ -198,7 +210,7 @@ fn by_exact_cost<W: ValueWriter>(
 
 /// Writes the captured rows as plain elements, through the same serde calls the elements
 /// made (so the bytes equal direct serialization).
-pub(crate) fn replay_rows<W: ValueWriter>(w: &mut W, b: &Batch) -> Result<()> {
+pub(crate) fn replay_rows<W: ValueWriter>(w: &mut W, b: &Rows<'_>) -> Result<()> {
     for r in 0..b.rows.len() {
         w.write_value(&RowRef { b, r })?;
     }
@@ -207,7 +219,7 @@ pub(crate) fn replay_rows<W: ValueWriter>(w: &mut W, b: &Batch) -> Result<()> {
 
 /// Replays row `r` of a batch: the struct's serde calls, each field's captured value.
 struct RowRef<'b> {
-    b: &'b Batch,
+    b: &'b Rows<'b>,
     r: usize,
 }
 
@@ -218,7 +230,7 @@ impl Serialize for RowRef<'_> {
         for f in self.b.row_fields(self.r) {
             let cell = CellRef {
                 cell: &f.cell,
-                tape: &self.b.tape,
+                tape: self.b.tape,
             };
             st.serialize_field(f.key, &cell)?;
         }
@@ -231,7 +243,7 @@ impl Serialize for RowRef<'_> {
 #[allow(clippy::type_complexity)]
 fn plan_container(
     sink: &Sink,
-    b: &Batch,
+    b: &Rows<'_>,
     cols: &[&[(u32, u32)]],
 ) -> Result<Option<(Vec<ColPlan>, Option<u32>)>> {
     let m = b.rows.len();
@@ -243,8 +255,7 @@ fn plan_container(
     // (`docs/SPEC.md` §22.2): a column whose cells are all captured values is the candidate.
     let small = m < MIN_ROWS;
     if small
-        && (b.tape.evs.len() > MAX_SMALL_EVENTS
-            || !(nested_on && cols.iter().any(|c| all_other(b, c))))
+        && (b.events > MAX_SMALL_EVENTS || !(nested_on && cols.iter().any(|c| all_other(b, c))))
     {
         return Ok(None);
     }
@@ -345,7 +356,7 @@ fn plan_container(
 
 /// Whether every cell of column `present` is a captured value (a struct, a sequence, …) or
 /// `None`, and one is not `None`: the column may become a struct or list column.
-fn all_other(b: &Batch, present: &[(u32, u32)]) -> bool {
+fn all_other(b: &Rows<'_>, present: &[(u32, u32)]) -> bool {
     let mut any = false;
     for &(_, i) in present {
         match b.cells[i as usize].cell {
@@ -392,7 +403,7 @@ fn write_children(sink: &mut Sink, kind: u8, children: &[Decl]) -> Result<()> {
 
 fn write_container<W: ValueWriter>(
     w: &mut W,
-    b: &Batch,
+    b: &Rows<'_>,
     cols: &[&[(u32, u32)]],
     plans: &[ColPlan],
     shape: Option<u32>,
@@ -492,12 +503,12 @@ fn write_container<W: ValueWriter>(
 /// with the row and the field, so the cells come out in order of their indices.
 fn write_residuals<W: ValueWriter>(
     w: &mut W,
-    b: &Batch,
+    b: &Rows<'_>,
     mut cols: Vec<&[(u32, u32)]>,
 ) -> Result<()> {
     if let [only] = cols[..] {
         for &(_, i) in only {
-            write_residual(w, &b.cells[i as usize].cell, &b.tape)?;
+            write_residual(w, &b.cells[i as usize].cell, b.tape)?;
         }
         return Ok(());
     }
@@ -512,6 +523,6 @@ fn write_residuals<W: ValueWriter>(
             return Ok(());
         };
         cols[k] = &cols[k][1..];
-        write_residual(w, &b.cells[i as usize].cell, &b.tape)?;
+        write_residual(w, &b.cells[i as usize].cell, b.tape)?;
     }
 }

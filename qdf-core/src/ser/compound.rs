@@ -12,8 +12,8 @@ use serde::ser::{
 };
 
 use super::Serializer;
-use crate::columnar::plan::{Batch, Offer};
-use crate::columnar::tape::Depth;
+use crate::columnar::plan::{Batch, Offer, Rows};
+use crate::columnar::tape::{Depth, Ev, Open, Tape, len_back};
 use crate::dense::encode as dense;
 use crate::dense::{ShapeCursor, StructStart};
 use crate::error::{Error, Result};
@@ -266,13 +266,7 @@ impl<'a> Compound<'a> {
         let check_keys = self.ser.sink.opts().denies_duplicate_keys();
         let batch = match &mut self.cols {
             Some(b) => b,
-            None => self.cols.insert(match self.ser.spare_batch.take() {
-                Some(mut b) => {
-                    b.reuse(claimed, check_keys);
-                    b
-                }
-                None => Box::new(Batch::new(claimed, check_keys)),
-            }),
+            None => self.cols.insert(self.ser.take_batch(claimed, check_keys)),
         };
         let offer = batch.offer(value, depth);
         if offer == Offer::Taken {
@@ -280,7 +274,7 @@ impl<'a> Compound<'a> {
         }
         self.cols_ok = false;
         if let Some(b) = self.cols.take() {
-            crate::columnar::write::replay_rows(&mut super::Front(self.ser), &b)?;
+            crate::columnar::write::replay_rows(&mut super::Front(self.ser), &Rows::own(&b))?;
             self.ser.recycle(b);
         }
         Ok(offer == Offer::Conflict)
@@ -324,18 +318,81 @@ impl<'a> Compound<'a> {
             return Ok(());
         }
         if let Some(b) = self.cols.take() {
-            let container = crate::columnar::write::finish_batch(
-                &mut super::Front(self.ser),
-                &b,
-                self.start,
-                self.header_len,
-            )?;
-            self.ser.recycle(b);
-            if container {
-                self.ser.sink.leave(self.levels);
-                return Ok(());
-            }
+            return self.end_batch(b, None);
         }
+        self.end_plain()
+    }
+
+    /// Ends a sequence whose elements are the rows of `b` (their cells on `src`, with the
+    /// event count [`Batch::rows_of`] returned, else on `b`'s own tape): the columnar
+    /// container, or the rows replayed and the plain end.
+    // Out of line: the plain end stays in `finish` as before (the Speed tier's compounds).
+    // By reference: a by-value `self` made every `finish` copy the compound first.
+    #[inline(never)]
+    fn end_batch(&mut self, b: Box<Batch>, src: Option<(&Tape, usize)>) -> Result<()> {
+        let rows = match src {
+            Some((t, events)) => Rows::of(&b, t, events),
+            None => Rows::own(&b),
+        };
+        let container = crate::columnar::write::finish_batch(
+            &mut super::Front(self.ser),
+            &rows,
+            self.start,
+            self.header_len,
+        )?;
+        self.ser.recycle(b);
+        if container {
+            self.ser.sink.leave(self.levels);
+            return Ok(());
+        }
+        self.end_plain()
+    }
+
+    /// Writes the captured sequence of structs at event `at` of `src` as its replay
+    /// (`serialize_seq`, each element, `end`) would, with the rows read off `src`
+    /// ([`Batch::rows_of`]) instead of captured again element by element; `false`, with
+    /// nothing written, when the replay would go otherwise (a pending variant or plain
+    /// array, checked keys, or rows `rows_of` does not take).
+    pub(crate) fn struct_seq(ser: &'a mut Serializer, src: &Tape, at: usize) -> Result<bool> {
+        let Ev::Open(Open::Seq(len), _) = src.evs[at] else {
+            return Ok(false);
+        };
+        // A list of anything else (numbers, tuples) takes no batch: its first element tells.
+        if !matches!(src.evs.get(at + 1), Some(Ev::Open(Open::Struct(..), _))) {
+            return Ok(false);
+        }
+        let opts = ser.sink.opts();
+        if ser.plain_array
+            || ser.pending_variant.is_some()
+            || opts.denies_duplicate_keys()
+            || !crate::columnar::enabled(opts)
+        {
+            return Ok(false);
+        }
+        let claimed = len_back(len);
+        let mut b = ser.take_batch(claimed.unwrap_or(usize::MAX), false);
+        // The depth the capture would start at: the sequence's, one below the serializer's.
+        let depth = Depth {
+            depth: ser.sink.depth().saturating_add(1),
+            limit: ser.sink.opts().depth_limit(),
+        };
+        let Some(events) = b.rows_of(src, at, depth) else {
+            ser.recycle(b);
+            return Ok(false);
+        };
+        let n = b.rows.len();
+        let mut seq = Compound::open(ser, Header::Array, claimed, 1)?;
+        // As after the elements: the first one was no primitive (the packer let go, writing
+        // nothing), and each one became a row.
+        seq.pack = None;
+        seq.count = n;
+        seq.end_batch(b, Some((src, events)))?;
+        Ok(true)
+    }
+
+    /// The plain end: the header's count made true, the decoded output counted.
+    #[inline(always)]
+    fn end_plain(&mut self) -> Result<()> {
         if self.count != self.claimed {
             let header = match self.kind {
                 Kind::Array => Header::Array,

@@ -83,6 +83,22 @@ impl Serializer {
         Serializer::over(Sink::new(buf, opts))
     }
 
+    /// An empty batch for a sequence that announced `len` elements: the kept one
+    /// ([`recycle`](Self::recycle)) or a new one.
+    pub(crate) fn take_batch(
+        &mut self,
+        len: usize,
+        check_keys: bool,
+    ) -> Box<crate::columnar::plan::Batch> {
+        match self.spare_batch.take() {
+            Some(mut b) => {
+                b.reuse(len, check_keys);
+                b
+            }
+            None => Box::new(crate::columnar::plan::Batch::new(len, check_keys)),
+        }
+    }
+
     /// Keeps the finished batch `b` for the next sequence when it is small enough
     /// (`Batch::recycle`), else drops it.
     pub(crate) fn recycle(&mut self, mut b: Box<crate::columnar::plan::Batch>) {
@@ -229,6 +245,10 @@ impl ValueWriter for Front<'_> {
     #[inline]
     fn variant_pending(&self) -> bool {
         self.0.pending_variant.is_some()
+    }
+
+    fn write_struct_seq(&mut self, tape: &crate::columnar::tape::Tape, at: usize) -> Result<bool> {
+        compound::Compound::struct_seq(self.0, tape, at)
     }
 }
 

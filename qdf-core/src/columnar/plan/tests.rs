@@ -158,3 +158,168 @@ fn a_recycled_batch_captures_as_a_fresh_one() {
     big.tape.arena.reserve(MAX_KEPT + 1);
     assert!(!big.recycle());
 }
+
+#[derive(Serialize)]
+struct Nt(u8);
+
+#[derive(Serialize)]
+struct Inner {
+    k: i8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    opt: Option<u16>,
+    some: Option<Option<u8>>,
+    act: Act,
+    t: (u8, Vec<bool>),
+    s: String,
+    big: i128,
+}
+
+#[derive(Serialize)]
+struct Ba {
+    b: u8,
+    a: u8,
+}
+
+#[derive(Serialize)]
+struct Holder<T> {
+    rows: Vec<T>,
+}
+
+/// A batch's cells as the values they stand for (Speed bytes of their replay), so batches
+/// over different tapes compare.
+fn values(b: &Batch, tape: &Tape) -> Vec<Vec<u8>> {
+    let opts = crate::Options::speed();
+    let cell = |f: &Field| {
+        crate::to_vec_with(
+            &super::super::tape::CellRef {
+                cell: &f.cell,
+                tape,
+            },
+            opts,
+        )
+    };
+    b.cells.iter().map(|f| cell(f).unwrap()).collect()
+}
+
+/// The rows of the `Vec` captured as the one field of `h`, read off the tape by
+/// `rows_of` at `depth`, against each element's replay offered to a fresh batch:
+/// `Some(same)` when `rows_of` takes them, `None` when it declines.
+fn rows_of_vs_offer<T: Serialize>(h: &Holder<T>, depth: Depth) -> Option<bool> {
+    let mut outer = Batch::new(1, false);
+    assert_eq!(outer.offer(h, d()), Offer::Taken);
+    let Cell::Other(at) = outer.cells[0].cell else {
+        panic!("the rows are a captured value")
+    };
+    let src = &outer.tape;
+    let mut read = Batch::new(h.rows.len(), false);
+    let events = read.rows_of(src, at as usize, depth)?;
+    let mut replayed = Batch::new(h.rows.len(), false);
+    let Ev::Open(_, end) = src.evs[at as usize] else {
+        panic!("a sequence")
+    };
+    let mut i = at as usize + 1;
+    while i < end as usize {
+        let item = super::super::tape::EvRef {
+            tape: src,
+            at: i as u32,
+        };
+        assert_eq!(replayed.offer(&item, depth), Offer::Taken);
+        i = src.next(i);
+    }
+    let plan = |b: &Batch| format!("{:?} {:?} {:?} {:?}", b.rows, b.cols, b.order, b.present);
+    Some(
+        plan(&read) == plan(&replayed)
+            && values(&read, src) == values(&replayed, &replayed.tape)
+            && events == replayed.tape.evs.len(),
+    )
+}
+
+/// `rows_of` makes the plan, cells and event count the capture of each element's replay
+/// makes, and declines whatever the replay would not take as rows or might refuse.
+#[test]
+fn rows_read_off_the_tape_equal_the_capture_of_their_replay() {
+    let inner = |i: u8| Inner {
+        k: -(i as i8),
+        opt: (!i.is_multiple_of(3)).then_some(300 + i as u16),
+        some: match i % 3 {
+            0 => None,
+            1 => Some(None),
+            _ => Some(Some(i)),
+        },
+        act: if i.is_multiple_of(2) {
+            Act::Idle
+        } else {
+            Act::Move { dx: i as i16 }
+        },
+        t: (i, vec![i.is_multiple_of(2); i as usize % 4]),
+        s: "x".repeat(i as usize),
+        big: if i.is_multiple_of(4) {
+            i128::MAX
+        } else {
+            -(i as i128)
+        },
+    };
+    let rows = Holder {
+        rows: (0..9).map(inner).collect(),
+    };
+    assert_eq!(rows_of_vs_offer(&rows, d()), Some(true));
+    // Other fields from the second row on, and an absent one: the plan inserts them.
+    let ab = Holder {
+        rows: (0..5)
+            .map(|i| Ab {
+                a: i,
+                b: (i > 1).then_some("y"),
+                c: 7,
+            })
+            .collect(),
+    };
+    assert_eq!(rows_of_vs_offer(&ab, d()), Some(true));
+    // Declined: no element, a field order the plan refuses, no structs, a newtype.
+    assert_eq!(rows_of_vs_offer(&Holder::<Ab> { rows: vec![] }, d()), None);
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum Either {
+        Ab(Ba),
+        Ba(Ab),
+    }
+    let conflict = Holder {
+        rows: vec![
+            Either::Ab(Ba { b: 1, a: 2 }),
+            Either::Ba(Ab {
+                a: 1,
+                b: Some("z"),
+                c: 3,
+            }),
+        ],
+    };
+    assert_eq!(rows_of_vs_offer(&conflict, d()), None);
+    assert_eq!(rows_of_vs_offer(&Holder { rows: vec![1u8, 2] }, d()), None);
+    #[derive(Serialize)]
+    struct WithNt {
+        n: Nt,
+    }
+    assert_eq!(
+        rows_of_vs_offer(
+            &Holder {
+                rows: vec![WithNt { n: Nt(1) }]
+            },
+            d()
+        ),
+        None
+    );
+    // Near the depth limit: declined where a capture could be refused, taken below.
+    let deep = |depth: u32| Depth { depth, limit: 20 };
+    let nested = Holder {
+        rows: vec![Holder {
+            rows: vec![Holder {
+                rows: vec![Ab {
+                    a: 1,
+                    b: None,
+                    c: 2,
+                }],
+            }],
+        }],
+    };
+    assert_eq!(rows_of_vs_offer(&nested, deep(5)), Some(true));
+    assert_eq!(rows_of_vs_offer(&nested, deep(12)), None);
+}

@@ -108,7 +108,7 @@ pub(crate) struct Tape {
 }
 
 /// An announced length back as serde's.
-fn len_back(l: Len) -> Option<usize> {
+pub(crate) fn len_back(l: Len) -> Option<usize> {
     // Captured from a `usize`, so it fits.
     (l != NO_LEN).then_some(l as usize)
 }
@@ -326,6 +326,7 @@ impl Tape {
     }
 
     /// The string at `arena[a..b]`, the range of a [`Ev::Str`] or [`Cell::Str`] of this tape.
+    #[inline]
     pub(crate) fn str(&self, a: u32, b: u32) -> &str {
         let bytes = &self.arena[a as usize..b as usize];
         // SAFETY: `Ev::Str` and `Cell::Str` ranges are made only by `serialize_str`, from the
