@@ -260,13 +260,21 @@ fn plan_container(
         return Ok(None);
     }
     let min_intern = sink.opts().intern_min_len() as usize;
+    // In a session a value the table holds from earlier messages is a reference on its
+    // first sight in the column (a one-shot message does not ask: its table holds only
+    // what came before in the message, rarely a column's values, and asking costs a hash
+    // of each distinct value).
+    let known = |s: &[u8]| dense.interned(s);
+    let known: Option<&dyn Fn(&[u8]) -> bool> =
+        (sink.carried() && dense.entries() > 0).then_some(&known);
     let mut plans = Vec::with_capacity(b.order.len());
     for (j, &present) in cols.iter().enumerate() {
         let name = b.cols[b.order[j] as usize];
         let optional = present.len() < m;
         let scan = b.scan(present);
         let mut class = scan.class;
-        let mut census = (class == Class::Str).then(|| Census::new(&scan.strs, min_intern));
+        let mut census =
+            (class == Class::Str).then(|| Census::with_known(&scan.strs, min_intern, known));
         let leaf = leaf_body(sink, class, scan.vals, &scan.strs, census.as_mut(), true)?;
         if class == Class::Residual
             && nested_on

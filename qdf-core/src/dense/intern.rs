@@ -238,6 +238,15 @@ impl InternTable {
         Ok(id)
     }
 
+    /// Whether `(bytes, kind)` is interned, as [`find`](Self::find) answers but leaving the
+    /// front cache as it is (for estimates made before anything is written).
+    pub(crate) fn contains(&self, bytes: &[u8], kind: Kind) -> bool {
+        self.cached(bytes, kind).is_some()
+            || self
+                .find_indexed(self.hash(bytes, kind), bytes, kind)
+                .is_some()
+    }
+
     /// The index lookup alone of `(bytes, kind)` whose [`content_hash`] is `h`: the base's
     /// index first (same hasher, so the same hash), then the table's own.
     fn find_indexed(&self, h: u64, bytes: &[u8], kind: Kind) -> Option<u32> {

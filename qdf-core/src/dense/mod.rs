@@ -293,6 +293,11 @@ impl DenseState {
         self.cfg.features.contains(f)
     }
 
+    /// Whether string `s` is in the intern table (a per-value string of it is a reference).
+    pub(crate) fn interned(&self, s: &[u8]) -> bool {
+        self.table.contains(s, Kind::Str)
+    }
+
     /// Intern entries defined so far.
     #[inline]
     pub(crate) fn entries(&self) -> u32 {

@@ -48,6 +48,9 @@ pub(crate) struct Census<'v> {
     hasher: DefaultHashBuilder,
     /// Values shorter than this are written inline, never interned.
     min_intern: usize,
+    /// Values the intern table already holds (a session's, or earlier in the message):
+    /// their first sight is a reference too.
+    known: Option<&'v dyn Fn(&[u8]) -> bool>,
     /// The per-value size of the column if no value were new after the counted rows.
     floor: usize,
 }
@@ -56,6 +59,16 @@ impl<'v> Census<'v> {
     /// The census of `values` (fewer than `u32::MAX` rows, as a column has) with its first
     /// [`HEAD`] rows counted; `min_intern` is the Dense tier's shortest interned length.
     pub(crate) fn new(values: &'v [&'v [u8]], min_intern: usize) -> Census<'v> {
+        Census::with_known(values, min_intern, None)
+    }
+
+    /// [`new`](Self::new), where a value for which `known` holds is already interned: its
+    /// first sight counts as a reference, not a definition.
+    pub(crate) fn with_known(
+        values: &'v [&'v [u8]],
+        min_intern: usize,
+        known: Option<&'v dyn Fn(&[u8]) -> bool>,
+    ) -> Census<'v> {
         let n = values.len();
         let head = n.min(HEAD);
         // Every row at its least: inline when short, else a 2-byte reference.
@@ -75,6 +88,7 @@ impl<'v> Census<'v> {
             cache: [u32::MAX; CACHE_SLOTS],
             hasher: DefaultHashBuilder::default(),
             min_intern,
+            known,
             floor,
         };
         c.count_to(head);
@@ -117,7 +131,7 @@ impl<'v> Census<'v> {
                         e.insert(id);
                         first.push(row as u32);
                         self.count.push(0);
-                        if v.len() >= self.min_intern {
+                        if v.len() >= self.min_intern && !self.known.is_some_and(|k| k(v)) {
                             // Its first sight is a definition, not a reference.
                             self.floor += uvarint_len(v.len() as u64) + v.len() - 1;
                         }

@@ -30,6 +30,19 @@ fn ranks_counts_and_head() {
     assert_eq!(Census::new(&[], 4).distinct_in_head(64), 0);
 }
 
+/// A value the intern table already holds is a reference on its first sight too; the
+/// others are still defined once.
+#[test]
+fn known_values_count_as_references() {
+    let vals = strs(&["service-a", "service-b", "service-a", "new-value", "ab"]);
+    let known = |v: &[u8]| v.starts_with(b"service");
+    let mut c = Census::with_known(&vals, 4, Some(&known));
+    // Three 2-byte references for `service-*`, `new-value` defined (1 + 1 + 9), `ab` inline.
+    assert_eq!(c.per_value(), 3 * 2 + (1 + 1 + 9) + 3);
+    let mut unknown = Census::new(&vals, 4);
+    assert_eq!(unknown.per_value(), c.per_value() + 2 * (1 + 1 + 9 - 2));
+}
+
 /// Values that share their outer bytes and length share a cache slot: each is still
 /// told apart by its bytes.
 #[test]
