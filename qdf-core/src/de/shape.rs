@@ -6,9 +6,9 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Deserializer;
-use crate::dense::{is_predicted, is_slotted_num};
+use crate::dense::{is_predicted, is_slot_text, is_slotted_num};
 use crate::error::{Error, ErrorCode, Result};
-use crate::wire::ext::SHAPE_ESCAPE;
+use crate::wire::ext::{SHAPE_ESCAPE, TEXT_PREFIX};
 use crate::wire::read::{Reference, Text};
 use crate::wire::tags::{EXT, NIL};
 
@@ -40,6 +40,8 @@ pub(crate) struct ShapeAccess<'a, 'de> {
     names: usize,
     /// A reuse in a session that keeps per-field numbers: its nameless values have slots.
     nums: bool,
+    /// ... and per-field strings too (a stream with header flag `40`, `docs/SPEC.md` §15.3).
+    texts: bool,
 }
 
 /// A field name read from the input: borrowed, or copied out of the intern table.
@@ -82,6 +84,7 @@ impl<'de> Deserializer<'de> {
         self.src.charge(count as u64)?;
         self.src.enter()?;
         let nums = id != 0 && self.src.tracks_numbers();
+        let texts = nums && self.src.tracks_texts();
         let mut access = ShapeAccess {
             de: self,
             id: id as u32,
@@ -90,6 +93,7 @@ impl<'de> Deserializer<'de> {
             phase: Phase::Shape,
             names,
             nums,
+            texts,
         };
         let v = if keys {
             visitor.visit_map(super::dupkeys::DupCheck::new(&mut access))?
@@ -204,14 +208,17 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
         if self.nums
             && matches!(self.phase, Phase::Shape | Phase::Open)
             && let Some(t) = self.de.src.peek()
-            && is_slotted_num(t)
         {
-            let k = self.names + self.idx - 1;
-            if is_predicted(t) {
-                return self.slotted_value(seed, k);
+            if is_slotted_num(t) {
+                let k = self.names + self.idx - 1;
+                if is_predicted(t) {
+                    return self.slotted_value(seed, k);
+                }
+                // A plain number: the slot keeps it, and the value is read as usual.
+                self.de.src.observe_plain(k);
+            } else if self.texts && (is_slot_text(t) || t == EXT) {
+                return self.slotted_text(seed, self.names + self.idx - 1, t);
             }
-            // A plain number: the slot keeps it, and the value is read as usual.
-            self.de.src.observe_plain(k);
         }
         seed.deserialize(&mut *self.de)
     }
@@ -234,6 +241,30 @@ impl<'de> ShapeAccess<'_, 'de> {
             Some((n, at)) => seed.deserialize(super::num::NumDe::new(n, at)),
             None => seed.deserialize(&mut *self.de),
         }
+    }
+
+    /// The value of slot `k` in a stream that keeps per-field strings, starting with tag
+    /// `t` (a string or Dense tag, or `F2`): a prefix form is resolved and handed to `seed`
+    /// as an owned string; any other value is read as usual, and a string then becomes the
+    /// slot's text (`docs/SPEC.md` §15.3), so a target that ignores the field keeps it too.
+    #[inline(never)]
+    fn slotted_text<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+        k: usize,
+        t: u8,
+    ) -> Result<V::Value> {
+        let before = self.de.src.rest();
+        if t == EXT {
+            if before.get(1) == Some(&TEXT_PREFIX) {
+                let (s, _, _, at) = self.de.src.slot_prefix(k)?;
+                return seed.deserialize(super::text::StrDe::new(s, at));
+            }
+            return seed.deserialize(&mut *self.de);
+        }
+        let v = seed.deserialize(&mut *self.de)?;
+        self.de.src.observe_text(k, t, before);
+        Ok(v)
     }
 
     /// [`next_key_seed`](de::MapAccess::next_key_seed) for every other step.

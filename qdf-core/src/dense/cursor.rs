@@ -119,8 +119,10 @@ pub(crate) struct ShapeCursor {
     /// In [`Mode::Reuse`], the stored-name indices `names.0..names.1` of the shape's
     /// fields (the predicted name of field `idx` is stored name `names.0 + idx`), else empty.
     names: (usize, usize),
-    /// The Dense state keeps per-field numbers (`docs/SPEC.md` §15.2).
+    /// The Dense state keeps per-field numbers or strings (`docs/SPEC.md` §15.2, §15.3).
     nums: bool,
+    /// ... strings (`docs/SPEC.md` §15.3).
+    texts: bool,
 }
 
 impl ShapeCursor {
@@ -132,13 +134,19 @@ impl ShapeCursor {
 
     /// The numeric slot of the field just named (`docs/SPEC.md` §15.2): its stored-name
     /// index while the struct is a reuse whose names were all predicted (so the decoder
-    /// reads the value without a name), `None` otherwise or without numeric state.
+    /// reads the value without a name), `None` otherwise or without slot state.
     #[inline(always)]
     pub(crate) fn slot(&self) -> Option<usize> {
         match self.mode {
             Mode::Reuse(_) if self.nums && self.idx > 0 => Some(self.names.0 + self.idx - 1),
             _ => None,
         }
+    }
+
+    /// [`slot`](Self::slot) when the Dense state keeps per-field strings.
+    #[inline(always)]
+    pub(crate) fn text_slot(&self) -> Option<usize> {
+        if self.texts { self.slot() } else { None }
     }
 
     fn key(&self) -> PredKey {
@@ -183,7 +191,8 @@ impl DenseState {
             first: None,
             names: self.reuse_names(mode),
             mode,
-            nums: self.tracks_numbers(),
+            nums: self.has_slots(),
+            texts: self.tracks_texts(),
         };
         (cur, start)
     }
@@ -222,7 +231,8 @@ impl DenseState {
             first: Some(h1),
             names: self.reuse_names(mode),
             mode,
-            nums: self.tracks_numbers(),
+            nums: self.has_slots(),
+            texts: self.tracks_texts(),
         };
         Some((cur, start))
     }

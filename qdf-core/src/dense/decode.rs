@@ -96,6 +96,21 @@ impl<'de> DecState<'de> {
     }
 }
 
+impl<'de> DecState<'de> {
+    /// The bytes of intern entry `id`: from the input if this body defined it, else from
+    /// the table (`None` for an id not defined, or when the table keeps no bytes).
+    pub(crate) fn entry_bytes(&self, id: u32) -> Option<&[u8]> {
+        let local = id.checked_sub(self.first_id).map(|i| i as usize);
+        if let Some(&l) = local.and_then(|i| self.spans.get(i)) {
+            return Some(match l {
+                Local::Str(s) => s.as_bytes(),
+                Local::Bin(b) => b,
+            });
+        }
+        self.dense_ref()?.entry(id).map(|(b, _)| b)
+    }
+}
+
 /// An intern entry defined in the body being read, as it lies in the input.
 #[derive(Clone, Copy, Debug)]
 enum Local<'de> {

@@ -178,6 +178,15 @@ impl InternTable {
         Some((&self.arena[start..end], self.kinds[i]))
     }
 
+    /// The kind of entry `id`, if defined (kept also when the bytes are not).
+    #[inline]
+    pub(crate) fn kind(&self, id: u32) -> Option<Kind> {
+        if id < self.base_len {
+            return self.base.as_deref()?.kind(id);
+        }
+        self.kinds.get((id - self.base_len) as usize).copied()
+    }
+
     #[inline]
     fn hash(&self, bytes: &[u8], kind: Kind) -> u64 {
         content_hash(&self.hasher, bytes, kind)

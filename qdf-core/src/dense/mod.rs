@@ -47,6 +47,7 @@ mod shape;
 mod stats;
 #[cfg(test)]
 mod tests;
+mod text;
 
 pub(crate) use colshape::encode_key as col_shape_key;
 #[allow(unused_imports)] // used by ser/de
@@ -62,6 +63,8 @@ use numeric::NumSlots;
 pub(crate) use numeric::{NumVal, XOR_MODE, is_plain_num, is_predicted, is_slotted_num, plain_num};
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
+pub(crate) use text::{Text, inline_str, is_slot_text};
+use text::{TextSlots, TextTrial};
 
 use std::sync::Arc;
 
@@ -176,6 +179,7 @@ pub(crate) struct Trial {
     shape_pred: (usize, usize, bool),
     col_shapes: ColShapeMark,
     nums: Option<(usize, bool)>,
+    texts: Option<TextTrial>,
 }
 
 /// The mirrored Dense state of one side of a session (or of one message).
@@ -190,6 +194,9 @@ pub(crate) struct DenseState {
     /// Per-field numeric state (`docs/SPEC.md` §15.2): session decoders always, session
     /// encoders with `NUM_STATE`; `None` for one-shot messages, which never carry it.
     nums: Option<Box<NumSlots>>,
+    /// Per-field strings (`docs/SPEC.md` §15.3): both sides of a stream whose header has
+    /// flag `40`; `None` everywhere else.
+    texts: Option<Box<TextSlots>>,
     mark: Option<Mark>,
     /// Encoder sessions: per id of this generation, 1 once referenced (admission learning).
     used: Vec<u8>,
@@ -228,6 +235,7 @@ impl DenseState {
             shape_pred: ShapePredictor::default(),
             col_shapes: ColShapes::default(),
             nums: None,
+            texts: None,
             mark: None,
             used: Vec::new(),
             admit: None,
@@ -258,7 +266,19 @@ impl DenseState {
         if s.has(Features::NUM_STATE) && s.has(Features::SHAPE_INTERN) {
             s.nums = Some(Box::default());
         }
+        if crate::wire::header::texts_on(opts) {
+            s.texts = Some(Box::default());
+        }
         s
+    }
+
+    /// This decoder state for a body under header `flags`: with flag `40` it keeps the
+    /// per-field strings of `docs/SPEC.md` §15.3.
+    pub(crate) fn for_flags(mut self, flags: u8) -> Self {
+        if flags & crate::wire::header::FLAG_TEXTS != 0 && self.texts.is_none() {
+            self.texts = Some(Box::default());
+        }
+        self
     }
 
     /// Encoder state: features, `min_intern` and caps from `opts`.
@@ -326,6 +346,9 @@ impl DenseState {
             + self.col_shapes.heap_bytes()
             + self.nums.as_ref().map_or(0, |n| {
                 std::mem::size_of::<NumSlots>() as u64 + n.heap_bytes()
+            })
+            + self.texts.as_ref().map_or(0, |t| {
+                std::mem::size_of::<TextSlots>() as u64 + t.heap_bytes()
             })
             + self.used.capacity() as u64
             + self.admit.as_ref().map_or(0, |a| {
@@ -689,6 +712,138 @@ impl DenseState {
         self.nums.as_deref().map_or(0, |n| n.exp(k))
     }
 
+    // ---- per-field strings (both sides) ---------------------------------------------------
+
+    /// Whether this side keeps per-field strings (`docs/SPEC.md` §15.3).
+    #[inline(always)]
+    pub(crate) fn tracks_texts(&self) -> bool {
+        self.texts.is_some()
+    }
+
+    /// Whether shape fields have slots on this side: per-field numbers or strings.
+    #[inline(always)]
+    pub(crate) fn has_slots(&self) -> bool {
+        self.nums.is_some() || self.texts.is_some()
+    }
+
+    /// The text of slot `k` ([`Text::Empty`] on a side that keeps none).
+    #[inline]
+    pub(crate) fn slot_text(&self, k: usize) -> Text {
+        self.texts.as_deref().map_or(Text::Empty, |t| t.get(k))
+    }
+
+    /// The bytes of an own text of [`slot_text`](Self::slot_text).
+    pub(crate) fn own_text(&self, off: u32, len: u32) -> &[u8] {
+        self.texts.as_deref().map_or(&[], |t| t.own(off, len))
+    }
+
+    /// Slot `k`'s value was the string `bytes`, written inline or as a prefix form: the
+    /// slot keeps its own copy (within the live bound).
+    pub(crate) fn observe_own_text(&mut self, k: usize, bytes: &[u8]) {
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.set_own(k, bytes);
+        }
+    }
+
+    /// Slot `k`'s value was just read or written as a Dense definition or reference: the
+    /// entry is `lastID` now, and a *string* entry becomes the slot's text (a bytes entry
+    /// leaves it).
+    pub(crate) fn observe_ref_text(&mut self, k: usize) {
+        if let Some(t) = self.texts.as_deref_mut()
+            && let Some(id) = self.pred.last()
+            && self.table.kind(id) == Some(Kind::Str)
+        {
+            t.set_entry(k, id);
+        }
+    }
+
+    /// Encoder: the string `bytes` is the whole value of text slot `k` and is about to be
+    /// written. If it is not in the intern table and the prefix form against the slot's
+    /// text is strictly shorter than the inline form, writes `F2 0D uvarint(p) s` instead of
+    /// a definition (a value that shares most of its field's last string is seldom seen
+    /// again: a URL with a new id), applies its state updates (an inline string for §14.1;
+    /// the slot's text) and returns `true`; else changes nothing and returns `false`.
+    pub(crate) fn encode_prefix(&mut self, out: &mut Vec<u8>, bytes: &[u8], k: usize) -> bool {
+        let Some(texts) = self.texts.as_deref_mut() else {
+            return false;
+        };
+        let p = match texts.get(k) {
+            Text::Empty => return false,
+            Text::Entry(id) => self
+                .table
+                .get(id)
+                .map_or(0, |(last, _)| text::common_prefix(last, bytes)),
+            Text::Own { off, len } => text::common_prefix(texts.own(off, len), bytes),
+        };
+        let rest = bytes.len() - p;
+        if p == 0
+            || 2 + uvarint_len(p as u64) + inline_len(rest, Kind::Str)
+                >= inline_len(bytes.len(), Kind::Str)
+            || self.table.find(bytes, Kind::Str).is_some()
+        {
+            return false;
+        }
+        texts.set_own(k, bytes);
+        out.extend_from_slice(&[tags::EXT, crate::wire::ext::TEXT_PREFIX]);
+        write_uvarint(out, p as u64);
+        let head = crate::wire::form::header_bytes(crate::wire::form::Header::Str, rest)
+            .expect("shorter than the string");
+        out.extend_from_slice(head.as_slice());
+        out.extend_from_slice(&bytes[p..]);
+        self.pred.reset_last();
+        if bytes.len() >= self.cfg.min_intern {
+            self.counts.misses += 1;
+        }
+        true
+    }
+
+    /// Encoder: the value of slot `k` was just written at `out[at..]` and starts with a
+    /// string or Dense tag. Updates the slot's text (`docs/SPEC.md` §15.3) and, for an
+    /// inline string, rewrites it in place as `F2 0D uvarint(p) s` when that is strictly
+    /// shorter (`p`: the longest common prefix with the slot's last text, at a character
+    /// boundary).
+    #[inline(never)]
+    pub(crate) fn encode_text(&mut self, out: &mut Vec<u8>, at: usize, k: usize) {
+        let Some(texts) = self.texts.as_deref_mut() else {
+            return;
+        };
+        if crate::wire::tags::is_dense_text(out[at]) {
+            return self.observe_ref_text(k);
+        }
+        let Some((h, len)) = inline_str(&out[at..]) else {
+            return;
+        };
+        debug_assert_eq!(at + h + len, out.len(), "a string value is one token");
+        let bytes = &out[at + h..at + h + len];
+        let p = match texts.get(k) {
+            Text::Empty => 0,
+            Text::Entry(id) => self
+                .table
+                .get(id)
+                .map_or(0, |(last, _)| text::common_prefix(last, bytes)),
+            Text::Own { off, len } => text::common_prefix(texts.own(off, len), bytes),
+        };
+        texts.set_own(k, bytes);
+        if p == 0 {
+            return;
+        }
+        let rest = len - p;
+        let cost = 2 + uvarint_len(p as u64) + inline_len(rest, Kind::Str);
+        if cost >= h + len {
+            return;
+        }
+        // Shorter than the token it replaces: the suffix moves left, then the head goes in.
+        let head = crate::wire::form::header_bytes(crate::wire::form::Header::Str, rest)
+            .expect("shorter than a string already written");
+        let suffix_at = at + 2 + uvarint_len(p as u64) + head.len;
+        out.copy_within(at + h + p..at + h + len, suffix_at);
+        out[at] = tags::EXT;
+        out[at + 1] = crate::wire::ext::TEXT_PREFIX;
+        let n = numeric::put_uvarint(&mut out[at + 2..], p as u64);
+        out[at + 2 + n..suffix_at].copy_from_slice(head.as_slice());
+        out.truncate(at + cost);
+    }
+
     // ---- encoder checkpoints ------------------------------------------------------------
 
     /// Records the state before an encoder message. Nested checkpoints are not supported.
@@ -697,6 +852,9 @@ impl DenseState {
         self.shape_pred.mark();
         if let Some(n) = self.nums.as_deref_mut() {
             n.mark();
+        }
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.mark();
         }
         self.mark = Some(Mark {
             table_len: self.table.len(),
@@ -726,6 +884,7 @@ impl DenseState {
             shape_pred: self.shape_pred.trial(),
             col_shapes: self.col_shapes.mark(),
             nums: self.nums.as_deref_mut().map(NumSlots::trial),
+            texts: self.texts.as_deref_mut().map(TextSlots::trial),
         }
     }
 
@@ -735,6 +894,9 @@ impl DenseState {
         self.shape_pred.trial_keep(t.shape_pred);
         if let (Some(n), Some(m)) = (self.nums.as_deref_mut(), t.nums) {
             n.trial_keep(m);
+        }
+        if let (Some(x), Some(m)) = (self.texts.as_deref_mut(), t.texts) {
+            x.trial_keep(m);
         }
     }
 
@@ -754,6 +916,9 @@ impl DenseState {
         if let (Some(n), Some(m)) = (self.nums.as_deref_mut(), t.nums) {
             n.trial_rollback(m);
         }
+        if let (Some(x), Some(m)) = (self.texts.as_deref_mut(), t.texts) {
+            x.trial_rollback(m);
+        }
     }
 
     /// Keeps every change since [`checkpoint`](Self::checkpoint).
@@ -763,6 +928,9 @@ impl DenseState {
         self.shape_pred.commit();
         if let Some(n) = self.nums.as_deref_mut() {
             n.commit();
+        }
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.commit();
         }
     }
 
@@ -782,6 +950,9 @@ impl DenseState {
         self.col_shapes.rollback(&mark.col_shapes);
         if let Some(n) = self.nums.as_deref_mut() {
             n.rollback();
+        }
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.rollback();
         }
     }
 
@@ -821,6 +992,9 @@ impl DenseState {
         self.col_shapes.clear();
         if let Some(n) = self.nums.as_deref_mut() {
             n.clear();
+        }
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.clear();
         }
     }
 

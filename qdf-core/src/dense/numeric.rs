@@ -546,7 +546,7 @@ impl NumSlots {
 
 /// Writes `v` as a uvarint at the front of `buf`, which has room for it; returns its length.
 #[inline]
-fn put_uvarint(buf: &mut [u8], mut v: u64) -> usize {
+pub(crate) fn put_uvarint(buf: &mut [u8], mut v: u64) -> usize {
     let mut n = 0;
     while v >= 0x80 {
         buf[n] = v as u8 | 0x80;

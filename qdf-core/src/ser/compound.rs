@@ -294,13 +294,35 @@ impl<'a> Compound<'a> {
     /// slot (`docs/SPEC.md` §15.2) and the value is a plain number, the Dense state keeps it
     /// and may rewrite it shorter. The byte test comes before the slot: most values are no
     /// number.
+    /// Before the value of the field just named, written from `at`: in a session that keeps
+    /// per-field strings, the sink learns the field's slot, so a string that is the whole
+    /// value may go out as a prefix form instead of an intern definition.
+    #[inline(always)]
+    fn text_slot(&mut self, at: usize) {
+        if let Some(cur) = &self.shape
+            && let Some(k) = cur.text_slot()
+        {
+            self.ser.sink.set_text_slot(at, k);
+        }
+    }
+
+    /// A string value in a session that keeps per-field strings updates the field's text
+    /// (`docs/SPEC.md` §15.3) and may be rewritten as a prefix of it.
     #[inline(always)]
     fn slotted_value(&mut self, at: usize) {
-        if let Some(cur) = &self.shape
-            && self.ser.sink.plain_num_at(at)
-            && let Some(k) = cur.slot()
-        {
-            self.ser.sink.encode_num(at, k);
+        if let Some(cur) = &self.shape {
+            if self.ser.sink.plain_num_at(at) {
+                if let Some(k) = cur.slot() {
+                    self.ser.sink.encode_num(at, k);
+                }
+            } else if self.ser.sink.text_at(at)
+                && let Some(k) = cur.slot()
+            {
+                self.ser.sink.encode_text(at, k);
+            }
+            if cur.text_slot().is_some() {
+                self.ser.sink.set_text_slot(usize::MAX, 0);
+            }
         }
     }
 
@@ -510,6 +532,7 @@ impl SerializeMap for Compound<'_> {
         }
         self.key_open = false;
         let at = self.ser.sink.len();
+        self.text_slot(at);
         let r = match self.kind {
             Kind::Carrier(subtype) => self.carried(subtype, value),
             _ => value.serialize(&mut *self.ser),
@@ -551,6 +574,7 @@ impl SerializeStruct for Compound<'_> {
             None => self.ser.sink.write_str(key),
         };
         let at = self.ser.sink.len();
+        self.text_slot(at);
         match named.and_then(|()| value.serialize(&mut *self.ser)) {
             Ok(()) => {
                 self.slotted_value(at);

@@ -70,6 +70,9 @@ pub(crate) struct Sink {
     /// The Dense state came from outside this message (a session's, or a pre-shared
     /// dictionary's): its intern table may already hold the message's strings.
     carried: bool,
+    /// `(at, k)`: the value of text slot `k` is written from `at` (`docs/SPEC.md` §15.3); a
+    /// string written there is the whole value. `at` is `usize::MAX` when none is.
+    text_slot: (usize, usize),
 }
 
 /// The encoder's Dense state for one message or one session, `None` outside the Dense tier.
@@ -105,6 +108,7 @@ impl Sink {
             trials: 0,
             hex_text: opts.has(Features::HEX_TEXT) && !opts.keeps_strings_borrowable(),
             carried: false,
+            text_slot: (usize::MAX, 0),
         }
     }
 
@@ -188,6 +192,39 @@ impl Sink {
     pub(crate) fn encode_num(&mut self, at: usize, k: usize) {
         if let Some(d) = self.dense.as_deref_mut() {
             d.encode_num(&mut self.out, at, k);
+        }
+    }
+
+    /// Whether a string or Dense string tag a slot's text follows starts at `out[at]`.
+    #[inline(always)]
+    pub(crate) fn text_at(&self, at: usize) -> bool {
+        self.out
+            .get(at)
+            .is_some_and(|&t| crate::dense::is_slot_text(t))
+    }
+
+    /// The value of text slot `k` is written from `at` (`usize::MAX`: no slot's value is).
+    #[inline(always)]
+    pub(crate) fn set_text_slot(&mut self, at: usize, k: usize) {
+        self.text_slot = (at, k);
+    }
+
+    /// The text slot whose whole value a string written now would be, if any.
+    #[inline(always)]
+    pub(crate) fn take_text_slot(&mut self) -> Option<usize> {
+        let (at, k) = std::mem::replace(&mut self.text_slot, (usize::MAX, 0));
+        (at == self.out.len()).then_some(k)
+    }
+
+    /// The value of shape field slot `k` was just written at `at..` and starts with a string
+    /// tag: a session that keeps per-field strings updates the slot's text and may rewrite
+    /// the string as a prefix form (`docs/SPEC.md` §15.3).
+    #[inline(always)]
+    pub(crate) fn encode_text(&mut self, at: usize, k: usize) {
+        if let Some(d) = self.dense.as_deref_mut()
+            && d.tracks_texts()
+        {
+            d.encode_text(&mut self.out, at, k);
         }
     }
 

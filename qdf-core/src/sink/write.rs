@@ -197,6 +197,13 @@ impl Sink {
     /// so that the Speed path inlines without the intern table's register pressure.
     #[inline(never)]
     fn write_str_dense(&mut self, b: &[u8]) -> Result<()> {
+        if self.text_slot.0 != usize::MAX
+            && let Some(k) = self.take_text_slot()
+            && let Some(d) = self.dense.as_deref_mut()
+            && d.encode_prefix(&mut self.out, b, k)
+        {
+            return Ok(());
+        }
         if self.write_dense(b, crate::dense::Kind::Str) {
             return Ok(());
         }
