@@ -445,3 +445,54 @@ proptest! {
         walker_agrees(&wire);
     }
 }
+
+/// Body lengths of the frames of `wire` (no checksums).
+fn frame_lens(wire: &[u8]) -> Vec<usize> {
+    let mut rest = &wire[5..];
+    let mut out = Vec::new();
+    while !rest.is_empty() {
+        let (mut len, mut shift, mut i) = (0usize, 0, 0);
+        loop {
+            let b = rest[i];
+            len |= ((b & 0x7f) as usize) << shift;
+            shift += 7;
+            i += 1;
+            if b < 0x80 {
+                break;
+            }
+        }
+        out.push(len);
+        rest = &rest[i + len..];
+    }
+    out
+}
+
+/// Own-bytes texts hold at most 65 536 bytes together, on both sides alike: with two
+/// fields of 40 001-byte strings, `a`'s prefix form keeps its bytes, `b`'s would pass the
+/// bound and leaves its slot empty, so `b`'s next string is a definition again.
+#[test]
+fn live_bound_mirrors() {
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct Two {
+        a: String,
+        b: String,
+    }
+    let big = |c: &str, i: u32| format!("{}{i}", c.repeat(40_000));
+    let recs: Vec<Two> = (0..6)
+        .map(|i| Two {
+            a: big("a", i),
+            b: big("b", i),
+        })
+        .collect();
+    let wire = stream(texts(), &recs);
+    assert_eq!(decode_all::<Two>(&wire), recs);
+    walker_agrees(&wire);
+    let lens = frame_lens(&wire);
+    // Declaration and first reuse define both; then `a` is a 7-byte form every time, and
+    // `b` alternates between a form (its text then emptied) and a definition (`E0`, a
+    // 3-byte length, 40 001 bytes).
+    assert_eq!(
+        lens[2..],
+        [2 + 7 + 7, 2 + 7 + 40_005, 2 + 7 + 7, 2 + 7 + 40_005]
+    );
+}
