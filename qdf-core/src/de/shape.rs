@@ -205,20 +205,22 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         // A reuse's field read without a name has a numeric slot (`docs/SPEC.md` §15.2).
+        // Per-field strings (a stream with header flag 40) take their own path, so a stream
+        // without them pays one test here.
+        if self.texts {
+            return self.next_value_texts(seed);
+        }
         if self.nums
             && matches!(self.phase, Phase::Shape | Phase::Open)
             && let Some(t) = self.de.src.peek()
+            && is_slotted_num(t)
         {
-            if is_slotted_num(t) {
-                let k = self.names + self.idx - 1;
-                if is_predicted(t) {
-                    return self.slotted_value(seed, k);
-                }
-                // A plain number: the slot keeps it, and the value is read as usual.
-                self.de.src.observe_plain(k);
-            } else if self.texts && (is_slot_text(t) || t == EXT) {
-                return self.slotted_text(seed, self.names + self.idx - 1, t);
+            let k = self.names + self.idx - 1;
+            if is_predicted(t) {
+                return self.slotted_value(seed, k);
             }
+            // A plain number: the slot keeps it, and the value is read as usual.
+            self.de.src.observe_plain(k);
         }
         seed.deserialize(&mut *self.de)
     }
@@ -243,11 +245,31 @@ impl<'de> ShapeAccess<'_, 'de> {
         }
     }
 
+    /// [`next_value_seed`](de::MapAccess::next_value_seed) in a stream that keeps per-field
+    /// strings: numbers as there, strings through [`slotted_text`](Self::slotted_text).
+    #[inline(never)]
+    fn next_value_texts<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        if matches!(self.phase, Phase::Shape | Phase::Open)
+            && let Some(t) = self.de.src.peek()
+        {
+            let k = self.names + self.idx - 1;
+            if is_slotted_num(t) {
+                if is_predicted(t) {
+                    return self.slotted_value(seed, k);
+                }
+                self.de.src.observe_plain(k);
+            } else if is_slot_text(t) || t == EXT {
+                return self.slotted_text(seed, k, t);
+            }
+        }
+        seed.deserialize(&mut *self.de)
+    }
+
     /// The value of slot `k` in a stream that keeps per-field strings, starting with tag
     /// `t` (a string or Dense tag, or `F2`): a prefix form is resolved and handed to `seed`
     /// as an owned string; any other value is read as usual, and a string then becomes the
     /// slot's text (`docs/SPEC.md` §15.3), so a target that ignores the field keeps it too.
-    #[inline(never)]
+    #[inline(always)]
     fn slotted_text<V: DeserializeSeed<'de>>(
         &mut self,
         seed: V,

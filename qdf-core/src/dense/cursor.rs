@@ -143,10 +143,10 @@ impl ShapeCursor {
         }
     }
 
-    /// [`slot`](Self::slot) when the Dense state keeps per-field strings.
+    /// Whether the Dense state keeps per-field strings (`docs/SPEC.md` §15.3).
     #[inline(always)]
-    pub(crate) fn text_slot(&self) -> Option<usize> {
-        if self.texts { self.slot() } else { None }
+    pub(crate) fn texts(&self) -> bool {
+        self.texts
     }
 
     fn key(&self) -> PredKey {

@@ -300,7 +300,8 @@ impl<'a> Compound<'a> {
     #[inline(always)]
     fn text_slot(&mut self, at: usize) {
         if let Some(cur) = &self.shape
-            && let Some(k) = cur.text_slot()
+            && cur.texts()
+            && let Some(k) = cur.slot()
         {
             self.ser.sink.set_text_slot(at, k);
         }
@@ -315,14 +316,23 @@ impl<'a> Compound<'a> {
                 if let Some(k) = cur.slot() {
                     self.ser.sink.encode_num(at, k);
                 }
-            } else if self.ser.sink.text_at(at)
-                && let Some(k) = cur.slot()
-            {
+            } else if cur.texts() {
+                self.slotted_text(at);
+            }
+        }
+    }
+
+    /// [`slotted_value`](Self::slotted_value) of a value that is no plain number, in a
+    /// session that keeps per-field strings; out of line, so other sessions pay one test.
+    #[inline(never)]
+    fn slotted_text(&mut self, at: usize) {
+        if let Some(cur) = &self.shape
+            && let Some(k) = cur.slot()
+        {
+            if self.ser.sink.text_at(at) {
                 self.ser.sink.encode_text(at, k);
             }
-            if cur.text_slot().is_some() {
-                self.ser.sink.set_text_slot(usize::MAX, 0);
-            }
+            self.ser.sink.set_text_slot(usize::MAX, 0);
         }
     }
 
