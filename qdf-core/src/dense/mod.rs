@@ -84,6 +84,10 @@ const MAX_ENTRY_SHARE: u64 = 64;
 /// a declaration's names are only known at its end (`docs/SPEC.md` §16.1).
 const SHAPE_DECL_RESERVE: u64 = 64 << 10;
 
+/// The least prefix, in bytes, for which the encoder writes a new string as the prefix form
+/// instead of defining it (`docs/SPEC.md` §15.3, encoder rules).
+const PREFIX_MIN: usize = 12;
+
 /// How the encoder writes one string or byte string.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Emission {
@@ -758,11 +762,13 @@ impl DenseState {
     }
 
     /// Encoder: the string `bytes` is the whole value of text slot `k` and is about to be
-    /// written. If it is not in the intern table and the prefix form against the slot's
-    /// text is strictly shorter than the inline form, writes `F2 0D uvarint(p) s` instead of
-    /// a definition (a value that shares most of its field's last string is seldom seen
-    /// again: a URL with a new id), applies its state updates (an inline string for §14.1;
-    /// the slot's text) and returns `true`; else changes nothing and returns `false`.
+    /// written. If it is not in the intern table, was not seen before (the admission filter,
+    /// first sighting), keeps at least [`PREFIX_MIN`] bytes of the slot's text, and the prefix
+    /// form is strictly shorter than the inline form, writes `F2 0D uvarint(p) s` instead of a definition (a URL with a new
+    /// id is seldom seen again; a value that comes back is interned on its second sighting,
+    /// so low-cardinality fields keep their references), applies its state updates (an
+    /// inline string for §14.1; the slot's text) and returns `true`; else changes nothing
+    /// (but the filter) and returns `false`.
     pub(crate) fn encode_prefix(&mut self, out: &mut Vec<u8>, bytes: &[u8], k: usize) -> bool {
         let Some(texts) = self.texts.as_deref_mut() else {
             return false;
@@ -776,10 +782,23 @@ impl DenseState {
             Text::Own { off, len } => text::common_prefix(texts.own(off, len), bytes),
         };
         let rest = bytes.len() - p;
+        // Only a string that keeps a long part of its field's last one skips its definition:
+        // a shorter match is often a value that recurs, whose references later are worth
+        // more (measured on the README's datasets: no stream grew).
+        if p < PREFIX_MIN {
+            return false;
+        }
         if p == 0
             || 2 + uvarint_len(p as u64) + inline_len(rest, Kind::Str)
                 >= inline_len(bytes.len(), Kind::Str)
             || self.table.find(bytes, Kind::Str).is_some()
+        {
+            return false;
+        }
+        // A value seen before recurs: it is interned (and referenced later) as usual. The
+        // admission filter of §18 remembers the first sighting (its fingerprint is stored).
+        if let Some(a) = self.admit.as_deref_mut()
+            && a.sighted(fingerprint(bytes, false))
         {
             return false;
         }

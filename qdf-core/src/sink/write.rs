@@ -197,17 +197,25 @@ impl Sink {
     /// so that the Speed path inlines without the intern table's register pressure.
     #[inline(never)]
     fn write_str_dense(&mut self, b: &[u8]) -> Result<()> {
-        if self.text_slot.0 != usize::MAX
-            && let Some(k) = self.take_text_slot()
-            && let Some(d) = self.dense.as_deref_mut()
-            && d.encode_prefix(&mut self.out, b, k)
-        {
+        if self.text_slot.0 != usize::MAX && self.write_str_prefix(b) {
             return Ok(());
         }
         if self.write_dense(b, crate::dense::Kind::Str) {
             return Ok(());
         }
         self.write_plain_str_cold(b)
+    }
+
+    /// The string `b` may be the whole value of a text slot (`docs/SPEC.md` §15.3): writes it
+    /// as a prefix form if the Dense state picks one. Out of line and cold, so sessions
+    /// without per-field strings keep a lean string path.
+    #[cold]
+    #[inline(never)]
+    fn write_str_prefix(&mut self, b: &[u8]) -> bool {
+        match (self.take_text_slot(), self.dense.as_deref_mut()) {
+            (Some(k), Some(d)) => d.encode_prefix(&mut self.out, b, k),
+            _ => false,
+        }
     }
 
     /// [`write_plain_str`](Self::write_plain_str) out of line, for the Dense path (where an
