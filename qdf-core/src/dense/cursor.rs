@@ -119,10 +119,10 @@ pub(crate) struct ShapeCursor {
     /// In [`Mode::Reuse`], the stored-name indices `names.0..names.1` of the shape's
     /// fields (the predicted name of field `idx` is stored name `names.0 + idx`), else empty.
     names: (usize, usize),
-    /// The Dense state keeps per-field numbers or strings (`docs/SPEC.md` §15.2, §15.3).
-    nums: bool,
-    /// ... strings (`docs/SPEC.md` §15.3).
-    texts: bool,
+    /// [`DenseState::slot_mode`]: bit 0, fields have slots (per-field numbers or strings,
+    /// `docs/SPEC.md` §15.2, §15.3); bit 1, per-field strings. One byte, so the cursor,
+    /// which is moved by value, keeps its size.
+    slots: u8,
 }
 
 impl ShapeCursor {
@@ -138,7 +138,7 @@ impl ShapeCursor {
     #[inline(always)]
     pub(crate) fn slot(&self) -> Option<usize> {
         match self.mode {
-            Mode::Reuse(_) if self.nums && self.idx > 0 => Some(self.names.0 + self.idx - 1),
+            Mode::Reuse(_) if self.slots != 0 && self.idx > 0 => Some(self.names.0 + self.idx - 1),
             _ => None,
         }
     }
@@ -146,7 +146,7 @@ impl ShapeCursor {
     /// Whether the Dense state keeps per-field strings (`docs/SPEC.md` §15.3).
     #[inline(always)]
     pub(crate) fn texts(&self) -> bool {
-        self.texts
+        self.slots & 2 != 0
     }
 
     fn key(&self) -> PredKey {
@@ -191,8 +191,7 @@ impl DenseState {
             first: None,
             names: self.reuse_names(mode),
             mode,
-            nums: self.has_slots(),
-            texts: self.tracks_texts(),
+            slots: self.slot_mode(),
         };
         (cur, start)
     }
@@ -231,8 +230,7 @@ impl DenseState {
             first: Some(h1),
             names: self.reuse_names(mode),
             mode,
-            nums: self.has_slots(),
-            texts: self.tracks_texts(),
+            slots: self.slot_mode(),
         };
         Some((cur, start))
     }

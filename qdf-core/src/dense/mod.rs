@@ -201,6 +201,8 @@ pub(crate) struct DenseState {
     /// Per-field strings (`docs/SPEC.md` §15.3): both sides of a stream whose header has
     /// flag `40`; `None` everywhere else.
     texts: Option<Box<TextSlots>>,
+    /// See [`slot_mode`](Self::slot_mode).
+    slot_mode: u8,
     mark: Option<Mark>,
     /// Encoder sessions: per id of this generation, 1 once referenced (admission learning).
     used: Vec<u8>,
@@ -240,6 +242,7 @@ impl DenseState {
             col_shapes: ColShapes::default(),
             nums: None,
             texts: None,
+            slot_mode: 0,
             mark: None,
             used: Vec::new(),
             admit: None,
@@ -273,6 +276,7 @@ impl DenseState {
         if crate::wire::header::texts_on(opts) {
             s.texts = Some(Box::default());
         }
+        s.set_slot_mode();
         s
     }
 
@@ -282,6 +286,7 @@ impl DenseState {
         if flags & crate::wire::header::FLAG_TEXTS != 0 && self.texts.is_none() {
             self.texts = Some(Box::default());
         }
+        self.set_slot_mode();
         self
     }
 
@@ -303,6 +308,7 @@ impl DenseState {
         };
         let mut s = DenseState::with(opts, table);
         s.nums = Some(Box::default());
+        s.set_slot_mode();
         s
     }
 
@@ -724,10 +730,17 @@ impl DenseState {
         self.texts.is_some()
     }
 
-    /// Whether shape fields have slots on this side: per-field numbers or strings.
+    /// The slot state of this side as a shape cursor keeps it: bit 0, shape fields have
+    /// slots (per-field numbers or strings); bit 1, per-field strings.
     #[inline(always)]
-    pub(crate) fn has_slots(&self) -> bool {
-        self.nums.is_some() || self.texts.is_some()
+    pub(crate) fn slot_mode(&self) -> u8 {
+        self.slot_mode
+    }
+
+    /// Recomputes [`slot_mode`](Self::slot_mode) after `nums` or `texts` changed.
+    fn set_slot_mode(&mut self) {
+        self.slot_mode =
+            (self.nums.is_some() || self.texts.is_some()) as u8 | (self.texts.is_some() as u8) << 1;
     }
 
     /// The text of slot `k` ([`Text::Empty`] on a side that keeps none).
