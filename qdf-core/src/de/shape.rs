@@ -6,7 +6,7 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Deserializer;
-use crate::dense::{is_predicted, is_slot_text, is_slotted_num};
+use crate::dense::{NUM_CLASSES, PREDICTED, TEXT, slot_class};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::ext::{SHAPE_ESCAPE, TEXT_PREFIX};
 use crate::wire::read::{Reference, Text};
@@ -38,10 +38,10 @@ pub(crate) struct ShapeAccess<'a, 'de> {
     /// The stored-name index of the shape's first field (reuses; see
     /// [`ShapeTable::name_indices`](crate::dense::ShapeTable::name_indices)).
     names: usize,
-    /// A reuse in a session that keeps per-field numbers: its nameless values have slots.
-    nums: bool,
-    /// ... and per-field strings too (a stream with header flag `40`, `docs/SPEC.md` §15.3).
-    texts: bool,
+    /// The [`slot_class`] bits whose values have slots here: 0 (a declaration, or no state),
+    /// [`NUM_CLASSES`] (a reuse in a session: per-field numbers), and [`TEXT`] too with
+    /// per-field strings (header flag `40`, `docs/SPEC.md` §15.3).
+    slots: u8,
 }
 
 /// A field name read from the input: borrowed, or copied out of the intern table.
@@ -83,8 +83,14 @@ impl<'de> Deserializer<'de> {
         // comes: a shaped struct costs one unit per entry, as a plain map does (§13).
         self.src.charge(count as u64)?;
         self.src.enter()?;
-        let nums = id != 0 && self.src.tracks_numbers();
-        let texts = nums && self.src.tracks_texts();
+        let slots = match (
+            id != 0 && self.src.tracks_numbers(),
+            self.src.tracks_texts(),
+        ) {
+            (false, _) => 0,
+            (true, false) => NUM_CLASSES,
+            (true, true) => NUM_CLASSES | TEXT,
+        };
         let mut access = ShapeAccess {
             de: self,
             id: id as u32,
@@ -92,8 +98,7 @@ impl<'de> Deserializer<'de> {
             idx: 0,
             phase: Phase::Shape,
             names,
-            nums,
-            texts,
+            slots,
         };
         let v = if keys {
             visitor.visit_map(super::dupkeys::DupCheck::new(&mut access))?
@@ -205,19 +210,19 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         // A reuse's field read without a name has a numeric slot (`docs/SPEC.md` §15.2).
-        // Per-field strings (a stream with header flag 40) take their own path, so a stream
-        // without them pays one test here.
-        if self.texts {
-            return self.next_value_texts(seed);
-        }
-        if self.nums
+        // A reuse's field read without a name has a slot (`docs/SPEC.md` §15.2, §15.3).
+        if self.slots != 0
             && matches!(self.phase, Phase::Shape | Phase::Open)
             && let Some(t) = self.de.src.peek()
-            && is_slotted_num(t)
+            && slot_class(t) & self.slots != 0
         {
             let k = self.names + self.idx - 1;
-            if is_predicted(t) {
+            let c = slot_class(t);
+            if c == PREDICTED {
                 return self.slotted_value(seed, k);
+            }
+            if c == TEXT {
+                return self.slotted_text(seed, k, t);
             }
             // A plain number: the slot keeps it, and the value is read as usual.
             self.de.src.observe_plain(k);
@@ -245,31 +250,11 @@ impl<'de> ShapeAccess<'_, 'de> {
         }
     }
 
-    /// [`next_value_seed`](de::MapAccess::next_value_seed) in a stream that keeps per-field
-    /// strings: numbers as there, strings through [`slotted_text`](Self::slotted_text).
-    #[inline(never)]
-    fn next_value_texts<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        if matches!(self.phase, Phase::Shape | Phase::Open)
-            && let Some(t) = self.de.src.peek()
-        {
-            let k = self.names + self.idx - 1;
-            if is_slotted_num(t) {
-                if is_predicted(t) {
-                    return self.slotted_value(seed, k);
-                }
-                self.de.src.observe_plain(k);
-            } else if is_slot_text(t) || t == EXT {
-                return self.slotted_text(seed, k, t);
-            }
-        }
-        seed.deserialize(&mut *self.de)
-    }
-
     /// The value of slot `k` in a stream that keeps per-field strings, starting with tag
     /// `t` (a string or Dense tag, or `F2`): a prefix form is resolved and handed to `seed`
     /// as an owned string; any other value is read as usual, and a string then becomes the
     /// slot's text (`docs/SPEC.md` §15.3), so a target that ignores the field keeps it too.
-    #[inline(always)]
+    #[inline(never)]
     fn slotted_text<V: DeserializeSeed<'de>>(
         &mut self,
         seed: V,

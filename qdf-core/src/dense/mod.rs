@@ -60,7 +60,10 @@ pub use stats::SessionStats;
 use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
 use numeric::NumSlots;
-pub(crate) use numeric::{NumVal, XOR_MODE, is_plain_num, is_predicted, is_slotted_num, plain_num};
+pub(crate) use numeric::{
+    NUM_CLASSES, NumVal, PREDICTED, TEXT, XOR_MODE, is_plain_num, is_predicted, plain_num,
+    slot_class,
+};
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
 pub(crate) use text::{Text, inline_str, is_slot_text};
