@@ -252,8 +252,9 @@ impl<'de> ShapeAccess<'_, 'de> {
 
     /// The value of slot `k` in a stream that keeps per-field strings, starting with tag
     /// `t` (a string or Dense tag, or `F2`): a prefix form is resolved and handed to `seed`
-    /// as an owned string; any other value is read as usual, and a string then becomes the
-    /// slot's text (`docs/SPEC.md` §15.3), so a target that ignores the field keeps it too.
+    /// as an owned string; any other value is read as usual, and a string (hex text too)
+    /// then becomes the slot's text (`docs/SPEC.md` §15.3), so a target that ignores the
+    /// field keeps it too.
     #[inline(never)]
     fn slotted_text<V: DeserializeSeed<'de>>(
         &mut self,
@@ -262,12 +263,9 @@ impl<'de> ShapeAccess<'_, 'de> {
         t: u8,
     ) -> Result<V::Value> {
         let before = self.de.src.rest();
-        if t == EXT {
-            if before.get(1) == Some(&TEXT_PREFIX) {
-                let (s, _, _, at) = self.de.src.slot_prefix(k)?;
-                return seed.deserialize(super::text::StrDe::new(s, at));
-            }
-            return seed.deserialize(&mut *self.de);
+        if t == EXT && before.get(1) == Some(&TEXT_PREFIX) {
+            let (s, _, _, at) = self.de.src.slot_prefix(k)?;
+            return seed.deserialize(super::text::StrDe::new(s, at));
         }
         let v = seed.deserialize(&mut *self.de)?;
         self.de.src.observe_text(k, t, before);

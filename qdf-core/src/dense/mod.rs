@@ -777,6 +777,24 @@ impl DenseState {
         }
     }
 
+    /// Slot `k`'s value was the hex text token at the front of `b` (`F2 0B`/`F2 0C`,
+    /// `docs/SPEC.md` §9), just read or written: a definition makes its entry the slot's
+    /// text, as `E0` does; an inline one gives the slot its string (the printed digits) as
+    /// own bytes, as an inline string does (§15.3). Anything else leaves the slot.
+    pub(crate) fn observe_hex_text(&mut self, k: usize, b: &[u8]) {
+        match crate::wire::hex::token(b) {
+            Some((true, _, _)) => self.observe_ref_text(k),
+            Some((false, packed, upper)) => {
+                if let Some(t) = self.texts.as_deref_mut() {
+                    t.set_own_with(k, 2 * packed.len(), |a| {
+                        a.extend(crate::wire::hex::digits(packed, upper));
+                    });
+                }
+            }
+            None => {}
+        }
+    }
+
     /// Encoder: the string `bytes` is the whole value of text slot `k` and is about to be
     /// written. If it is not in the intern table, was not seen before (the admission filter,
     /// first sighting), keeps at least [`PREFIX_MIN`] bytes of the slot's text, and the prefix
@@ -833,7 +851,7 @@ impl DenseState {
     }
 
     /// Encoder: the value of slot `k` was just written at `out[at..]` and starts with a
-    /// string or Dense tag. Updates the slot's text (`docs/SPEC.md` §15.3) and, for an
+    /// string or Dense tag or hex text. Updates the slot's text (`docs/SPEC.md` §15.3) and, for an
     /// inline string, rewrites it in place as `F2 0D uvarint(p) s` when that is strictly
     /// shorter (`p`: the longest common prefix with the slot's last text, at a character
     /// boundary).
@@ -844,6 +862,9 @@ impl DenseState {
         };
         if crate::wire::tags::is_dense_text(out[at]) {
             return self.observe_ref_text(k);
+        }
+        if out[at] == tags::EXT {
+            return self.observe_hex_text(k, &out[at..]);
         }
         let Some((h, len)) = inline_str(&out[at..]) else {
             return;

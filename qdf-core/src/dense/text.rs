@@ -102,20 +102,27 @@ impl TextSlots {
     /// Slot `k`'s field carried the string `bytes` as its own bytes: kept, unless the own
     /// texts would then hold more than [`LIVE_MAX`] bytes (the slot is emptied instead).
     pub(crate) fn set_own(&mut self, k: usize, bytes: &[u8]) {
+        self.set_own_with(k, bytes.len(), |a| a.extend_from_slice(bytes));
+    }
+
+    /// [`set_own`](Self::set_own) of a string of `len` bytes that `fill` appends to the
+    /// arena (the digits of hex text, printed in place).
+    pub(crate) fn set_own_with(&mut self, k: usize, len: usize, fill: impl FnOnce(&mut Vec<u8>)) {
         let old = self.get(k).own_len();
-        if self.live - old + bytes.len() > LIVE_MAX {
+        if self.live - old + len > LIVE_MAX {
             return self.set(k, Text::Empty);
         }
-        if !self.logging && self.arena.len() + bytes.len() > 2 * self.live + SLACK {
+        if !self.logging && self.arena.len() + len > 2 * self.live + SLACK {
             self.compact();
         }
         let off = self.arena.len() as u32;
-        self.arena.extend_from_slice(bytes);
+        fill(&mut self.arena);
+        debug_assert_eq!(self.arena.len(), off as usize + len);
         self.set(
             k,
             Text::Own {
                 off,
-                len: bytes.len() as u32,
+                len: len as u32,
             },
         );
     }

@@ -340,18 +340,16 @@ impl<'de> Walker<'de, '_> {
             && (is_slot_text(t) || t == EXT)
         {
             let before = self.src.rest();
-            if t == EXT {
-                if before.get(1) == Some(&ext::TEXT_PREFIX) {
-                    let (_, kept, suffix, at) = self.src.slot_prefix(k)?;
-                    let kind = EventKind::Text {
-                        bytes: suffix.as_bytes(),
-                        binary: false,
-                        intern: Intern::Prefix { kept },
-                    };
-                    self.emit(at, false, kind);
-                    return Ok(());
-                }
-                return self.value(false);
+            if t == EXT && before.get(1) == Some(&ext::TEXT_PREFIX) {
+                let (_, kept, suffix, at) = self.src.slot_prefix(k)?;
+                let kind = EventKind::Text {
+                    bytes: suffix.as_bytes(),
+                    binary: false,
+                    intern: Intern::Prefix { kept },
+                    hex: false,
+                };
+                self.emit(at, false, kind);
+                return Ok(());
             }
             self.value(false)?;
             self.src.observe_text(k, t, before);

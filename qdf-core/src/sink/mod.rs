@@ -195,12 +195,18 @@ impl Sink {
         }
     }
 
-    /// Whether a string or Dense string tag a slot's text follows starts at `out[at]`.
+    /// Whether a string, Dense string tag or hex text, which a slot's text follows, starts
+    /// at `out[at]`.
     #[inline(always)]
     pub(crate) fn text_at(&self, at: usize) -> bool {
-        self.out
-            .get(at)
-            .is_some_and(|&t| crate::dense::is_slot_text(t))
+        match self.out.get(at) {
+            Some(&tags::EXT) => self
+                .out
+                .get(at + 1)
+                .is_some_and(|&s| crate::wire::ext::is_hex(s)),
+            Some(&t) => crate::dense::is_slot_text(t),
+            None => false,
+        }
     }
 
     /// The value of text slot `k` is written from `at` (`usize::MAX`: no slot's value is).

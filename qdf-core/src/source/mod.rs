@@ -12,6 +12,8 @@
 pub(crate) mod keys;
 pub(crate) mod parse;
 
+use std::borrow::Cow;
+
 use crate::dense::decode::DecState;
 use crate::dense::{DenseState, Text as SlotText, inline_str, is_predicted, plain_num};
 use crate::dict::Dictionary;
@@ -314,8 +316,9 @@ impl<'de> Source<'de> {
     /// The value of slot `k` is next and starts with `F2 0D` (`docs/SPEC.md` §15.3): reads
     /// the prefix form, builds the string (the first `p` bytes of the slot's text, then the
     /// suffix) and makes it the slot's text. Returns the string, `p`, the suffix as it lies
-    /// in the input and the form's offset. The prefix is charged to the output budget
-    /// before it is copied; the suffix is charged as any inline string.
+    /// in the input and the form's offset. The prefix is charged to the output budget (its
+    /// copy is no larger than the text the state holds already); the suffix is charged as
+    /// any inline string.
     ///
     /// Errors: [`ErrorCode::BadCodec`] at the payload for an empty text, `p` of 0 or beyond
     /// the text, or `p` inside a character; a suffix that is not an inline string
@@ -327,24 +330,20 @@ impl<'de> Source<'de> {
         let pay = self.offset();
         let p = self.uvarint()?;
         let bad = |what: &'static str| Error::at(ErrorCode::BadCodec(what), pay);
-        let text_len = match self.text_bytes(k) {
-            None => return Err(bad("a text prefix in a field that holds no string")),
-            Some(t) => t.len(),
+        let Some(text) = self.text_bytes(k) else {
+            return Err(bad("a text prefix in a field that holds no string"));
         };
-        if p == 0 || p > text_len as u64 {
+        if p == 0 || p > text.len() as u64 {
             return Err(bad(
                 "a text prefix of 0 bytes or longer than the field's string",
             ));
         }
         let p = p as usize;
-        if !self.text_bytes(k).is_some_and(|t| utf8_boundary(t, p)) {
+        if !utf8_boundary(&text, p) {
             return Err(bad("a text prefix that cuts a character"));
         }
+        let mut out = text[..p].to_vec();
         self.charge(p as u64)?;
-        let mut out = self
-            .text_bytes(k)
-            .map(|t| t[..p].to_vec())
-            .unwrap_or_default();
         let stag = self.next_tag()?;
         if !matches!(stag, tags::FIXSTR..=tags::FIXSTR_MAX | tags::STR8..=tags::STR32) {
             return Err(self.bad_tag(stag, "an inline string after a text prefix"));
@@ -360,22 +359,26 @@ impl<'de> Source<'de> {
         Ok((s, p, suffix, at))
     }
 
-    /// The bytes of slot `k`'s text, `None` when it is empty (or no state keeps texts).
-    fn text_bytes(&self, k: usize) -> Option<&[u8]> {
+    /// The bytes of slot `k`'s text, `None` when it is empty (or no state keeps texts);
+    /// owned only for an entry this body defined as hex text (printed).
+    fn text_bytes(&self, k: usize) -> Option<Cow<'_, [u8]>> {
         let d = self.dense_ref()?;
         match d.slot_text(k) {
             SlotText::Empty => None,
             SlotText::Entry(id) => self.state.entry_bytes(id),
-            SlotText::Own { off, len } => Some(d.own_text(off, len)),
+            SlotText::Own { off, len } => Some(Cow::Borrowed(d.own_text(off, len))),
         }
     }
 
-    /// The value of slot `k`, which started with the string or Dense tag `tag` at the front
-    /// of `before`, was read: its string becomes the slot's text (`docs/SPEC.md` §15.3).
+    /// The value of slot `k`, which started with the string or Dense tag, or `F2`, `tag` at
+    /// the front of `before`, was read: its string becomes the slot's text (`docs/SPEC.md`
+    /// §15.3); hex text as its encoder's state learns it (§9).
     #[inline(never)]
     pub(crate) fn observe_text(&mut self, k: usize, tag: u8, before: &'de [u8]) {
         if tags::is_dense_text(tag) {
             self.dense().observe_ref_text(k);
+        } else if tag == tags::EXT {
+            self.dense().observe_hex_text(k, before);
         } else if let Some((h, len)) = inline_str(before) {
             self.dense().observe_own_text(k, &before[h..h + len]);
         }
