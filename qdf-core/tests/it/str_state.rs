@@ -176,6 +176,73 @@ fn golden_inline_and_char_boundary() {
     walker_agrees(&wire);
 }
 
+/// Hex text (§9) in a text slot: `F2 0B` gives the slot the string's own bytes (its digits),
+/// as an inline string does, so a string extending it is a prefix form of 32 kept bytes;
+/// `F2 0C` makes its entry the slot's text, as `E0` does, in a later frame (the session
+/// table's copy) and within its own body (the decoder prints the entry's digits).
+#[test]
+fn golden_hex_text_in_slots() {
+    let hex = "00112233445566778899aabbccddeeff";
+    let packed = "20 00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff";
+    let longer = format!("{hex}-x");
+    // Inline hex (interning off): F2 0B, then the prefix form against its digits.
+    let recs = us(&[hex, hex, &longer]);
+    let wire = stream(texts().min_intern(200), &recs);
+    let want = unhex(&format!(
+        "51 44 46 01 43 \
+         18 ec 00 01 81 75 f2 0b {packed} \
+         15 ec 01 f2 0b {packed} \
+         08 ec 01 f2 0d 20 82 2d 78"
+    ));
+    assert_eq!(wire, want, "{wire:02x?}");
+    assert_eq!(decode_all::<U>(&wire), recs);
+    walker_agrees(&wire);
+
+    // Definitions: F2 0C, a new one in the next frame, then the prefix form against it.
+    let other = "00112233445566778899aabbccddeef0";
+    let recs = us(&[hex, other, &format!("{other}-x")]);
+    let wire = stream(texts(), &recs);
+    let want = unhex(&format!(
+        "51 44 46 01 43 \
+         18 ec 00 01 81 75 f2 0c {packed} \
+         15 ec 01 f2 0c 20 00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee f0 \
+         08 ec 01 f2 0d 20 82 2d 78"
+    ));
+    assert_eq!(wire, want, "{wire:02x?}");
+    assert_eq!(decode_all::<U>(&wire), recs);
+    walker_agrees(&wire);
+
+    // All in one message: the entry the prefix form reads was defined in the same body.
+    let mut enc = EncoderSession::new(texts());
+    let mut msg = Vec::new();
+    enc.encode_message(&recs, &mut msg).unwrap();
+    assert_eq!(
+        msg,
+        unhex(&format!(
+            "51 44 46 01 43 a3 ec 00 01 81 75 f2 0c {packed} \
+             ec 01 f2 0c 20 00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee f0 \
+             ec 01 f2 0d 20 82 2d 78"
+        )),
+        "{msg:02x?}"
+    );
+    assert_eq!(qdf_core::from_slice::<Vec<U>>(&msg).unwrap(), recs);
+    let mut dec = DecoderSession::new(Options::default());
+    assert_eq!(dec.decode_message::<Vec<U>>(&msg).unwrap(), recs);
+    let mut kept = Vec::new();
+    qdf_core::inspect::message(&msg, &Options::default(), &mut |e| {
+        if let qdf_core::inspect::EventKind::Text {
+            intern: qdf_core::inspect::Intern::Prefix { kept: k },
+            bytes,
+            ..
+        } = e.kind
+        {
+            kept.push((k, bytes.to_vec()));
+        }
+    })
+    .unwrap();
+    assert_eq!(kept, [(32, b"-x".to_vec())]);
+}
+
 #[test]
 fn single_messages_are_unchanged() {
     let recs: Vec<Quake> = (0..40).map(quake).collect();
@@ -357,6 +424,13 @@ fn text() -> impl Strategy<Value = String> {
             .prop_map(|(a, b)| format!("{a}{b}")),
         1 => (20_000usize..34_000, "[a-b]{0,3}").prop_map(|(n, s)| format!("{}{s}", "x".repeat(n))),
         1 => "[a-z]{0,40}",
+        // Hex text (§9) and strings that extend it: F2 0B/F2 0C update the slot's text.
+        1 => (
+            prop::sample::select(vec!["00112233445566778899aabbccddeeff", "DEADBEEF00C0FFEE"]),
+            "[0-9a-fA-F]{0,4}",
+            prop::sample::select(vec!["", "-x"]),
+        )
+            .prop_map(|(a, b, c)| format!("{a}{b}{c}")),
     ]
 }
 
