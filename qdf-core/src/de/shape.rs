@@ -6,7 +6,7 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Deserializer;
-use crate::dense::{NUM_CLASSES, PREDICTED, TEXT, slot_class};
+use crate::dense::{PREDICTED, TEXT, slot_class};
 use crate::error::{Error, ErrorCode, Result};
 use crate::wire::ext::{SHAPE_ESCAPE, TEXT_PREFIX};
 use crate::wire::read::{Reference, Text};
@@ -39,7 +39,7 @@ pub(crate) struct ShapeAccess<'a, 'de> {
     /// [`ShapeTable::name_indices`](crate::dense::ShapeTable::name_indices)).
     names: usize,
     /// The [`slot_class`] bits whose values have slots here: 0 (a declaration, or no state),
-    /// [`NUM_CLASSES`] (a reuse in a session: per-field numbers), and [`TEXT`] too with
+    /// `NUM_CLASSES` (a reuse in a session: per-field numbers), and [`TEXT`] too with
     /// per-field strings (header flag `40`, `docs/SPEC.md` §15.3).
     slots: u8,
 }
@@ -83,14 +83,7 @@ impl<'de> Deserializer<'de> {
         // comes: a shaped struct costs one unit per entry, as a plain map does (§13).
         self.src.charge(count as u64)?;
         self.src.enter()?;
-        let slots = match (
-            id != 0 && self.src.tracks_numbers(),
-            self.src.tracks_texts(),
-        ) {
-            (false, _) => 0,
-            (true, false) => NUM_CLASSES,
-            (true, true) => NUM_CLASSES | TEXT,
-        };
+        let slots = if id != 0 { self.src.slot_classes() } else { 0 };
         let mut access = ShapeAccess {
             de: self,
             id: id as u32,
@@ -218,10 +211,11 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
         {
             let k = self.names + self.idx - 1;
             let c = slot_class(t);
-            if c == PREDICTED {
-                return self.slotted_value(seed, k);
-            }
-            if c == TEXT {
+            // One test for the two classes read out of line, as main's predicted-number test.
+            if c & (PREDICTED | TEXT) != 0 {
+                if c == PREDICTED {
+                    return self.slotted_value(seed, k);
+                }
                 return self.slotted_text(seed, k, t);
             }
             // A plain number: the slot keeps it, and the value is read as usual.

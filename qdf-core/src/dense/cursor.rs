@@ -52,6 +52,9 @@ pub(crate) enum StructStart {
 pub(crate) enum FieldStep {
     /// Nothing: the shape predicted the name.
     ValueOnly,
+    /// Nothing, as [`ValueOnly`](Self::ValueOnly), in a stream with per-field strings: the
+    /// value has a text slot (`docs/SPEC.md` §15.3), which the string hook learns.
+    ValueInSlot,
     /// The name (through the intern path), then the value.
     Name,
     /// `F2 SHAPE_ESCAPE`, the name, then the value.
@@ -118,10 +121,14 @@ pub(crate) struct ShapeCursor {
     mode: Mode,
     /// In [`Mode::Reuse`], the stored-name indices `names.0..names.1` of the shape's
     /// fields (the predicted name of field `idx` is stored name `names.0 + idx`), else empty.
+    /// With per-field strings `names.1` is `names.0`, so every field takes the out-of-line
+    /// step, which gives the value its text slot ([`FieldStep::ValueInSlot`]): other
+    /// sessions' predicted fields pay nothing for it.
     names: (usize, usize),
-    /// [`DenseState::slot_mode`]: bit 0, fields have slots (per-field numbers or strings,
-    /// `docs/SPEC.md` §15.2, §15.3); bit 1, per-field strings. One byte, so the cursor,
-    /// which is moved by value, keeps its size.
+    /// [`DenseState::slot_mode`]: the [`slot_class`](super::slot_class) bits whose values
+    /// have slots (0 without slot state; per-field numbers, and strings with flag `40`,
+    /// `docs/SPEC.md` §15.2, §15.3). One byte, so the cursor, which is moved by value,
+    /// keeps its size.
     slots: u8,
 }
 
@@ -146,7 +153,13 @@ impl ShapeCursor {
     /// Whether the Dense state keeps per-field strings (`docs/SPEC.md` §15.3).
     #[inline(always)]
     pub(crate) fn texts(&self) -> bool {
-        self.slots & 2 != 0
+        self.slots & super::TEXT != 0
+    }
+
+    /// The [`slot_class`](super::slot_class) bits whose values have slots (see `slots`).
+    #[inline(always)]
+    pub(crate) fn slot_classes(&self) -> u8 {
+        self.slots
     }
 
     fn key(&self) -> PredKey {
@@ -189,7 +202,7 @@ impl DenseState {
             hash: NamesHash::default(),
             hashed: 0,
             first: None,
-            names: self.reuse_names(mode),
+            names: self.cursor_names(mode),
             mode,
             slots: self.slot_mode(),
         };
@@ -228,7 +241,7 @@ impl DenseState {
             hash: NamesHash::default(),
             hashed: 0,
             first: Some(h1),
-            names: self.reuse_names(mode),
+            names: self.cursor_names(mode),
             mode,
             slots: self.slot_mode(),
         };
@@ -263,9 +276,20 @@ impl DenseState {
         }
     }
 
+    /// The `names` a cursor in `mode` keeps: [`reuse_names`](Self::reuse_names), empty with
+    /// per-field strings (see [`ShapeCursor`]'s `names`).
+    fn cursor_names(&self, mode: Mode) -> (usize, usize) {
+        let (start, end) = self.reuse_names(mode);
+        if self.slot_mode() & super::TEXT != 0 {
+            (start, start)
+        } else {
+            (start, end)
+        }
+    }
+
     /// Sets `cur`'s mode, keeping `names` in step.
     fn set_mode(&self, cur: &mut ShapeCursor, mode: Mode) {
-        cur.names = self.reuse_names(mode);
+        cur.names = self.cursor_names(mode);
         cur.mode = mode;
     }
 
@@ -274,6 +298,14 @@ impl DenseState {
     #[inline(never)]
     fn struct_field_other(&mut self, cur: &mut ShapeCursor, key: &[u8]) -> Result<FieldStep> {
         let step = match cur.mode {
+            Mode::Reuse(id)
+                if cur.texts() && {
+                    let k = cur.names.0 + cur.idx - 1;
+                    k < self.reuse_names(Mode::Reuse(id)).1 && self.shapes.name_at_is(k, key)
+                } =>
+            {
+                FieldStep::ValueInSlot
+            }
             Mode::Plain | Mode::PlainCounted => FieldStep::Name,
             Mode::Tail { .. } => {
                 self.feed_name(cur, key);

@@ -61,8 +61,7 @@ use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
 use numeric::NumSlots;
 pub(crate) use numeric::{
-    NUM_CLASSES, NumVal, PREDICTED, TEXT, XOR_MODE, is_plain_num, is_predicted, plain_num,
-    slot_class,
+    NUM_CLASSES, NumVal, PREDICTED, TEXT, XOR_MODE, is_predicted, plain_num, slot_class,
 };
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
@@ -733,8 +732,9 @@ impl DenseState {
         self.texts.is_some()
     }
 
-    /// The slot state of this side as a shape cursor keeps it: bit 0, shape fields have
-    /// slots (per-field numbers or strings); bit 1, per-field strings.
+    /// The slot state of this side as shape cursors and accesses keep it: the
+    /// [`slot_class`] bits whose values have slots, 0 without slot state, [`NUM_CLASSES`]
+    /// with per-field numbers, and [`TEXT`] too with per-field strings.
     #[inline(always)]
     pub(crate) fn slot_mode(&self) -> u8 {
         self.slot_mode
@@ -742,8 +742,14 @@ impl DenseState {
 
     /// Recomputes [`slot_mode`](Self::slot_mode) after `nums` or `texts` changed.
     fn set_slot_mode(&mut self) {
-        self.slot_mode =
-            (self.nums.is_some() || self.texts.is_some()) as u8 | (self.texts.is_some() as u8) << 1;
+        self.slot_mode = match (
+            self.nums.is_some() || self.texts.is_some(),
+            self.texts.is_some(),
+        ) {
+            (false, _) => 0,
+            (true, false) => NUM_CLASSES,
+            (true, true) => NUM_CLASSES | TEXT,
+        };
     }
 
     /// The text of slot `k` ([`Text::Empty`] on a side that keeps none).

@@ -309,13 +309,6 @@ pub(crate) fn plain_num(b: &[u8]) -> Option<NumVal> {
     })
 }
 
-/// Whether `tag` starts a plain number of the forms a slot keeps (64-bit integers, `f32`,
-/// `f64`): the cheap test before [`plain_num`].
-#[inline(always)]
-pub(crate) fn is_plain_num(tag: u8) -> bool {
-    TAG_CLASS[tag as usize].wrapping_sub(1) < 9
-}
-
 /// Whether `tag` starts a predicted number (`F0`, `F1`, `FD`).
 #[inline(always)]
 pub(crate) fn is_predicted(tag: u8) -> bool {

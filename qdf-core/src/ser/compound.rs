@@ -290,40 +290,27 @@ impl<'a> Compound<'a> {
     /// stands for (`docs/SPEC.md` §13): one unit per entry of a map or struct (plain or
     /// shaped) and per element of a plain array; the packed and columnar forms count
     /// themselves.
-    /// The value of the field just named was written at `at..`: if the field has a numeric
-    /// slot (`docs/SPEC.md` §15.2) and the value is a plain number, the Dense state keeps it
-    /// and may rewrite it shorter. The byte test comes before the slot: most values are no
-    /// number.
-    /// Before the value of the field just named, written from `at`: in a session that keeps
-    /// per-field strings, the sink learns the field's slot, so a string that is the whole
-    /// value may go out as a prefix form instead of an intern definition.
-    #[inline(always)]
-    fn text_slot(&mut self, at: usize) {
-        if let Some(cur) = &self.shape
-            && cur.texts()
-            && let Some(k) = cur.slot()
-        {
-            self.ser.sink.set_text_slot(at, k);
-        }
-    }
-
-    /// A string value in a session that keeps per-field strings updates the field's text
-    /// (`docs/SPEC.md` §15.3) and may be rewritten as a prefix of it.
+    /// The value of the field just named was written at `at..`: if the field has a slot
+    /// and the value is a plain number (`docs/SPEC.md` §15.2), the Dense state keeps it and
+    /// may rewrite it shorter; with per-field strings (§15.3) a string updates the field's
+    /// text and may be rewritten as a prefix of it. One class test against the cursor's
+    /// slot classes, as cheap as a number test, so other sessions pay nothing for strings.
     #[inline(always)]
     fn slotted_value(&mut self, at: usize) {
         if let Some(cur) = &self.shape {
-            if self.ser.sink.plain_num_at(at) {
-                if let Some(k) = cur.slot() {
-                    self.ser.sink.encode_num(at, k);
-                }
-            } else if cur.texts() {
+            let c = self.ser.sink.slot_class_at(at) & cur.slot_classes();
+            if c == crate::dense::TEXT {
                 self.slotted_text(at);
+            } else if c != 0
+                && let Some(k) = cur.slot()
+            {
+                self.ser.sink.encode_num(at, k);
             }
         }
     }
 
-    /// [`slotted_value`](Self::slotted_value) of a value that is no plain number, in a
-    /// session that keeps per-field strings; out of line, so other sessions pay one test.
+    /// [`slotted_value`](Self::slotted_value) of a value a text slot follows (a string, a
+    /// Dense string tag or `F2`), in a session that keeps per-field strings; out of line.
     #[inline(never)]
     fn slotted_text(&mut self, at: usize) {
         if let Some(cur) = &self.shape
@@ -542,7 +529,6 @@ impl SerializeMap for Compound<'_> {
         }
         self.key_open = false;
         let at = self.ser.sink.len();
-        self.text_slot(at);
         let r = match self.kind {
             Kind::Carrier(subtype) => self.carried(subtype, value),
             _ => value.serialize(&mut *self.ser),
@@ -584,7 +570,6 @@ impl SerializeStruct for Compound<'_> {
             None => self.ser.sink.write_str(key),
         };
         let at = self.ser.sink.len();
-        self.text_slot(at);
         match named.and_then(|()| value.serialize(&mut *self.ser)) {
             Ok(()) => {
                 self.slotted_value(at);

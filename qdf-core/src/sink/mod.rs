@@ -178,12 +178,10 @@ impl Sink {
         self.dense.as_deref_mut()
     }
 
-    /// Whether a plain number of the forms a numeric slot keeps starts at `out[at]`.
+    /// The [`slot_class`](crate::dense::slot_class) of the value at `out[at]` (0 past the end).
     #[inline(always)]
-    pub(crate) fn plain_num_at(&self, at: usize) -> bool {
-        self.out
-            .get(at)
-            .is_some_and(|&t| crate::dense::is_plain_num(t))
+    pub(crate) fn slot_class_at(&self, at: usize) -> u8 {
+        self.out.get(at).map_or(0, |&t| crate::dense::slot_class(t))
     }
 
     /// The value of shape field slot `k` was just written at `at..`: the Dense state keeps its
@@ -396,6 +394,8 @@ impl Sink {
         self.trials -= 1;
         self.out.truncate(t.at);
         self.out.extend_from_slice(&t.tail);
+        // A text slot's value from before the trial is not the next string any more.
+        self.text_slot = (usize::MAX, 0);
         self.depth = t.depth;
         self.body_flags = t.body_flags;
         self.col_index = t.col_index;
@@ -457,6 +457,11 @@ impl crate::dense::encode::Out for Sink {
     #[inline(always)]
     fn write_str(&mut self, s: &str) -> Result<()> {
         Sink::write_str(self, s)
+    }
+
+    #[inline(always)]
+    fn text_slot(&mut self, k: usize) {
+        self.set_text_slot(self.out.len(), k);
     }
 }
 

@@ -306,6 +306,13 @@ impl<'de> Source<'de> {
         }
     }
 
+    /// The [`slot_class`](crate::dense::slot_class) bits whose values have slots in a reuse
+    /// ([`DenseState::slot_mode`]; 0 without a Dense state).
+    #[inline]
+    pub(crate) fn slot_classes(&self) -> u8 {
+        self.dense_ref().map_or(0, DenseState::slot_mode)
+    }
+
     /// Whether the values of shape fields keep per-field strings (a stream with header flag
     /// `40`, `docs/SPEC.md` §15.3).
     #[inline]

@@ -316,7 +316,7 @@ fn walker_agrees_on_the_spec_vectors() {
         }
         n += 1;
     }
-    assert_eq!(n, 11);
+    assert_eq!(n, 12);
 }
 
 /// Targets of a prefix form: owned strings, `Option`, newtypes, unit variants, `Cow`
