@@ -657,13 +657,22 @@ impl DecoderSession {
     /// The stream header's flags were read: a stream with flag `40` keeps per-field strings
     /// (`docs/SPEC.md` §15.3), so its Dense state exists from the first body on (a state
     /// created lazily by a body's first Dense tag would not know the flag).
+    #[inline(always)]
     fn set_flags(&mut self, f: u8) {
         self.flags = Some(f);
         if f & FLAG_TEXTS != 0 && self.dense.is_none() {
-            self.dense = Some(Box::new(
-                DenseState::new_session_decoder(&self.opts).for_flags(f),
-            ));
+            self.start_texts(f);
         }
+    }
+
+    /// [`set_flags`](Self::set_flags)'s state creation, out of line: the frame loop of other
+    /// streams keeps its size (and its inlined frame parser).
+    #[cold]
+    #[inline(never)]
+    fn start_texts(&mut self, f: u8) {
+        self.dense = Some(Box::new(
+            DenseState::new_session_decoder(&self.opts).for_flags(f),
+        ));
     }
 
     /// Checks the CRC-32C `stored` of the current frame's bytes `covered` (which start at

@@ -202,7 +202,6 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        // A reuse's field read without a name has a numeric slot (`docs/SPEC.md` §15.2).
         // A reuse's field read without a name has a slot (`docs/SPEC.md` §15.2, §15.3).
         if self.slots != 0
             && matches!(self.phase, Phase::Shape | Phase::Open)

@@ -144,8 +144,18 @@ impl ShapeCursor {
     /// reads the value without a name), `None` otherwise or without slot state.
     #[inline(always)]
     pub(crate) fn slot(&self) -> Option<usize> {
+        if self.slots == 0 {
+            return None;
+        }
+        self.reuse_slot()
+    }
+
+    /// [`slot`](Self::slot) for a caller that has seen [`slot_classes`](Self::slot_classes)
+    /// nonzero already (one test fewer per value).
+    #[inline(always)]
+    pub(crate) fn reuse_slot(&self) -> Option<usize> {
         match self.mode {
-            Mode::Reuse(_) if self.slots != 0 && self.idx > 0 => Some(self.names.0 + self.idx - 1),
+            Mode::Reuse(_) if self.idx > 0 => Some(self.names.0 + self.idx - 1),
             _ => None,
         }
     }
@@ -179,6 +189,8 @@ impl ShapeCursor {
 
 impl DenseState {
     /// Starts struct `name` with `len` fields (serde's `serialize_struct` arguments).
+    /// Inline: its one caller opens every struct.
+    #[inline]
     pub(crate) fn struct_begin(
         &mut self,
         name: &'static str,

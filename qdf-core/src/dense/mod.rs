@@ -105,6 +105,11 @@ pub(crate) enum Emission {
     Mtf(u8),
     /// `EA 00`: the pair table's successor of the previous id.
     Pair,
+    /// A string not in the table, in a session that keeps per-field strings
+    /// (`docs/SPEC.md` §15.3): nothing is decided or changed yet. The caller tries the
+    /// prefix form if the string is a text slot's value, else asks
+    /// [`encode_str_decided`](DenseState::encode_str_decided). Never for byte strings.
+    Undecided,
 }
 
 impl Emission {
@@ -112,7 +117,7 @@ impl Emission {
     /// are not known here, so it returns 0).
     pub(crate) fn wire_len(self, len: usize) -> usize {
         match self {
-            Emission::Inline => 0,
+            Emission::Inline | Emission::Undecided => 0,
             Emission::Intern => 1 + uvarint_len(len as u64) + len,
             Emission::Ref(id) => 1 + uvarint_len(id as u64),
             Emission::Repeat => 1,
@@ -121,11 +126,11 @@ impl Emission {
     }
 
     /// Appends a non-inline emission; returns `false` for [`Emission::Inline`], which the
-    /// caller writes with the plain tags.
+    /// caller writes with the plain tags, and for [`Emission::Undecided`].
     #[inline]
     pub(crate) fn write(self, out: &mut Vec<u8>, bytes: &[u8], kind: Kind) -> bool {
         match self {
-            Emission::Inline => return false,
+            Emission::Inline | Emission::Undecided => return false,
             Emission::Intern => {
                 out.push(match kind {
                     Kind::Str => tags::INTERN_STR,
@@ -395,17 +400,29 @@ impl DenseState {
             self.pred.touch(id);
             return Emission::Ref(id);
         }
-        self.encode_str_other(bytes, kind)
+        self.encode_str_other::<true>(bytes, kind)
     }
 
-    /// [`encode_str`](Self::encode_str) for every other value.
+    /// [`encode_str`](Self::encode_str) of a string for which it returned
+    /// [`Emission::Undecided`] (or would): the emission without the prefix form.
+    pub(crate) fn encode_str_decided(&mut self, bytes: &[u8], kind: Kind) -> Emission {
+        self.encode_str_other::<false>(bytes, kind)
+    }
+
+    /// [`encode_str`](Self::encode_str) for every other value. With `DEFER`, a string that
+    /// is not in the table of a session that keeps per-field strings is
+    /// [`Emission::Undecided`]: only on this path, so other sessions' strings pay one test
+    /// per miss and nothing else.
     #[inline(never)]
-    fn encode_str_other(&mut self, bytes: &[u8], kind: Kind) -> Emission {
+    fn encode_str_other<const DEFER: bool>(&mut self, bytes: &[u8], kind: Kind) -> Emission {
         if bytes.len() >= self.cfg.min_intern {
             let miss = match self.table.find_or_hash(bytes, kind) {
                 Ok(id) => return self.encode_ref(id, inline_len(bytes.len(), kind)),
                 Err(miss) => miss,
             };
+            if DEFER && self.defers(kind) {
+                return Emission::Undecided;
+            }
             self.counts.misses += 1;
             if self.may_intern(bytes.len()) && self.admits(bytes, kind) {
                 let id = self.table.push_hashed(bytes, kind, miss);
@@ -416,9 +433,18 @@ impl DenseState {
                 }
                 return Emission::Intern;
             }
+        } else if DEFER && self.defers(kind) {
+            return Emission::Undecided;
         }
         self.pred.reset_last();
         Emission::Inline
+    }
+
+    /// Whether a string of `kind` not in the table is [`Emission::Undecided`]: strings in a
+    /// session that keeps per-field strings.
+    #[inline(always)]
+    fn defers(&self, kind: Kind) -> bool {
+        self.slot_mode & TEXT != 0 && kind == Kind::Str
     }
 
     /// A reference to `id` is written or read: counted, and (encoder sessions) marked used.
@@ -909,14 +935,17 @@ impl DenseState {
     // ---- encoder checkpoints ------------------------------------------------------------
 
     /// Records the state before an encoder message. Nested checkpoints are not supported.
+    /// Inline: one call a message.
+    #[inline]
     pub(crate) fn checkpoint(&mut self) {
         let pred = self.pred.mark();
         self.shape_pred.mark();
-        if let Some(n) = self.nums.as_deref_mut() {
-            n.mark();
-        }
+        // Texts first: the numbers' step stays last, as before per-field strings.
         if let Some(t) = self.texts.as_deref_mut() {
             t.mark();
+        }
+        if let Some(n) = self.nums.as_deref_mut() {
+            n.mark();
         }
         self.mark = Some(Mark {
             table_len: self.table.len(),
@@ -988,11 +1017,11 @@ impl DenseState {
         self.mark = None;
         self.pred.commit();
         self.shape_pred.commit();
-        if let Some(n) = self.nums.as_deref_mut() {
-            n.commit();
-        }
         if let Some(t) = self.texts.as_deref_mut() {
             t.commit();
+        }
+        if let Some(n) = self.nums.as_deref_mut() {
+            n.commit();
         }
     }
 

@@ -152,6 +152,7 @@ impl TextSlots {
     }
 
     /// Starts logging for an encoder checkpoint.
+    #[inline(never)]
     pub(crate) fn mark(&mut self) {
         self.undo.clear();
         self.logging = true;
@@ -160,6 +161,7 @@ impl TextSlots {
 
     /// Keeps the changes since [`mark`](Self::mark) (and compacts if the arena grew past
     /// its bound while the mark was open).
+    #[inline(never)]
     pub(crate) fn commit(&mut self) {
         self.undo.clear();
         self.logging = false;

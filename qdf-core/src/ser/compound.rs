@@ -294,17 +294,20 @@ impl<'a> Compound<'a> {
     /// and the value is a plain number (`docs/SPEC.md` §15.2), the Dense state keeps it and
     /// may rewrite it shorter; with per-field strings (§15.3) a string updates the field's
     /// text and may be rewritten as a prefix of it. One class test against the cursor's
-    /// slot classes, as cheap as a number test, so other sessions pay nothing for strings.
+    /// slot classes, as cheap as a number test, so other sessions pay nothing for strings;
+    /// the class then tells the two apart, where the slot state's own test was.
     #[inline(always)]
     fn slotted_value(&mut self, at: usize) {
         if let Some(cur) = &self.shape {
             let c = self.ser.sink.slot_class_at(at) & cur.slot_classes();
-            if c == crate::dense::TEXT {
-                self.slotted_text(at);
-            } else if c != 0
-                && let Some(k) = cur.slot()
+            if c != 0
+                && let Some(k) = cur.reuse_slot()
             {
-                self.ser.sink.encode_num(at, k);
+                if c == crate::dense::TEXT {
+                    self.slotted_text(at);
+                } else {
+                    self.ser.sink.encode_num(at, k);
+                }
             }
         }
     }
