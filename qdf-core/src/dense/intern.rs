@@ -226,8 +226,9 @@ impl InternTable {
 
     /// [`find`](Self::find), and on a miss the [`Miss`] to define the value with
     /// ([`push_hashed`](Self::push_hashed)) without hashing it again. Without an index
-    /// every value misses (its `Miss` carries no hash: none is needed).
-    #[inline]
+    /// every value misses (its `Miss` carries no hash: none is needed). Always inline: the
+    /// encoder's miss path must keep it in line although [`find`](Self::find) calls it too.
+    #[inline(always)]
     pub(crate) fn find_or_hash(&mut self, bytes: &[u8], kind: Kind) -> Result<u32, Miss> {
         let Some(index) = self.index.as_ref() else {
             return Err(Miss { slot: 0, hash: 0 });

@@ -400,27 +400,32 @@ impl DenseState {
             self.pred.touch(id);
             return Emission::Ref(id);
         }
-        self.encode_str_other::<true>(bytes, kind)
+        self.encode_str_other(bytes, kind)
     }
 
     /// [`encode_str`](Self::encode_str) of a string for which it returned
     /// [`Emission::Undecided`] (or would): the emission without the prefix form.
     pub(crate) fn encode_str_decided(&mut self, bytes: &[u8], kind: Kind) -> Emission {
-        self.encode_str_other::<false>(bytes, kind)
+        // The deferral is off for this call: one instance of the miss path, which then keeps
+        // its inlined lookups (a second instance made them calls).
+        let mode = self.slot_mode;
+        self.slot_mode &= !TEXT;
+        let e = self.encode_str_other(bytes, kind);
+        self.slot_mode = mode;
+        e
     }
 
-    /// [`encode_str`](Self::encode_str) for every other value. With `DEFER`, a string that
-    /// is not in the table of a session that keeps per-field strings is
-    /// [`Emission::Undecided`]: only on this path, so other sessions' strings pay one test
-    /// per miss and nothing else.
+    /// [`encode_str`](Self::encode_str) for every other value. A string that is not in the
+    /// table of a session that keeps per-field strings is [`Emission::Undecided`]: only on
+    /// this path, so other sessions' strings pay one test per miss and nothing else.
     #[inline(never)]
-    fn encode_str_other<const DEFER: bool>(&mut self, bytes: &[u8], kind: Kind) -> Emission {
+    fn encode_str_other(&mut self, bytes: &[u8], kind: Kind) -> Emission {
         if bytes.len() >= self.cfg.min_intern {
             let miss = match self.table.find_or_hash(bytes, kind) {
                 Ok(id) => return self.encode_ref(id, inline_len(bytes.len(), kind)),
                 Err(miss) => miss,
             };
-            if DEFER && self.defers(kind) {
+            if self.defers(kind) {
                 return Emission::Undecided;
             }
             self.counts.misses += 1;
@@ -433,7 +438,7 @@ impl DenseState {
                 }
                 return Emission::Intern;
             }
-        } else if DEFER && self.defers(kind) {
+        } else if self.defers(kind) {
             return Emission::Undecided;
         }
         self.pred.reset_last();
