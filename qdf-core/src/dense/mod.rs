@@ -166,6 +166,8 @@ struct Config {
     entry_cap: u32,
     byte_cap: u64,
     shape_cap: u32,
+    /// See [`DenseState::slot_mode`] (kept here, in padding, so the state keeps its size).
+    slot_mode: u8,
 }
 
 /// What an encoder checkpoint must restore.
@@ -208,8 +210,6 @@ pub(crate) struct DenseState {
     /// Per-field strings (`docs/SPEC.md` §15.3): both sides of a stream whose header has
     /// flag `40`; `None` everywhere else.
     texts: Option<Box<TextSlots>>,
-    /// See [`slot_mode`](Self::slot_mode).
-    slot_mode: u8,
     mark: Option<Mark>,
     /// Encoder sessions: per id of this generation, 1 once referenced (admission learning).
     used: Vec<u8>,
@@ -241,6 +241,7 @@ impl DenseState {
                 entry_cap: opts.intern_entry_cap().min(MAX_WIRE_ENTRIES),
                 byte_cap: opts.intern_byte_cap(),
                 shape_cap: opts.shape_cap(),
+                slot_mode: 0,
             },
             table,
             pred: Predictors::new(),
@@ -249,7 +250,6 @@ impl DenseState {
             col_shapes: ColShapes::default(),
             nums: None,
             texts: None,
-            slot_mode: 0,
             mark: None,
             used: Vec::new(),
             admit: None,
@@ -408,10 +408,10 @@ impl DenseState {
     pub(crate) fn encode_str_decided(&mut self, bytes: &[u8], kind: Kind) -> Emission {
         // The deferral is off for this call: one instance of the miss path, which then keeps
         // its inlined lookups (a second instance made them calls).
-        let mode = self.slot_mode;
-        self.slot_mode &= !TEXT;
+        let mode = self.cfg.slot_mode;
+        self.cfg.slot_mode &= !TEXT;
         let e = self.encode_str_other(bytes, kind);
-        self.slot_mode = mode;
+        self.cfg.slot_mode = mode;
         e
     }
 
@@ -449,7 +449,7 @@ impl DenseState {
     /// session that keeps per-field strings.
     #[inline(always)]
     fn defers(&self, kind: Kind) -> bool {
-        self.slot_mode & TEXT != 0 && kind == Kind::Str
+        self.cfg.slot_mode & TEXT != 0 && kind == Kind::Str
     }
 
     /// A reference to `id` is written or read: counted, and (encoder sessions) marked used.
@@ -768,12 +768,12 @@ impl DenseState {
     /// with per-field numbers, and [`TEXT`] too with per-field strings.
     #[inline(always)]
     pub(crate) fn slot_mode(&self) -> u8 {
-        self.slot_mode
+        self.cfg.slot_mode
     }
 
     /// Recomputes [`slot_mode`](Self::slot_mode) after `nums` or `texts` changed.
     fn set_slot_mode(&mut self) {
-        self.slot_mode = match (
+        self.cfg.slot_mode = match (
             self.nums.is_some() || self.texts.is_some(),
             self.texts.is_some(),
         ) {
@@ -792,6 +792,21 @@ impl DenseState {
     /// The bytes of an own text of [`slot_text`](Self::slot_text).
     pub(crate) fn own_text(&self, off: u32, len: u32) -> &[u8] {
         self.texts.as_deref().map_or(&[], |t| t.own(off, len))
+    }
+
+    /// Encoder: the value of text slot `k` is written from `out[at]` on (`None`: no slot's
+    /// value is); a string written there is the whole value.
+    #[inline]
+    pub(crate) fn set_text_slot(&mut self, slot: Option<(usize, usize)>) {
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.set_pending(slot);
+        }
+    }
+
+    /// Encoder: the text slot whose whole value a string written at `out[at]` is, if any.
+    #[inline]
+    pub(crate) fn take_text_slot(&mut self, at: usize) -> Option<usize> {
+        self.texts.as_deref_mut()?.take_pending(at)
     }
 
     /// Slot `k`'s value was the string `bytes`, written inline or as a prefix form: the

@@ -59,6 +59,9 @@ pub(crate) struct TextSlots {
     logging: bool,
     /// The arena's length at the open checkpoint.
     mark_len: usize,
+    /// Encoder: `(at, k)` while the value of slot `k` is being written from `out[at]`: a
+    /// string written there is the whole value (`docs/SPEC.md` §15.3).
+    pending: Option<(usize, usize)>,
 }
 
 /// What a [`TextSlots::trial`] restores.
@@ -204,6 +207,24 @@ impl TextSlots {
         self.undo_to(t.undo);
         self.arena.truncate(t.arena);
         self.logging = t.logging;
+        // A slot's value from before the trial is not the next string any more.
+        self.pending = None;
+    }
+
+    /// Encoder: the value of slot `k` is written from `at` on (`None`: no slot's value is).
+    #[inline]
+    pub(crate) fn set_pending(&mut self, pending: Option<(usize, usize)>) {
+        self.pending = pending;
+    }
+
+    /// Encoder: the slot whose whole value a string written at `at` is, if any (and none
+    /// after this).
+    #[inline]
+    pub(crate) fn take_pending(&mut self, at: usize) -> Option<usize> {
+        match self.pending.take() {
+            Some((from, k)) if from == at => Some(k),
+            _ => None,
+        }
     }
 
     /// Empties every slot, keeping the allocations (a renewal).
@@ -214,6 +235,7 @@ impl TextSlots {
         self.undo.clear();
         self.logging = false;
         self.mark_len = 0;
+        self.pending = None;
     }
 
     /// Heap bytes held: slots, arena and undo log, by capacity.

@@ -322,7 +322,7 @@ impl<'a> Compound<'a> {
             if self.ser.sink.text_at(at) {
                 self.ser.sink.encode_text(at, k);
             }
-            self.ser.sink.set_text_slot(usize::MAX, 0);
+            self.ser.sink.end_text_slot();
         }
     }
 

@@ -70,9 +70,6 @@ pub(crate) struct Sink {
     /// The Dense state came from outside this message (a session's, or a pre-shared
     /// dictionary's): its intern table may already hold the message's strings.
     carried: bool,
-    /// `(at, k)`: the value of text slot `k` is written from `at` (`docs/SPEC.md` §15.3); a
-    /// string written there is the whole value. `at` is `usize::MAX` when none is.
-    text_slot: (usize, usize),
 }
 
 /// The encoder's Dense state for one message or one session, `None` outside the Dense tier.
@@ -108,7 +105,6 @@ impl Sink {
             trials: 0,
             hex_text: opts.has(Features::HEX_TEXT) && !opts.keeps_strings_borrowable(),
             carried: false,
-            text_slot: (usize::MAX, 0),
         }
     }
 
@@ -207,17 +203,12 @@ impl Sink {
         }
     }
 
-    /// The value of text slot `k` is written from `at` (`usize::MAX`: no slot's value is).
-    #[inline(always)]
-    pub(crate) fn set_text_slot(&mut self, at: usize, k: usize) {
-        self.text_slot = (at, k);
-    }
-
-    /// The text slot whose whole value a string written now would be, if any.
-    #[inline(always)]
-    pub(crate) fn take_text_slot(&mut self) -> Option<usize> {
-        let (at, k) = std::mem::replace(&mut self.text_slot, (usize::MAX, 0));
-        (at == self.out.len()).then_some(k)
+    /// No text slot's value is being written any more (`docs/SPEC.md` §15.3).
+    #[inline]
+    pub(crate) fn end_text_slot(&mut self) {
+        if let Some(d) = self.dense.as_deref_mut() {
+            d.set_text_slot(None);
+        }
     }
 
     /// The value of shape field slot `k` was just written at `at..` and starts with a string
@@ -394,8 +385,6 @@ impl Sink {
         self.trials -= 1;
         self.out.truncate(t.at);
         self.out.extend_from_slice(&t.tail);
-        // A text slot's value from before the trial is not the next string any more.
-        self.text_slot = (usize::MAX, 0);
         self.depth = t.depth;
         self.body_flags = t.body_flags;
         self.col_index = t.col_index;
@@ -461,7 +450,10 @@ impl crate::dense::encode::Out for Sink {
 
     #[inline(always)]
     fn text_slot(&mut self, k: usize) {
-        self.set_text_slot(self.out.len(), k);
+        let at = self.out.len();
+        if let Some(d) = self.dense.as_deref_mut() {
+            d.set_text_slot(Some((at, k)));
+        }
     }
 }
 

@@ -223,11 +223,11 @@ impl Sink {
     #[inline(never)]
     fn write_str_undecided(&mut self, b: &[u8]) -> Result<()> {
         use crate::dense::Kind;
-        let slot = self.take_text_slot();
+        let at = self.out.len();
         let Some(d) = self.dense.as_deref_mut() else {
             return self.write_plain_str(b);
         };
-        if let Some(k) = slot
+        if let Some(k) = d.take_text_slot(at)
             && d.encode_prefix(&mut self.out, b, k)
         {
             return Ok(());
