@@ -1,10 +1,11 @@
-//! Per-field numbers in a session (`docs/SPEC.md` §15.2): records whose numbers come from the
-//! input (extremes, NaN payloads, −0.0, decimal walks, steady steps), with renewals, failing
-//! messages and subset reads between them. Every record that encodes decodes to itself bit
+//! Per-field numbers and strings in a session (`docs/SPEC.md` §15.2, §15.3): records whose
+//! numbers come from the input (extremes, NaN payloads, −0.0, decimal walks, steady steps) and
+//! whose string shares a prefix with the field's last one (URLs with new ids, non-ASCII text
+//! cut near a character), with renewals, failing messages and subset reads between them. Every record that encodes decodes to itself bit
 //! for bit, a fresh decoder reads the whole stream as `Value`s, and the stream with one byte
 //! flipped never panics.
 
-use qdf_core::{DecoderSession, EncoderSession, Options, Value};
+use qdf_core::{DecoderSession, EncoderSession, Features, Options, Value};
 use serde::ser::{Error as _, SerializeStruct};
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +18,7 @@ pub struct Rec {
     pub d: f32,
     pub e: Option<i64>,
     pub f: u128,
+    pub g: String,
 }
 
 /// The fields a subset reader wants (the others are ignored, their slots still follow).
@@ -32,7 +34,8 @@ struct Out<'a>(&'a Rec, bool);
 impl Serialize for Out<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let r = self.0;
-        let mut st = s.serialize_struct("Rec", 6)?;
+        let mut st = s.serialize_struct("Rec", 7)?;
+        st.serialize_field("g", &r.g)?;
         st.serialize_field("a", &r.a)?;
         st.serialize_field("b", &r.b)?;
         st.serialize_field("c", &r.c)?;
@@ -53,6 +56,7 @@ fn same(x: &Rec, y: &Rec) -> bool {
         && x.d.to_bits() == y.d.to_bits()
         && x.e == y.e
         && x.f == y.f
+        && x.g == y.g
 }
 
 /// The next record from 4 input bytes: `op` (bits 0–1: send, subset, fail, renew), then
@@ -94,12 +98,27 @@ fn next(prev: &Rec, k: u8, x: u8, y: u8) -> Rec {
         } else {
             u128::MAX - y as u128
         },
+        g: match (x ^ y) % 5 {
+            0 => format!("https://x.io/e/{x:02x}{y:02x}"),
+            1 => format!("café/{}é{}", x % 7, y % 3),
+            2 => {
+                prev.g
+                    .chars()
+                    .take(prev.g.chars().count().min(24))
+                    .collect::<String>()
+                    + "日"
+            }
+            3 => prev.g.clone(),
+            _ => String::new(),
+        },
     }
 }
 
 /// The fuzz target.
 pub fn num_session(data: &[u8]) {
-    let opts = Options::balanced().max_shapes(4);
+    let opts = Options::balanced()
+        .features(Features::BALANCED | Features::STR_STATE)
+        .max_shapes(4);
     let mut enc = EncoderSession::new(opts);
     let mut dec = DecoderSession::new(opts);
     let mut wire = Vec::new();
@@ -110,6 +129,7 @@ pub fn num_session(data: &[u8]) {
         d: 1.25,
         e: None,
         f: 0,
+        g: String::new(),
     };
     for chunk in data.chunks_exact(4) {
         let (op, k, x, y) = (chunk[0], chunk[1], chunk[2], chunk[3]);

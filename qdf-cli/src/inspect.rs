@@ -183,6 +183,9 @@ impl<W: Write> Printer<'_, W> {
                         };
                         let _ = write!(l, "  <- intern #{id} ({how})");
                     }
+                    Intern::Prefix { kept } => {
+                        let _ = write!(l, "  <- field's last string, first {kept} bytes + this");
+                    }
                     other => {
                         let _ = write!(l, "  ({other:?})");
                     }

@@ -119,7 +119,7 @@ pub(crate) fn read_stream_header(buf: &[u8]) -> Result<u8> {
 /// soon as the varint is complete, before any body byte is needed);
 /// [`ErrorCode::NotAStream`] when the first length is not a varint and `buf` is a whole
 /// one-shot message.
-#[inline]
+#[inline(always)]
 pub(crate) fn next_frame(buf: &[u8], stream_flags: Option<u8>, max_len: usize) -> Result<Next> {
     // The common frame: after the header, a one-byte length within the maximum (what the
     // general path below computes for it).
@@ -143,6 +143,13 @@ pub(crate) fn next_frame(buf: &[u8], stream_flags: Option<u8>, max_len: usize) -
             });
         }
     }
+    next_frame_general(buf, stream_flags, max_len)
+}
+
+/// [`next_frame`] for every frame but the common one (and the stream header), out of line:
+/// the common frame's test stays small enough to inline into the session's frame loop.
+#[inline(never)]
+fn next_frame_general(buf: &[u8], stream_flags: Option<u8>, max_len: usize) -> Result<Next> {
     let (flags, at, trailer) = if let Some(f) = stream_flags {
         (None, 0, trailer_len(f))
     } else {

@@ -92,7 +92,9 @@ use crate::dict::{Dictionary, DictionaryId};
 use crate::error::{Category, Error, ErrorCode, Result};
 use crate::frame::{self, CHECKSUM_LEN, Next};
 use crate::options::{Features, Options};
-use crate::wire::header::{self, FLAG_CHECKSUM, FLAG_DENSE, FLAG_DICT, header_flags, header_len};
+use crate::wire::header::{
+    self, FLAG_CHECKSUM, FLAG_DENSE, FLAG_DICT, FLAG_TEXTS, header_flags, header_len, texts_on,
+};
 use crate::wire::varint::uvarint_len;
 
 /// What the front of a buffer holds, from [`DecoderSession::frame_status`].
@@ -327,7 +329,8 @@ impl EncoderSession {
         if !self.started {
             let crc = if self.checksum { FLAG_CHECKSUM } else { 0 };
             let dict = if self.dict.is_some() { FLAG_DICT } else { 0 };
-            frame::write_stream_header(out, header_flags(&self.opts) | crc | dict);
+            let texts = if texts_on(&self.opts) { FLAG_TEXTS } else { 0 };
+            frame::write_stream_header(out, header_flags(&self.opts) | crc | dict | texts);
             if let Some(id) = self.dict {
                 out.extend_from_slice(&id.to_bytes());
             }
@@ -518,7 +521,7 @@ impl DecoderSession {
             } => (flags, body_start, body_end, end),
         };
         if let Some(f) = flags {
-            self.flags = Some(f);
+            self.set_flags(f);
         }
         // Errors are placed in the stream: this frame's index, offsets from its first byte.
         let (frame, start) = (self.frames, self.consumed);
@@ -549,7 +552,7 @@ impl DecoderSession {
         if self.flags.is_none() {
             let f = frame::read_stream_header(msg).map_err(|e| self.fail(e))?;
             self.accept_dictionary(msg, f).map_err(|e| self.fail(e))?;
-            self.flags = Some(f);
+            self.set_flags(f);
             body = &msg[header_len(f)..];
         }
         let at = (msg.len() - body.len()) as u64;
@@ -642,11 +645,34 @@ impl DecoderSession {
             }
         };
         if flags & FLAG_DENSE != 0 && self.dense.is_none() {
-            let state = DenseState::new_session_decoder(&self.opts).on_base(Arc::clone(&base));
+            let state = DenseState::new_session_decoder(&self.opts)
+                .for_flags(flags)
+                .on_base(Arc::clone(&base));
             self.dense = Some(Box::new(state));
         }
         self.base = Some(base);
         Ok(())
+    }
+
+    /// The stream header's flags were read: a stream with flag `40` keeps per-field strings
+    /// (`docs/SPEC.md` §15.3), so its Dense state exists from the first body on (a state
+    /// created lazily by a body's first Dense tag would not know the flag).
+    #[inline(always)]
+    fn set_flags(&mut self, f: u8) {
+        self.flags = Some(f);
+        if f & FLAG_TEXTS != 0 && self.dense.is_none() {
+            self.start_texts(f);
+        }
+    }
+
+    /// [`set_flags`](Self::set_flags)'s state creation, out of line: the frame loop of other
+    /// streams keeps its size (and its inlined frame parser).
+    #[cold]
+    #[inline(never)]
+    fn start_texts(&mut self, f: u8) {
+        self.dense = Some(Box::new(
+            DenseState::new_session_decoder(&self.opts).for_flags(f),
+        ));
     }
 
     /// Checks the CRC-32C `stored` of the current frame's bytes `covered` (which start at

@@ -10,7 +10,7 @@
 //!
 //! Arguments: `dense` | `fast` | `dense-crc` | `fast-crc` (the same with frame checksums,
 //! `Builder::checksum`) | `dense-nonum` (Balanced without `NUM_STATE`, to isolate the cost
-//! of the per-field numbers) | `rmp`, then `both` (encode and decode) | `enc`, then the number of
+//! of the per-field numbers) | `dense-str` (Balanced with `STR_STATE`, per-field strings) | `rmp`, then `both` (encode and decode) | `enc`, then the number of
 //! rounds of 1000 events. Per-message counts: (count at 10 rounds − count at 5
 //! rounds) / 5000.
 
@@ -29,10 +29,13 @@ fn main() {
     let mut buf = BytesMut::with_capacity(1 << 20);
     let t = std::time::Instant::now();
     match mode {
-        "dense" | "fast" | "dense-crc" | "fast-crc" | "dense-nonum" => {
+        "dense" | "fast" | "dense-crc" | "fast-crc" | "dense-nonum" | "dense-str" => {
             let codec = || -> QdfCodec<TelemetryEvent> {
                 let opts = if mode == "dense-nonum" {
                     let f = qdf_core::Features::BALANCED.without(qdf_core::Features::NUM_STATE);
+                    qdf_core::Options::balanced().features(f)
+                } else if mode == "dense-str" {
+                    let f = qdf_core::Features::BALANCED.with(qdf_core::Features::STR_STATE);
                     qdf_core::Options::balanced().features(f)
                 } else if mode.starts_with("dense") {
                     qdf_core::Options::balanced()

@@ -9,6 +9,7 @@ pub(crate) mod dupkeys;
 mod num;
 mod serde_impl;
 mod shape;
+mod text;
 
 use serde::de::Visitor;
 

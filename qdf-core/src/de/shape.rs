@@ -6,9 +6,9 @@ use serde::de::value::{BorrowedStrDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Deserializer;
-use crate::dense::{is_predicted, is_slotted_num};
+use crate::dense::{PREDICTED, TEXT, slot_class};
 use crate::error::{Error, ErrorCode, Result};
-use crate::wire::ext::SHAPE_ESCAPE;
+use crate::wire::ext::{SHAPE_ESCAPE, TEXT_PREFIX};
 use crate::wire::read::{Reference, Text};
 use crate::wire::tags::{EXT, NIL};
 
@@ -38,8 +38,10 @@ pub(crate) struct ShapeAccess<'a, 'de> {
     /// The stored-name index of the shape's first field (reuses; see
     /// [`ShapeTable::name_indices`](crate::dense::ShapeTable::name_indices)).
     names: usize,
-    /// A reuse in a session that keeps per-field numbers: its nameless values have slots.
-    nums: bool,
+    /// The [`slot_class`] bits whose values have slots here: 0 (a declaration, or no state),
+    /// `NUM_CLASSES` (a reuse in a session: per-field numbers), and [`TEXT`] too with
+    /// per-field strings (header flag `40`, `docs/SPEC.md` §15.3).
+    slots: u8,
 }
 
 /// A field name read from the input: borrowed, or copied out of the intern table.
@@ -81,7 +83,7 @@ impl<'de> Deserializer<'de> {
         // comes: a shaped struct costs one unit per entry, as a plain map does (§13).
         self.src.charge(count as u64)?;
         self.src.enter()?;
-        let nums = id != 0 && self.src.tracks_numbers();
+        let slots = if id != 0 { self.src.slot_classes() } else { 0 };
         let mut access = ShapeAccess {
             de: self,
             id: id as u32,
@@ -89,7 +91,7 @@ impl<'de> Deserializer<'de> {
             idx: 0,
             phase: Phase::Shape,
             names,
-            nums,
+            slots,
         };
         let v = if keys {
             visitor.visit_map(super::dupkeys::DupCheck::new(&mut access))?
@@ -200,15 +202,20 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        // A reuse's field read without a name has a numeric slot (`docs/SPEC.md` §15.2).
-        if self.nums
+        // A reuse's field read without a name has a slot (`docs/SPEC.md` §15.2, §15.3).
+        if self.slots != 0
             && matches!(self.phase, Phase::Shape | Phase::Open)
             && let Some(t) = self.de.src.peek()
-            && is_slotted_num(t)
+            && slot_class(t) & self.slots != 0
         {
             let k = self.names + self.idx - 1;
-            if is_predicted(t) {
-                return self.slotted_value(seed, k);
+            let c = slot_class(t);
+            // One test for the two classes read out of line, as main's predicted-number test.
+            if c & (PREDICTED | TEXT) != 0 {
+                if c == PREDICTED {
+                    return self.slotted_value(seed, k);
+                }
+                return self.slotted_text(seed, k, t);
             }
             // A plain number: the slot keeps it, and the value is read as usual.
             self.de.src.observe_plain(k);
@@ -234,6 +241,28 @@ impl<'de> ShapeAccess<'_, 'de> {
             Some((n, at)) => seed.deserialize(super::num::NumDe::new(n, at)),
             None => seed.deserialize(&mut *self.de),
         }
+    }
+
+    /// The value of slot `k` in a stream that keeps per-field strings, starting with tag
+    /// `t` (a string or Dense tag, or `F2`): a prefix form is resolved and handed to `seed`
+    /// as an owned string; any other value is read as usual, and a string (hex text too)
+    /// then becomes the slot's text (`docs/SPEC.md` §15.3), so a target that ignores the
+    /// field keeps it too.
+    #[inline(never)]
+    fn slotted_text<V: DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+        k: usize,
+        t: u8,
+    ) -> Result<V::Value> {
+        let before = self.de.src.rest();
+        if t == EXT && before.get(1) == Some(&TEXT_PREFIX) {
+            let (s, _, _, at) = self.de.src.slot_prefix(k)?;
+            return seed.deserialize(super::text::StrDe::new(s, at));
+        }
+        let v = seed.deserialize(&mut *self.de)?;
+        self.de.src.observe_text(k, t, before);
+        Ok(v)
     }
 
     /// [`next_key_seed`](de::MapAccess::next_key_seed) for every other step.

@@ -52,6 +52,9 @@ pub(crate) enum StructStart {
 pub(crate) enum FieldStep {
     /// Nothing: the shape predicted the name.
     ValueOnly,
+    /// Nothing, as [`ValueOnly`](Self::ValueOnly), in a stream with per-field strings: the
+    /// value has a text slot (`docs/SPEC.md` §15.3), which the string hook learns.
+    ValueInSlot,
     /// The name (through the intern path), then the value.
     Name,
     /// `F2 SHAPE_ESCAPE`, the name, then the value.
@@ -118,9 +121,15 @@ pub(crate) struct ShapeCursor {
     mode: Mode,
     /// In [`Mode::Reuse`], the stored-name indices `names.0..names.1` of the shape's
     /// fields (the predicted name of field `idx` is stored name `names.0 + idx`), else empty.
+    /// With per-field strings `names.1` is `names.0`, so every field takes the out-of-line
+    /// step, which gives the value its text slot ([`FieldStep::ValueInSlot`]): other
+    /// sessions' predicted fields pay nothing for it.
     names: (usize, usize),
-    /// The Dense state keeps per-field numbers (`docs/SPEC.md` §15.2).
-    nums: bool,
+    /// [`DenseState::slot_mode`]: the [`slot_class`](super::slot_class) bits whose values
+    /// have slots (0 without slot state; per-field numbers, and strings with flag `40`,
+    /// `docs/SPEC.md` §15.2, §15.3). One byte, so the cursor, which is moved by value,
+    /// keeps its size.
+    slots: u8,
 }
 
 impl ShapeCursor {
@@ -132,13 +141,35 @@ impl ShapeCursor {
 
     /// The numeric slot of the field just named (`docs/SPEC.md` §15.2): its stored-name
     /// index while the struct is a reuse whose names were all predicted (so the decoder
-    /// reads the value without a name), `None` otherwise or without numeric state.
+    /// reads the value without a name), `None` otherwise or without slot state.
     #[inline(always)]
     pub(crate) fn slot(&self) -> Option<usize> {
+        if self.slots == 0 {
+            return None;
+        }
+        self.reuse_slot()
+    }
+
+    /// [`slot`](Self::slot) for a caller that has seen [`slot_classes`](Self::slot_classes)
+    /// nonzero already (one test fewer per value).
+    #[inline(always)]
+    pub(crate) fn reuse_slot(&self) -> Option<usize> {
         match self.mode {
-            Mode::Reuse(_) if self.nums && self.idx > 0 => Some(self.names.0 + self.idx - 1),
+            Mode::Reuse(_) if self.idx > 0 => Some(self.names.0 + self.idx - 1),
             _ => None,
         }
+    }
+
+    /// Whether the Dense state keeps per-field strings (`docs/SPEC.md` §15.3).
+    #[inline(always)]
+    pub(crate) fn texts(&self) -> bool {
+        self.slots & super::TEXT != 0
+    }
+
+    /// The [`slot_class`](super::slot_class) bits whose values have slots (see `slots`).
+    #[inline(always)]
+    pub(crate) fn slot_classes(&self) -> u8 {
+        self.slots
     }
 
     fn key(&self) -> PredKey {
@@ -158,6 +189,8 @@ impl ShapeCursor {
 
 impl DenseState {
     /// Starts struct `name` with `len` fields (serde's `serialize_struct` arguments).
+    /// Inline: its one caller opens every struct.
+    #[inline]
     pub(crate) fn struct_begin(
         &mut self,
         name: &'static str,
@@ -181,9 +214,9 @@ impl DenseState {
             hash: NamesHash::default(),
             hashed: 0,
             first: None,
-            names: self.reuse_names(mode),
+            names: self.cursor_names(mode),
             mode,
-            nums: self.tracks_numbers(),
+            slots: self.slot_mode(),
         };
         (cur, start)
     }
@@ -220,9 +253,9 @@ impl DenseState {
             hash: NamesHash::default(),
             hashed: 0,
             first: Some(h1),
-            names: self.reuse_names(mode),
+            names: self.cursor_names(mode),
             mode,
-            nums: self.tracks_numbers(),
+            slots: self.slot_mode(),
         };
         Some((cur, start))
     }
@@ -255,9 +288,20 @@ impl DenseState {
         }
     }
 
+    /// The `names` a cursor in `mode` keeps: [`reuse_names`](Self::reuse_names), empty with
+    /// per-field strings (see [`ShapeCursor`]'s `names`).
+    fn cursor_names(&self, mode: Mode) -> (usize, usize) {
+        let (start, end) = self.reuse_names(mode);
+        if self.slot_mode() & super::TEXT != 0 {
+            (start, start)
+        } else {
+            (start, end)
+        }
+    }
+
     /// Sets `cur`'s mode, keeping `names` in step.
     fn set_mode(&self, cur: &mut ShapeCursor, mode: Mode) {
-        cur.names = self.reuse_names(mode);
+        cur.names = self.cursor_names(mode);
         cur.mode = mode;
     }
 
@@ -266,6 +310,14 @@ impl DenseState {
     #[inline(never)]
     fn struct_field_other(&mut self, cur: &mut ShapeCursor, key: &[u8]) -> Result<FieldStep> {
         let step = match cur.mode {
+            Mode::Reuse(id)
+                if cur.texts() && {
+                    let k = cur.names.0 + cur.idx - 1;
+                    k < self.reuse_names(Mode::Reuse(id)).1 && self.shapes.name_at_is(k, key)
+                } =>
+            {
+                FieldStep::ValueInSlot
+            }
             Mode::Plain | Mode::PlainCounted => FieldStep::Name,
             Mode::Tail { .. } => {
                 self.feed_name(cur, key);

@@ -7,6 +7,8 @@
 //! (their bytes are contiguous there); entries from earlier frames of a session come out of
 //! the table, copied.
 
+use std::borrow::Cow;
+
 use super::{DenseState, Kind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
@@ -93,6 +95,23 @@ impl<'de> DecState<'de> {
             d.note_inline();
         }
         self.dense
+    }
+}
+
+impl<'de> DecState<'de> {
+    /// The bytes of intern entry `id`: from the input if this body defined it (printed for
+    /// hex text, `F2 0C`), else from the table (`None` for an id not defined, or when the
+    /// table keeps no bytes).
+    pub(crate) fn entry_bytes(&self, id: u32) -> Option<Cow<'_, [u8]>> {
+        let local = id.checked_sub(self.first_id).map(|i| i as usize);
+        if let Some(&l) = local.and_then(|i| self.spans.get(i)) {
+            return Some(match l {
+                Local::Str(s) => Cow::Borrowed(s.as_bytes()),
+                Local::Bin(b) => Cow::Borrowed(b),
+                Local::Hex(b, upper) => Cow::Owned(crate::wire::hex::digits(b, upper).collect()),
+            });
+        }
+        self.dense_ref()?.entry(id).map(|(b, _)| Cow::Borrowed(b))
     }
 }
 

@@ -21,6 +21,8 @@ pub(crate) trait Out {
     fn state(&mut self) -> &mut DenseState;
     /// The hook every string goes through (it counts and interns the string).
     fn write_str(&mut self, s: &str) -> Result<()>;
+    /// The value written next is that of text slot `k` (`docs/SPEC.md` §15.3).
+    fn text_slot(&mut self, k: usize);
 }
 
 /// The name of a field of a shaped struct (or shaped map) whose header starts at `start`,
@@ -50,6 +52,12 @@ fn write_field_step<O: Out>(
 ) -> Result<()> {
     match step {
         FieldStep::ValueOnly => Ok(()),
+        FieldStep::ValueInSlot => {
+            if let Some(k) = cur.slot() {
+                o.text_slot(k);
+            }
+            Ok(())
+        }
         FieldStep::Name => o.write_str(key),
         FieldStep::EscapeThenName => {
             o.out().extend_from_slice(&[EXT, ext::SHAPE_ESCAPE]);

@@ -178,6 +178,15 @@ impl InternTable {
         Some((&self.arena[start..end], self.kinds[i]))
     }
 
+    /// The kind of entry `id`, if defined (kept also when the bytes are not).
+    #[inline]
+    pub(crate) fn kind(&self, id: u32) -> Option<Kind> {
+        if id < self.base_len {
+            return self.base.as_deref()?.kind(id);
+        }
+        self.kinds.get((id - self.base_len) as usize).copied()
+    }
+
     #[inline]
     fn hash(&self, bytes: &[u8], kind: Kind) -> u64 {
         content_hash(&self.hasher, bytes, kind)
@@ -217,8 +226,9 @@ impl InternTable {
 
     /// [`find`](Self::find), and on a miss the [`Miss`] to define the value with
     /// ([`push_hashed`](Self::push_hashed)) without hashing it again. Without an index
-    /// every value misses (its `Miss` carries no hash: none is needed).
-    #[inline]
+    /// every value misses (its `Miss` carries no hash: none is needed). Always inline: the
+    /// encoder's miss path must keep it in line although [`find`](Self::find) calls it too.
+    #[inline(always)]
     pub(crate) fn find_or_hash(&mut self, bytes: &[u8], kind: Kind) -> Result<u32, Miss> {
         let Some(index) = self.index.as_ref() else {
             return Err(Miss { slot: 0, hash: 0 });

@@ -47,6 +47,7 @@ mod shape;
 mod stats;
 #[cfg(test)]
 mod tests;
+mod text;
 
 pub(crate) use colshape::encode_key as col_shape_key;
 #[allow(unused_imports)] // used by ser/de
@@ -59,9 +60,13 @@ pub use stats::SessionStats;
 use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
 use numeric::NumSlots;
-pub(crate) use numeric::{NumVal, XOR_MODE, is_plain_num, is_predicted, is_slotted_num, plain_num};
+pub(crate) use numeric::{
+    NUM_CLASSES, NumVal, PREDICTED, TEXT, XOR_MODE, is_predicted, plain_num, slot_class,
+};
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
+pub(crate) use text::{Text, inline_str, is_slot_text};
+use text::{TextSlots, TextTrial};
 
 use std::sync::Arc;
 
@@ -81,6 +86,10 @@ const MAX_ENTRY_SHARE: u64 = 64;
 /// a declaration's names are only known at its end (`docs/SPEC.md` §16.1).
 const SHAPE_DECL_RESERVE: u64 = 64 << 10;
 
+/// The least prefix, in bytes, for which the encoder writes a new string as the prefix form
+/// instead of defining it (`docs/SPEC.md` §15.3, encoder rules).
+const PREFIX_MIN: usize = 12;
+
 /// How the encoder writes one string or byte string.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Emission {
@@ -96,6 +105,11 @@ pub(crate) enum Emission {
     Mtf(u8),
     /// `EA 00`: the pair table's successor of the previous id.
     Pair,
+    /// A string not in the table, in a session that keeps per-field strings
+    /// (`docs/SPEC.md` §15.3): nothing is decided or changed yet. The caller tries the
+    /// prefix form if the string is a text slot's value, else asks
+    /// [`encode_str_decided`](DenseState::encode_str_decided). Never for byte strings.
+    Undecided,
 }
 
 impl Emission {
@@ -103,7 +117,7 @@ impl Emission {
     /// are not known here, so it returns 0).
     pub(crate) fn wire_len(self, len: usize) -> usize {
         match self {
-            Emission::Inline => 0,
+            Emission::Inline | Emission::Undecided => 0,
             Emission::Intern => 1 + uvarint_len(len as u64) + len,
             Emission::Ref(id) => 1 + uvarint_len(id as u64),
             Emission::Repeat => 1,
@@ -112,11 +126,11 @@ impl Emission {
     }
 
     /// Appends a non-inline emission; returns `false` for [`Emission::Inline`], which the
-    /// caller writes with the plain tags.
+    /// caller writes with the plain tags, and for [`Emission::Undecided`].
     #[inline]
     pub(crate) fn write(self, out: &mut Vec<u8>, bytes: &[u8], kind: Kind) -> bool {
         match self {
-            Emission::Inline => return false,
+            Emission::Inline | Emission::Undecided => return false,
             Emission::Intern => {
                 out.push(match kind {
                     Kind::Str => tags::INTERN_STR,
@@ -152,6 +166,8 @@ struct Config {
     entry_cap: u32,
     byte_cap: u64,
     shape_cap: u32,
+    /// See [`DenseState::slot_mode`] (kept here, in padding, so the state keeps its size).
+    slot_mode: u8,
 }
 
 /// What an encoder checkpoint must restore.
@@ -176,6 +192,7 @@ pub(crate) struct Trial {
     shape_pred: (usize, usize, bool),
     col_shapes: ColShapeMark,
     nums: Option<(usize, bool)>,
+    texts: Option<TextTrial>,
 }
 
 /// The mirrored Dense state of one side of a session (or of one message).
@@ -190,6 +207,9 @@ pub(crate) struct DenseState {
     /// Per-field numeric state (`docs/SPEC.md` §15.2): session decoders always, session
     /// encoders with `NUM_STATE`; `None` for one-shot messages, which never carry it.
     nums: Option<Box<NumSlots>>,
+    /// Per-field strings (`docs/SPEC.md` §15.3): both sides of a stream whose header has
+    /// flag `40`; `None` everywhere else.
+    texts: Option<Box<TextSlots>>,
     mark: Option<Mark>,
     /// Encoder sessions: per id of this generation, 1 once referenced (admission learning).
     used: Vec<u8>,
@@ -221,6 +241,7 @@ impl DenseState {
                 entry_cap: opts.intern_entry_cap().min(MAX_WIRE_ENTRIES),
                 byte_cap: opts.intern_byte_cap(),
                 shape_cap: opts.shape_cap(),
+                slot_mode: 0,
             },
             table,
             pred: Predictors::new(),
@@ -228,6 +249,7 @@ impl DenseState {
             shape_pred: ShapePredictor::default(),
             col_shapes: ColShapes::default(),
             nums: None,
+            texts: None,
             mark: None,
             used: Vec::new(),
             admit: None,
@@ -258,7 +280,21 @@ impl DenseState {
         if s.has(Features::NUM_STATE) && s.has(Features::SHAPE_INTERN) {
             s.nums = Some(Box::default());
         }
+        if crate::wire::header::texts_on(opts) {
+            s.texts = Some(Box::default());
+        }
+        s.set_slot_mode();
         s
+    }
+
+    /// This decoder state for a body under header `flags`: with flag `40` it keeps the
+    /// per-field strings of `docs/SPEC.md` §15.3.
+    pub(crate) fn for_flags(mut self, flags: u8) -> Self {
+        if flags & crate::wire::header::FLAG_TEXTS != 0 && self.texts.is_none() {
+            self.texts = Some(Box::default());
+        }
+        self.set_slot_mode();
+        self
     }
 
     /// Encoder state: features, `min_intern` and caps from `opts`.
@@ -279,6 +315,7 @@ impl DenseState {
         };
         let mut s = DenseState::with(opts, table);
         s.nums = Some(Box::default());
+        s.set_slot_mode();
         s
     }
 
@@ -332,6 +369,9 @@ impl DenseState {
             + self.nums.as_ref().map_or(0, |n| {
                 std::mem::size_of::<NumSlots>() as u64 + n.heap_bytes()
             })
+            + self.texts.as_ref().map_or(0, |t| {
+                std::mem::size_of::<TextSlots>() as u64 + t.heap_bytes()
+            })
             + self.used.capacity() as u64
             + self.admit.as_ref().map_or(0, |a| {
                 std::mem::size_of::<Admission>() as u64 + a.heap_bytes()
@@ -368,7 +408,21 @@ impl DenseState {
         self.encode_str_other(bytes, kind)
     }
 
-    /// [`encode_str`](Self::encode_str) for every other value.
+    /// [`encode_str`](Self::encode_str) of a string for which it returned
+    /// [`Emission::Undecided`] (or would): the emission without the prefix form.
+    pub(crate) fn encode_str_decided(&mut self, bytes: &[u8], kind: Kind) -> Emission {
+        // The deferral is off for this call: one instance of the miss path, which then keeps
+        // its inlined lookups (a second instance made them calls).
+        let mode = self.cfg.slot_mode;
+        self.cfg.slot_mode &= !TEXT;
+        let e = self.encode_str_other(bytes, kind);
+        self.cfg.slot_mode = mode;
+        e
+    }
+
+    /// [`encode_str`](Self::encode_str) for every other value. A string that is not in the
+    /// table of a session that keeps per-field strings is [`Emission::Undecided`]: only on
+    /// this path, so other sessions' strings pay one test per miss and nothing else.
     #[inline(never)]
     fn encode_str_other(&mut self, bytes: &[u8], kind: Kind) -> Emission {
         if bytes.len() >= self.cfg.min_intern {
@@ -376,6 +430,9 @@ impl DenseState {
                 Ok(id) => return self.encode_ref(id, inline_len(bytes.len(), kind)),
                 Err(miss) => miss,
             };
+            if self.defers(kind) {
+                return Emission::Undecided;
+            }
             self.counts.misses += 1;
             if self.may_intern(bytes.len()) && self.admits(bytes, kind) {
                 let id = self.table.push_hashed(bytes, kind, miss);
@@ -386,9 +443,18 @@ impl DenseState {
                 }
                 return Emission::Intern;
             }
+        } else if self.defers(kind) {
+            return Emission::Undecided;
         }
         self.pred.reset_last();
         Emission::Inline
+    }
+
+    /// Whether a string of `kind` not in the table is [`Emission::Undecided`]: strings in a
+    /// session that keeps per-field strings.
+    #[inline(always)]
+    fn defers(&self, kind: Kind) -> bool {
+        self.cfg.slot_mode & TEXT != 0 && kind == Kind::Str
     }
 
     /// A reference to `id` is written or read: counted, and (encoder sessions) marked used.
@@ -694,12 +760,215 @@ impl DenseState {
         self.nums.as_deref().map_or(0, |n| n.exp(k))
     }
 
+    // ---- per-field strings (both sides) ---------------------------------------------------
+
+    /// Whether this side keeps per-field strings (`docs/SPEC.md` §15.3).
+    #[inline(always)]
+    pub(crate) fn tracks_texts(&self) -> bool {
+        self.texts.is_some()
+    }
+
+    /// The slot state of this side as shape cursors and accesses keep it: the
+    /// [`slot_class`] bits whose values have slots, 0 without slot state, [`NUM_CLASSES`]
+    /// with per-field numbers, and [`TEXT`] too with per-field strings.
+    #[inline(always)]
+    pub(crate) fn slot_mode(&self) -> u8 {
+        self.cfg.slot_mode
+    }
+
+    /// Recomputes [`slot_mode`](Self::slot_mode) after `nums` or `texts` changed.
+    fn set_slot_mode(&mut self) {
+        self.cfg.slot_mode = match (
+            self.nums.is_some() || self.texts.is_some(),
+            self.texts.is_some(),
+        ) {
+            (false, _) => 0,
+            (true, false) => NUM_CLASSES,
+            (true, true) => NUM_CLASSES | TEXT,
+        };
+    }
+
+    /// The text of slot `k` ([`Text::Empty`] on a side that keeps none).
+    #[inline]
+    pub(crate) fn slot_text(&self, k: usize) -> Text {
+        self.texts.as_deref().map_or(Text::Empty, |t| t.get(k))
+    }
+
+    /// The bytes of an own text of [`slot_text`](Self::slot_text).
+    pub(crate) fn own_text(&self, off: u32, len: u32) -> &[u8] {
+        self.texts.as_deref().map_or(&[], |t| t.own(off, len))
+    }
+
+    /// Encoder: the value of text slot `k` is written from `out[at]` on (`None`: no slot's
+    /// value is); a string written there is the whole value.
+    #[inline]
+    pub(crate) fn set_text_slot(&mut self, slot: Option<(usize, usize)>) {
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.set_pending(slot);
+        }
+    }
+
+    /// Encoder: the text slot whose whole value a string written at `out[at]` is, if any.
+    #[inline]
+    pub(crate) fn take_text_slot(&mut self, at: usize) -> Option<usize> {
+        self.texts.as_deref_mut()?.take_pending(at)
+    }
+
+    /// Slot `k`'s value was the string `bytes`, written inline or as a prefix form: the
+    /// slot keeps its own copy (within the live bound).
+    pub(crate) fn observe_own_text(&mut self, k: usize, bytes: &[u8]) {
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.set_own(k, bytes);
+        }
+    }
+
+    /// Slot `k`'s value was just read or written as a Dense definition or reference: the
+    /// entry is `lastID` now, and a *string* entry becomes the slot's text (a bytes entry
+    /// leaves it).
+    pub(crate) fn observe_ref_text(&mut self, k: usize) {
+        if let Some(t) = self.texts.as_deref_mut()
+            && let Some(id) = self.pred.last()
+            && self.table.kind(id) == Some(Kind::Str)
+        {
+            t.set_entry(k, id);
+        }
+    }
+
+    /// Slot `k`'s value was the hex text token at the front of `b` (`F2 0B`/`F2 0C`,
+    /// `docs/SPEC.md` §9), just read or written: a definition makes its entry the slot's
+    /// text, as `E0` does; an inline one gives the slot its string (the printed digits) as
+    /// own bytes, as an inline string does (§15.3). Anything else leaves the slot.
+    pub(crate) fn observe_hex_text(&mut self, k: usize, b: &[u8]) {
+        match crate::wire::hex::token(b) {
+            Some((true, _, _)) => self.observe_ref_text(k),
+            Some((false, packed, upper)) => {
+                if let Some(t) = self.texts.as_deref_mut() {
+                    t.set_own_with(k, 2 * packed.len(), |a| {
+                        a.extend(crate::wire::hex::digits(packed, upper));
+                    });
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// Encoder: the string `bytes` is the whole value of text slot `k` and is about to be
+    /// written. If it is not in the intern table, was not seen before (the admission filter,
+    /// first sighting), keeps at least [`PREFIX_MIN`] bytes of the slot's text, and the prefix
+    /// form is strictly shorter than the inline form, writes `F2 0D uvarint(p) s` instead of a definition (a URL with a new
+    /// id is seldom seen again; a value that comes back is interned on its second sighting,
+    /// so low-cardinality fields keep their references), applies its state updates (an
+    /// inline string for §14.1; the slot's text) and returns `true`; else changes nothing
+    /// (but the filter) and returns `false`.
+    pub(crate) fn encode_prefix(&mut self, out: &mut Vec<u8>, bytes: &[u8], k: usize) -> bool {
+        let Some(texts) = self.texts.as_deref_mut() else {
+            return false;
+        };
+        let p = match texts.get(k) {
+            Text::Empty => return false,
+            Text::Entry(id) => self
+                .table
+                .get(id)
+                .map_or(0, |(last, _)| text::common_prefix(last, bytes)),
+            Text::Own { off, len } => text::common_prefix(texts.own(off, len), bytes),
+        };
+        let rest = bytes.len() - p;
+        // Only a string that keeps a long part of its field's last one skips its definition:
+        // a shorter match is often a value that recurs, whose references later are worth
+        // more (measured on the README's datasets: no stream grew).
+        if p < PREFIX_MIN {
+            return false;
+        }
+        if p == 0
+            || 2 + uvarint_len(p as u64) + inline_len(rest, Kind::Str)
+                >= inline_len(bytes.len(), Kind::Str)
+            || self.table.find(bytes, Kind::Str).is_some()
+        {
+            return false;
+        }
+        // A value seen before recurs: it is interned (and referenced later) as usual. The
+        // admission filter of §18 remembers the first sighting (its fingerprint is stored).
+        if let Some(a) = self.admit.as_deref_mut()
+            && a.sighted(fingerprint(bytes, false))
+        {
+            return false;
+        }
+        texts.set_own(k, bytes);
+        out.extend_from_slice(&[tags::EXT, crate::wire::ext::TEXT_PREFIX]);
+        write_uvarint(out, p as u64);
+        let head = crate::wire::form::header_bytes(crate::wire::form::Header::Str, rest)
+            .expect("shorter than the string");
+        out.extend_from_slice(head.as_slice());
+        out.extend_from_slice(&bytes[p..]);
+        self.pred.reset_last();
+        if bytes.len() >= self.cfg.min_intern {
+            self.counts.misses += 1;
+        }
+        true
+    }
+
+    /// Encoder: the value of slot `k` was just written at `out[at..]` and starts with a
+    /// string or Dense tag or hex text. Updates the slot's text (`docs/SPEC.md` §15.3) and, for an
+    /// inline string, rewrites it in place as `F2 0D uvarint(p) s` when that is strictly
+    /// shorter (`p`: the longest common prefix with the slot's last text, at a character
+    /// boundary).
+    #[inline(never)]
+    pub(crate) fn encode_text(&mut self, out: &mut Vec<u8>, at: usize, k: usize) {
+        let Some(texts) = self.texts.as_deref_mut() else {
+            return;
+        };
+        if crate::wire::tags::is_dense_text(out[at]) {
+            return self.observe_ref_text(k);
+        }
+        if out[at] == tags::EXT {
+            return self.observe_hex_text(k, &out[at..]);
+        }
+        let Some((h, len)) = inline_str(&out[at..]) else {
+            return;
+        };
+        debug_assert_eq!(at + h + len, out.len(), "a string value is one token");
+        let bytes = &out[at + h..at + h + len];
+        let p = match texts.get(k) {
+            Text::Empty => 0,
+            Text::Entry(id) => self
+                .table
+                .get(id)
+                .map_or(0, |(last, _)| text::common_prefix(last, bytes)),
+            Text::Own { off, len } => text::common_prefix(texts.own(off, len), bytes),
+        };
+        texts.set_own(k, bytes);
+        if p == 0 {
+            return;
+        }
+        let rest = len - p;
+        let cost = 2 + uvarint_len(p as u64) + inline_len(rest, Kind::Str);
+        if cost >= h + len {
+            return;
+        }
+        // Shorter than the token it replaces: the suffix moves left, then the head goes in.
+        let head = crate::wire::form::header_bytes(crate::wire::form::Header::Str, rest)
+            .expect("shorter than a string already written");
+        let suffix_at = at + 2 + uvarint_len(p as u64) + head.len;
+        out.copy_within(at + h + p..at + h + len, suffix_at);
+        out[at] = tags::EXT;
+        out[at + 1] = crate::wire::ext::TEXT_PREFIX;
+        let n = numeric::put_uvarint(&mut out[at + 2..], p as u64);
+        out[at + 2 + n..suffix_at].copy_from_slice(head.as_slice());
+        out.truncate(at + cost);
+    }
+
     // ---- encoder checkpoints ------------------------------------------------------------
 
     /// Records the state before an encoder message. Nested checkpoints are not supported.
+    /// Inline: one call a message.
+    #[inline]
     pub(crate) fn checkpoint(&mut self) {
         let pred = self.pred.mark();
         self.shape_pred.mark();
+        // Texts first: the numbers' step stays last, as before per-field strings.
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.mark();
+        }
         if let Some(n) = self.nums.as_deref_mut() {
             n.mark();
         }
@@ -731,6 +1000,7 @@ impl DenseState {
             shape_pred: self.shape_pred.trial(),
             col_shapes: self.col_shapes.mark(),
             nums: self.nums.as_deref_mut().map(NumSlots::trial),
+            texts: self.texts.as_deref_mut().map(TextSlots::trial),
         }
     }
 
@@ -740,6 +1010,9 @@ impl DenseState {
         self.shape_pred.trial_keep(t.shape_pred);
         if let (Some(n), Some(m)) = (self.nums.as_deref_mut(), t.nums) {
             n.trial_keep(m);
+        }
+        if let (Some(x), Some(m)) = (self.texts.as_deref_mut(), t.texts) {
+            x.trial_keep(m);
         }
     }
 
@@ -759,6 +1032,9 @@ impl DenseState {
         if let (Some(n), Some(m)) = (self.nums.as_deref_mut(), t.nums) {
             n.trial_rollback(m);
         }
+        if let (Some(x), Some(m)) = (self.texts.as_deref_mut(), t.texts) {
+            x.trial_rollback(m);
+        }
     }
 
     /// Keeps every change since [`checkpoint`](Self::checkpoint).
@@ -766,6 +1042,9 @@ impl DenseState {
         self.mark = None;
         self.pred.commit();
         self.shape_pred.commit();
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.commit();
+        }
         if let Some(n) = self.nums.as_deref_mut() {
             n.commit();
         }
@@ -787,6 +1066,9 @@ impl DenseState {
         self.col_shapes.rollback(&mark.col_shapes);
         if let Some(n) = self.nums.as_deref_mut() {
             n.rollback();
+        }
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.rollback();
         }
     }
 
@@ -826,6 +1108,9 @@ impl DenseState {
         self.col_shapes.clear();
         if let Some(n) = self.nums.as_deref_mut() {
             n.clear();
+        }
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.clear();
         }
     }
 

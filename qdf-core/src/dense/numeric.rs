@@ -243,11 +243,41 @@ const TAG_CLASS: [u8; 256] = {
     t[tags::NUM_SAME as usize] = PREDICTED;
     t[tags::NUM_DELTA as usize] = PREDICTED;
     t[tags::NUM_FLOAT as usize] = PREDICTED;
+    // The starts of values a text slot follows (`docs/SPEC.md` §15.3): strings, Dense
+    // string tags, and `F2` (the prefix form among the extensions).
+    let mut i = tags::FIXSTR as usize;
+    while i <= tags::FIXSTR_MAX as usize {
+        t[i] = TEXT;
+        i += 1;
+    }
+    t[tags::STR8 as usize] = TEXT;
+    t[tags::STR16 as usize] = TEXT;
+    t[tags::STR32 as usize] = TEXT;
+    t[tags::INTERN_STR as usize] = TEXT;
+    t[tags::STATE_REF as usize] = TEXT;
+    t[tags::REPEAT as usize] = TEXT;
+    t[tags::MTF as usize] = TEXT;
+    t[tags::PAIR as usize] = TEXT;
+    t[tags::EXT as usize] = TEXT;
     t
 };
 
+/// [`TAG_CLASS`] of the values a text slot follows.
+pub(crate) const TEXT: u8 = 0x40;
+
+/// [`slot_class`] bits a shape access tests: numbers (plain and predicted), and with
+/// per-field strings also [`TEXT`].
+pub(crate) const NUM_CLASSES: u8 = 0x8F;
+
+/// The class of a value starting with `tag` for the slot tests: 1..=9 a plain number,
+/// [`PREDICTED`], [`TEXT`], or 0.
+#[inline(always)]
+pub(crate) fn slot_class(tag: u8) -> u8 {
+    TAG_CLASS[tag as usize]
+}
+
 /// [`TAG_CLASS`] of the predicted forms.
-const PREDICTED: u8 = 0x80;
+pub(crate) const PREDICTED: u8 = 0x80;
 
 /// The number the plain token at the front of `b` holds, if `b` starts with one (the
 /// 64-bit integer forms, `f32`, `f64`; minimality is the reader's business).
@@ -277,20 +307,6 @@ pub(crate) fn plain_num(b: &[u8]) -> Option<NumVal> {
         tags::F64 => NumVal::F64(le::<8>(rest)?),
         _ => return None,
     })
-}
-
-/// Whether `tag` starts a plain number of the forms a slot keeps (64-bit integers, `f32`,
-/// `f64`): the cheap test before [`plain_num`].
-#[inline(always)]
-pub(crate) fn is_plain_num(tag: u8) -> bool {
-    TAG_CLASS[tag as usize].wrapping_sub(1) < 9
-}
-
-/// Whether `tag` starts a value a slot reads: a plain number of [`is_plain_num`] or a
-/// predicted form of [`is_predicted`].
-#[inline(always)]
-pub(crate) fn is_slotted_num(tag: u8) -> bool {
-    TAG_CLASS[tag as usize] != 0
 }
 
 /// Whether `tag` starts a predicted number (`F0`, `F1`, `FD`).
@@ -546,7 +562,7 @@ impl NumSlots {
 
 /// Writes `v` as a uvarint at the front of `buf`, which has room for it; returns its length.
 #[inline]
-fn put_uvarint(buf: &mut [u8], mut v: u64) -> usize {
+pub(crate) fn put_uvarint(buf: &mut [u8], mut v: u64) -> usize {
     let mut n = 0;
     while v >= 0x80 {
         buf[n] = v as u8 | 0x80;

@@ -292,6 +292,13 @@ pub enum Intern {
         /// The reference tag.
         form: RefForm,
     },
+    /// `F2 0D uvarint(kept) s`, a slotted string of a stream with header flag `40`
+    /// (§15.3): the first `kept` bytes of the field's last string, then the event's bytes
+    /// (the suffix `s`, written inline).
+    Prefix {
+        /// Bytes taken from the field's last string.
+        kept: usize,
+    },
 }
 
 /// The tag of an intern reference (§14).

@@ -56,7 +56,7 @@ use crate::frame::{self, Next};
 use crate::options::Options;
 use crate::source::Source;
 use crate::wire::header::{
-    FLAG_CHECKSUM, FLAG_DENSE, FLAG_DICT, header_len, read_dict_id, unknown_dictionary,
+    FLAG_CHECKSUM, FLAG_DENSE, FLAG_DICT, FLAG_TEXTS, header_len, read_dict_id, unknown_dictionary,
 };
 use crate::wire::tags::*;
 
@@ -154,7 +154,7 @@ pub fn message_with_dictionary(
         kind: EventKind::Header { flags },
     });
     // Keep the entries' bytes so every reference resolves from the table.
-    let mut state = DenseState::new_decoder(opts, true);
+    let mut state = DenseState::new_decoder(opts, true).for_flags(flags);
     if flags & FLAG_DICT != 0
         && let Some(d) = dict
     {
@@ -226,9 +226,15 @@ pub fn stream_with_dictionary(
         key: false,
         kind: EventKind::Header { flags },
     });
+    // As `DecoderSession` creates it: from the dictionary, or (flag 40) from the header.
     let mut dense: Option<Box<DenseState>> = match &base {
         Some(b) if flags & FLAG_DENSE != 0 => Some(Box::new(
-            DenseState::new_session_decoder(opts).on_base(Arc::clone(b)),
+            DenseState::new_session_decoder(opts)
+                .for_flags(flags)
+                .on_base(Arc::clone(b)),
+        )),
+        _ if flags & FLAG_TEXTS != 0 => Some(Box::new(
+            DenseState::new_session_decoder(opts).for_flags(flags),
         )),
         _ => None,
     };

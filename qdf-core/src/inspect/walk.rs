@@ -8,7 +8,7 @@ use crate::columnar::numtext::Form;
 use crate::columnar::read::{Column, Container, Data};
 use crate::columnar::row::enter_value_levels;
 use crate::columnar::{Class, mask_len};
-use crate::dense::{DenseState, Kind, XOR_MODE};
+use crate::dense::{DenseState, Kind, XOR_MODE, is_slot_text};
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::{Num, Source};
 use crate::wire::read::{Reference, SliceRead, Text};
@@ -332,8 +332,30 @@ impl<'de> Walker<'de, '_> {
         Ok(())
     }
 
-    /// The value of a reuse's field `k` (a numeric slot in a session, `docs/SPEC.md` §15.2).
+    /// The value of a reuse's field `k` (a numeric slot in a session, `docs/SPEC.md` §15.2,
+    /// and a text slot in a stream with header flag `40`, §15.3), stepped as the decoder's
+    /// shape access steps it.
     fn slotted_value(&mut self, k: usize) -> Result<()> {
+        if self.src.tracks_texts()
+            && let Some(t) = self.src.peek()
+            && (is_slot_text(t) || t == EXT)
+        {
+            let before = self.src.rest();
+            if t == EXT && before.get(1) == Some(&ext::TEXT_PREFIX) {
+                let (_, kept, suffix, at) = self.src.slot_prefix(k)?;
+                let kind = EventKind::Text {
+                    bytes: suffix.as_bytes(),
+                    binary: false,
+                    intern: Intern::Prefix { kept },
+                    hex: false,
+                };
+                self.emit(at, false, kind);
+                return Ok(());
+            }
+            self.value(false)?;
+            self.src.observe_text(k, t, before);
+            return Ok(());
+        }
         if self.src.tracks_numbers() {
             let at = self.src.offset();
             if let Some((n, _)) = self.src.slotted(k)? {

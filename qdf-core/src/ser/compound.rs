@@ -284,17 +284,39 @@ impl<'a> Compound<'a> {
     /// stands for (`docs/SPEC.md` §13): one unit per entry of a map or struct (plain or
     /// shaped) and per element of a plain array; the packed and columnar forms count
     /// themselves.
-    /// The value of the field just named was written at `at..`: if the field has a numeric
-    /// slot (`docs/SPEC.md` §15.2) and the value is a plain number, the Dense state keeps it
-    /// and may rewrite it shorter. The byte test comes before the slot: most values are no
-    /// number.
+    /// The value of the field just named was written at `at..`: if the field has a slot
+    /// and the value is a plain number (`docs/SPEC.md` §15.2), the Dense state keeps it and
+    /// may rewrite it shorter; with per-field strings (§15.3) a string updates the field's
+    /// text and may be rewritten as a prefix of it. One class test against the cursor's
+    /// slot classes, as cheap as a number test, so other sessions pay nothing for strings;
+    /// the class then tells the two apart, where the slot state's own test was.
     #[inline(always)]
     fn slotted_value(&mut self, at: usize) {
+        if let Some(cur) = &self.shape {
+            let c = self.ser.sink.slot_class_at(at) & cur.slot_classes();
+            if c != 0
+                && let Some(k) = cur.reuse_slot()
+            {
+                if c == crate::dense::TEXT {
+                    self.slotted_text(at);
+                } else {
+                    self.ser.sink.encode_num(at, k);
+                }
+            }
+        }
+    }
+
+    /// [`slotted_value`](Self::slotted_value) of a value a text slot follows (a string, a
+    /// Dense string tag or `F2`), in a session that keeps per-field strings; out of line.
+    #[inline(never)]
+    fn slotted_text(&mut self, at: usize) {
         if let Some(cur) = &self.shape
-            && self.ser.sink.plain_num_at(at)
             && let Some(k) = cur.slot()
         {
-            self.ser.sink.encode_num(at, k);
+            if self.ser.sink.text_at(at) {
+                self.ser.sink.encode_text(at, k);
+            }
+            self.ser.sink.end_text_slot();
         }
     }
 

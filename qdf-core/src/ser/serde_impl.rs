@@ -132,8 +132,10 @@ impl<'a> serde::Serializer for &'a mut Serializer {
         self.sink.push(NIL);
         Ok(())
     }
-    /// `Some(x)` is `x`, unless `x`'s encoding starts with `C0` or `F2` (but not hex text,
-    /// `F2 0B`/`F2 0C`, a string): then `F2 05` is inserted before it. One depth level either way (the decoder counts `Some` the same way).
+    /// `Some(x)` is `x`, unless `x`'s encoding starts with `C0` or `F2` (but not a string
+    /// form: hex text `F2 0B`/`F2 0C`, or a slotted prefix form `F2 0D`, `docs/SPEC.md` §15.3,
+    /// which the decoder resolves before the target sees it): then `F2 05` is inserted before
+    /// it. One depth level either way (the decoder counts `Some` the same way).
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
         self.sink.enter()?;
         let pos = self.sink.len();

@@ -174,12 +174,10 @@ impl Sink {
         self.dense.as_deref_mut()
     }
 
-    /// Whether a plain number of the forms a numeric slot keeps starts at `out[at]`.
+    /// The [`slot_class`](crate::dense::slot_class) of the value at `out[at]` (0 past the end).
     #[inline(always)]
-    pub(crate) fn plain_num_at(&self, at: usize) -> bool {
-        self.out
-            .get(at)
-            .is_some_and(|&t| crate::dense::is_plain_num(t))
+    pub(crate) fn slot_class_at(&self, at: usize) -> u8 {
+        self.out.get(at).map_or(0, |&t| crate::dense::slot_class(t))
     }
 
     /// The value of shape field slot `k` was just written at `at..`: the Dense state keeps its
@@ -188,6 +186,40 @@ impl Sink {
     pub(crate) fn encode_num(&mut self, at: usize, k: usize) {
         if let Some(d) = self.dense.as_deref_mut() {
             d.encode_num(&mut self.out, at, k);
+        }
+    }
+
+    /// Whether a string, Dense string tag or hex text, which a slot's text follows, starts
+    /// at `out[at]`.
+    #[inline(always)]
+    pub(crate) fn text_at(&self, at: usize) -> bool {
+        match self.out.get(at) {
+            Some(&tags::EXT) => self
+                .out
+                .get(at + 1)
+                .is_some_and(|&s| crate::wire::ext::is_hex(s)),
+            Some(&t) => crate::dense::is_slot_text(t),
+            None => false,
+        }
+    }
+
+    /// No text slot's value is being written any more (`docs/SPEC.md` §15.3).
+    #[inline]
+    pub(crate) fn end_text_slot(&mut self) {
+        if let Some(d) = self.dense.as_deref_mut() {
+            d.set_text_slot(None);
+        }
+    }
+
+    /// The value of shape field slot `k` was just written at `at..` and starts with a string
+    /// tag: a session that keeps per-field strings updates the slot's text and may rewrite
+    /// the string as a prefix form (`docs/SPEC.md` §15.3).
+    #[inline(always)]
+    pub(crate) fn encode_text(&mut self, at: usize, k: usize) {
+        if let Some(d) = self.dense.as_deref_mut()
+            && d.tracks_texts()
+        {
+            d.encode_text(&mut self.out, at, k);
         }
     }
 
@@ -414,6 +446,14 @@ impl crate::dense::encode::Out for Sink {
     #[inline(always)]
     fn write_str(&mut self, s: &str) -> Result<()> {
         Sink::write_str(self, s)
+    }
+
+    #[inline(always)]
+    fn text_slot(&mut self, k: usize) {
+        let at = self.out.len();
+        if let Some(d) = self.dense.as_deref_mut() {
+            d.set_text_slot(Some((at, k)));
+        }
     }
 }
 

@@ -169,10 +169,14 @@ impl Sink {
         self.count_output(b.len() as u64);
         let n = b.len() as u64 + u64::from(upper);
         let hex_len = 2 + varint::uvarint_len(n) + b.len() / 2;
+        // Hex text is never a prefix form (`docs/SPEC.md` §15.3): decided at once.
         let emission = self
             .dense
             .as_deref_mut()
-            .map(|d| d.encode_str(b, Kind::Str));
+            .map(|d| match d.encode_str(b, Kind::Str) {
+                Emission::Undecided => d.encode_str_decided(b, Kind::Str),
+                e => e,
+            });
         let sub = match emission {
             Some(Emission::Intern) if hex_len < Emission::Intern.wire_len(b.len()) => ext::HEX_DEF,
             Some(Emission::Inline) | None
@@ -197,10 +201,43 @@ impl Sink {
     /// so that the Speed path inlines without the intern table's register pressure.
     #[inline(never)]
     fn write_str_dense(&mut self, b: &[u8]) -> Result<()> {
-        if self.write_dense(b, crate::dense::Kind::Str) {
+        use crate::dense::{Emission, Kind};
+        let Some(d) = self.dense.as_deref_mut() else {
+            return self.write_plain_str_cold(b);
+        };
+        let e = d.encode_str(b, Kind::Str);
+        if e.write(&mut self.out, b, Kind::Str) {
             return Ok(());
         }
+        if e == Emission::Undecided {
+            return self.write_str_undecided(b);
+        }
         self.write_plain_str_cold(b)
+    }
+
+    /// A string not in the table of a session that keeps per-field strings
+    /// ([`Emission::Undecided`]): the prefix form if it is the whole value of a text slot
+    /// and the Dense state picks it (`docs/SPEC.md` §15.3), else as any string. Out of line
+    /// and cold, so other sessions' string path only tests for it after a miss.
+    #[cold]
+    #[inline(never)]
+    fn write_str_undecided(&mut self, b: &[u8]) -> Result<()> {
+        use crate::dense::Kind;
+        let at = self.out.len();
+        let Some(d) = self.dense.as_deref_mut() else {
+            return self.write_plain_str(b);
+        };
+        if let Some(k) = d.take_text_slot(at)
+            && d.encode_prefix(&mut self.out, b, k)
+        {
+            return Ok(());
+        }
+        if d.encode_str_decided(b, Kind::Str)
+            .write(&mut self.out, b, Kind::Str)
+        {
+            return Ok(());
+        }
+        self.write_plain_str(b)
     }
 
     /// [`write_plain_str`](Self::write_plain_str) out of line, for the Dense path (where an

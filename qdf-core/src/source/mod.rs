@@ -12,14 +12,17 @@
 pub(crate) mod keys;
 pub(crate) mod parse;
 
+use std::borrow::Cow;
+
 use crate::dense::decode::DecState;
-use crate::dense::{DenseState, is_predicted, plain_num};
+use crate::dense::{DenseState, Text as SlotText, inline_str, is_predicted, plain_num};
 use crate::dict::Dictionary;
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
 use crate::wire::budget::Budget;
 use crate::wire::header;
-use crate::wire::read::SliceRead;
+use crate::wire::read::{Reference, SliceRead, Text};
+use crate::wire::tags;
 
 pub(crate) use parse::Num;
 
@@ -88,8 +91,13 @@ impl<'de> Source<'de> {
         let start = header::header_len(flags);
         let body = &input[start..];
         let mut src = Self::new(body, start as u64, opts);
-        if let Some(base) = base {
-            let dense = DenseState::new_decoder(opts, false).on_base(base);
+        // A message that starts a stream with flag 40 (a unary gRPC message, §24) keeps
+        // per-field strings from its first byte.
+        if base.is_some() || flags & header::FLAG_TEXTS != 0 {
+            let mut dense = DenseState::new_decoder(opts, false).for_flags(flags);
+            if let Some(base) = base {
+                dense = dense.on_base(base);
+            }
             src.state = DecState::new(opts, Some(Box::new(dense)), false);
         }
         src.col_index = flags & header::FLAG_COL_INDEX != 0;
@@ -297,4 +305,95 @@ impl<'de> Source<'de> {
             }
         }
     }
+
+    /// The [`slot_class`](crate::dense::slot_class) bits whose values have slots in a reuse
+    /// ([`DenseState::slot_mode`]; 0 without a Dense state).
+    #[inline]
+    pub(crate) fn slot_classes(&self) -> u8 {
+        self.dense_ref().map_or(0, DenseState::slot_mode)
+    }
+
+    /// Whether the values of shape fields keep per-field strings (a stream with header flag
+    /// `40`, `docs/SPEC.md` §15.3).
+    #[inline]
+    pub(crate) fn tracks_texts(&self) -> bool {
+        self.dense_ref().is_some_and(DenseState::tracks_texts)
+    }
+
+    /// The value of slot `k` is next and starts with `F2 0D` (`docs/SPEC.md` §15.3): reads
+    /// the prefix form, builds the string (the first `p` bytes of the slot's text, then the
+    /// suffix) and makes it the slot's text. Returns the string, `p`, the suffix as it lies
+    /// in the input and the form's offset. The prefix is charged to the output budget (its
+    /// copy is no larger than the text the state holds already); the suffix is charged as
+    /// any inline string.
+    ///
+    /// Errors: [`ErrorCode::BadCodec`] at the payload for an empty text, `p` of 0 or beyond
+    /// the text, or `p` inside a character; a suffix that is not an inline string
+    /// (`BadTag`); varint, string and budget errors.
+    #[inline(never)]
+    pub(crate) fn slot_prefix(&mut self, k: usize) -> Result<(String, usize, &'de str, u64)> {
+        let at = self.offset();
+        self.take(2, "a text prefix")?;
+        let pay = self.offset();
+        let p = self.uvarint()?;
+        let bad = |what: &'static str| Error::at(ErrorCode::BadCodec(what), pay);
+        let Some(text) = self.text_bytes(k) else {
+            return Err(bad("a text prefix in a field that holds no string"));
+        };
+        if p == 0 || p > text.len() as u64 {
+            return Err(bad(
+                "a text prefix of 0 bytes or longer than the field's string",
+            ));
+        }
+        let p = p as usize;
+        if !utf8_boundary(&text, p) {
+            return Err(bad("a text prefix that cuts a character"));
+        }
+        let mut out = text[..p].to_vec();
+        self.charge(p as u64)?;
+        let stag = self.next_tag()?;
+        if !matches!(stag, tags::FIXSTR..=tags::FIXSTR_MAX | tags::STR8..=tags::STR32) {
+            return Err(self.bad_tag(stag, "an inline string after a text prefix"));
+        }
+        let suffix = match self.read_text(stag)? {
+            Some(Text::Str(Reference::Borrowed(s))) => s,
+            _ => return Err(self.bad_tag(stag, "an inline string after a text prefix")),
+        };
+        out.extend_from_slice(suffix.as_bytes());
+        // Valid by construction: a UTF-8 text cut at a character boundary, then UTF-8.
+        let s = String::from_utf8(out).map_err(|_| bad("a text prefix that is not UTF-8"))?;
+        self.dense().observe_own_text(k, s.as_bytes());
+        Ok((s, p, suffix, at))
+    }
+
+    /// The bytes of slot `k`'s text, `None` when it is empty (or no state keeps texts);
+    /// owned only for an entry this body defined as hex text (printed).
+    fn text_bytes(&self, k: usize) -> Option<Cow<'_, [u8]>> {
+        let d = self.dense_ref()?;
+        match d.slot_text(k) {
+            SlotText::Empty => None,
+            SlotText::Entry(id) => self.state.entry_bytes(id),
+            SlotText::Own { off, len } => Some(Cow::Borrowed(d.own_text(off, len))),
+        }
+    }
+
+    /// The value of slot `k`, which started with the string or Dense tag, or `F2`, `tag` at
+    /// the front of `before`, was read: its string becomes the slot's text (`docs/SPEC.md`
+    /// §15.3); hex text as its encoder's state learns it (§9).
+    #[inline(never)]
+    pub(crate) fn observe_text(&mut self, k: usize, tag: u8, before: &'de [u8]) {
+        if tags::is_dense_text(tag) {
+            self.dense().observe_ref_text(k);
+        } else if tag == tags::EXT {
+            self.dense().observe_hex_text(k, before);
+        } else if let Some((h, len)) = inline_str(before) {
+            self.dense().observe_own_text(k, &before[h..h + len]);
+        }
+    }
+}
+
+/// Whether `p` (at most `b.len()`) is a UTF-8 character boundary of `b`.
+#[inline]
+fn utf8_boundary(b: &[u8], p: usize) -> bool {
+    p == b.len() || (b[p] & 0xC0) != 0x80
 }

@@ -18,6 +18,7 @@
 //! | `0A` | shape escape | only inside a struct shape (`EC`), see `docs/SPEC.md` §15 | 0 |
 //! | `0B` | hex text | `uvarint(2·L + upper)`, L ≥ 1 bytes: a string of 2L hex digits | 0 |
 //! | `0C` | hex text definition | as `0B`; also defines the next intern id as that string | 0 |
+//! | `0D` | text prefix | only as a slotted value of a stream with flag `40` (`docs/SPEC.md` §15.3) | 0 |
 //!
 //! Every other subtype byte is a `Syntax` error. Integers that fit 64 bits always use the
 //! plain integer tags, so `03`/`04` holding such a value is
@@ -54,6 +55,10 @@ pub const HEX_TEXT: u8 = 0x0B;
 /// Hex text definition: the payload of [`HEX_TEXT`]; defines the next intern id as the
 /// string it stands for, with `E0`'s state update (`docs/SPEC.md` §14.1).
 pub const HEX_DEF: u8 = 0x0C;
+/// Only as the value of a slotted shape field in a stream with header flag `40`:
+/// `uvarint(p)` and an inline string `s`, the value being the first `p` bytes of the field's
+/// last string followed by `s` (`docs/SPEC.md` §15.3). Anywhere else a `Syntax` error.
+pub const TEXT_PREFIX: u8 = 0x0D;
 
 /// True for the subtypes that make `F2` a string form: [`HEX_TEXT`], [`HEX_DEF`].
 #[inline(always)]
@@ -63,11 +68,12 @@ pub(crate) const fn is_hex(sub: u8) -> bool {
 
 /// True if `Some(x)` must be wrapped because `x`'s encoding starts with `first`, `second`
 /// (`None`: not known yet, as at the end of the input): `C0`, or `F2` with any subtype but
-/// hex text (a string, which an `Option` target reads as `Some` unwrapped, §8).
+/// the string forms, hex text and the slotted text prefix [`TEXT_PREFIX`] (strings, which an
+/// `Option` target reads as `Some` unwrapped, §8, §15.3).
 #[inline]
 pub(crate) const fn some_needs_wrapper(first: u8, second: Option<u8>) -> bool {
     match second {
-        Some(sub) if first == super::tags::EXT => !is_hex(sub),
+        Some(sub) if first == super::tags::EXT => !is_hex(sub) && sub != TEXT_PREFIX,
         _ => first == super::tags::NIL || first == super::tags::EXT,
     }
 }
@@ -128,6 +134,7 @@ pub(crate) fn subtype_name(sub: u8) -> &'static str {
         STRUCT_VARIANT => "a struct variant",
         SHAPE_ESCAPE => "a shape escape",
         HEX_TEXT | HEX_DEF => "a string",
+        TEXT_PREFIX => "a text prefix",
         super::tags::TIMESTAMP => "a timestamp",
         _ => "an unknown extension",
     }

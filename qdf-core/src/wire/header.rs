@@ -27,8 +27,12 @@ pub const FLAG_CHECKSUM: u8 = 0x10;
 pub const FLAG_DICT: u8 = 0x20;
 /// Bytes of a dictionary id after a header with [`FLAG_DICT`].
 pub const DICT_ID_LEN: usize = 8;
-/// Bits 6 and 7 are reserved and must be zero.
-pub const FLAGS_RESERVED: u8 = 0xC0;
+/// Flag 0x40, streams (and a message that starts one): every slot of a reused shape keeps
+/// its field's last string, and `F2 0D` may write a slotted string as a prefix of it and a
+/// suffix (`docs/SPEC.md` §15.3). Only with [`FLAG_DENSE`].
+pub const FLAG_TEXTS: u8 = 0x40;
+/// Bit 7 is reserved and must be zero.
+pub const FLAGS_RESERVED: u8 = 0x80;
 
 /// The header flags of a stream encoded with `opts` (`docs/SPEC.md` §1): `01` with the Dense
 /// feature; `02` with QPack, because a stream header precedes frames not yet encoded, in any
@@ -47,6 +51,17 @@ pub(crate) fn header_flags(opts: &Options) -> u8 {
     flags
 }
 
+/// Whether a session encoder with `opts` keeps per-field strings and sets [`FLAG_TEXTS`] in
+/// its stream header (`docs/SPEC.md` §15.3): `STR_STATE` with `DENSE` and `SHAPE_INTERN`
+/// (slots are fields of reused shapes). Single messages never do.
+pub(crate) fn texts_on(opts: &Options) -> bool {
+    opts.has(
+        Features::DENSE
+            .with(Features::SHAPE_INTERN)
+            .with(Features::STR_STATE),
+    )
+}
+
 /// The header bytes for `flags`.
 #[inline]
 pub const fn header(flags: u8) -> [u8; HEADER_LEN] {
@@ -56,7 +71,8 @@ pub const fn header(flags: u8) -> [u8; HEADER_LEN] {
 /// Parses a header at the front of `buf`, returning its flags.
 ///
 /// Errors: `Eof` if `buf` is shorter than 5 bytes (and is a prefix of a valid header),
-/// `BadMagic`, `BadVersion`, `BadFlags` for reserved bits, each at the failing offset.
+/// `BadMagic`, `BadVersion`, `BadFlags` for a reserved bit or [`FLAG_TEXTS`] without
+/// [`FLAG_DENSE`], each at the failing offset.
 pub fn read_header(buf: &[u8]) -> Result<u8> {
     for (i, &m) in MAGIC.iter().enumerate() {
         match buf.get(i) {
@@ -72,9 +88,22 @@ pub fn read_header(buf: &[u8]) -> Result<u8> {
     }
     match buf.get(4) {
         None => Err(eof(4)),
-        Some(&f) if f & FLAGS_RESERVED != 0 => Err(Error::at(ErrorCode::BadFlags(f), 4)),
+        // One test for the common header (bits 6 and 7 clear): the frame parser that
+        // inlines this stays as small as before flag 40.
+        Some(&f) if f & (FLAGS_RESERVED | FLAG_TEXTS) != 0 => high_flags(f),
         Some(&f) => Ok(f),
     }
+}
+
+/// [`read_header`]'s flags `f` with bit 6 or 7 set: flag 40 alone with [`FLAG_DENSE`] is
+/// valid, anything else `BadFlags` at offset 4.
+#[cold]
+#[inline(never)]
+fn high_flags(f: u8) -> Result<u8> {
+    if f & FLAGS_RESERVED != 0 || f & FLAG_DENSE == 0 {
+        return Err(Error::at(ErrorCode::BadFlags(f), 4));
+    }
+    Ok(f)
 }
 
 /// Bytes the header with `flags` occupies: 5, and the dictionary id's 8 with [`FLAG_DICT`].

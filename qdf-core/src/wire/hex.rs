@@ -33,3 +33,18 @@ fn nibble(c: u8) -> u8 {
         _ => c - b'A' + 10,
     }
 }
+
+/// The hex text token (`F2 0B` or `F2 0C`, `docs/SPEC.md` §9) at the front of `b`, if `b`
+/// starts with a whole one: whether it is a definition (`F2 0C`), its packed bytes and
+/// whether its letters are uppercase. For a token already written or read (the per-field
+/// strings of §15.3 learn the text from it), so errors are `None`.
+pub(crate) fn token(b: &[u8]) -> Option<(bool, &[u8], bool)> {
+    let (&sub, rest) = b.strip_prefix(&[super::tags::EXT])?.split_first()?;
+    if !super::ext::is_hex(sub) {
+        return None;
+    }
+    let (n, used) = super::varint::read_uvarint(rest).ok()?;
+    let len = usize::try_from(n >> 1).ok()?;
+    let packed = rest.get(used..)?.get(..len)?;
+    Some((sub == super::ext::HEX_DEF, packed, n & 1 == 1))
+}

@@ -177,7 +177,35 @@ fn stream_seeds() -> Vec<Vec<u8>> {
         enc.encode_frame(&rows(2), &mut out).unwrap();
         out
     })
+    .chain(std::iter::once(texts_stream()))
     .collect()
+}
+
+/// A stream with per-field strings (header flag `40`, `docs/SPEC.md` §15.3): URLs with new
+/// ids written as prefixes of the field's last one, non-ASCII text, a renewal.
+fn texts_stream() -> Vec<u8> {
+    use qdf_core::{EncoderSession, Features, Options};
+    #[derive(serde::Serialize)]
+    struct Ev {
+        url: String,
+        n: u32,
+        note: Option<String>,
+    }
+    let opts = Options::balanced().features(Features::BALANCED | Features::STR_STATE);
+    let mut enc = EncoderSession::new(opts);
+    let mut out = Vec::new();
+    for i in 0..5u32 {
+        if i == 3 {
+            enc.renew();
+        }
+        let ev = Ev {
+            url: format!("https://x.io/ev/{}", 100 + i),
+            n: i,
+            note: (i % 2 == 0).then(|| format!("café {i}")),
+        };
+        enc.encode_frame(&ev, &mut out).unwrap();
+    }
+    out
 }
 
 /// Seeds for `renewing_session`: a mode byte (caps, frames or messages, checksums), then

@@ -34,6 +34,7 @@ mod serde_attrs;
 mod shapes;
 mod small_containers;
 mod spec_examples;
+mod str_state;
 mod stream_framing;
 mod tagged_columns;
 mod tagged_wire;

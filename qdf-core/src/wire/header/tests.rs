@@ -17,4 +17,10 @@ fn header_round_trip_and_errors() {
         read_header(b"QDF\x01\x40").unwrap_err().code(),
         &ErrorCode::BadFlags(0x40)
     );
+    // Flag 40 (slot texts) needs the Dense flag; bit 7 stays reserved.
+    assert_eq!(read_header(&header(0x43)).unwrap(), 0x43);
+    assert_eq!(
+        read_header(b"QDF\x01\x83").unwrap_err().code(),
+        &ErrorCode::BadFlags(0x83)
+    );
 }
