@@ -259,7 +259,7 @@ fn least_depth(m: &[u8]) -> u32 {
 #[test]
 fn walker_and_decoder_agree_at_every_depth_on_encoder_output() {
     for (what, m) in messages() {
-        // Columnar: the body starts with a columnar container's tag, not a list.
+        // Container, row and a column value at least: 3 levels.
         let least = least_depth(&m);
         assert!((3..=12).contains(&least), "{what}: least depth {least}");
         for d in 0..=12 {
