@@ -7,3 +7,4 @@ mod dictionary_streams;
 mod frames;
 mod message;
 mod renewal;
+mod try_stream;

@@ -44,3 +44,4 @@ mod to_vec_into;
 mod typed_targets;
 mod value_other_formats;
 mod value_serde;
+mod walker_depth;

@@ -449,7 +449,9 @@ mod encoded {
         (0..n)
             .map(|i| {
                 let leaf = |k: usize| Leaf {
-                    t: (k % 3 != 0).then(|| nested(k + 1)[k].o.clone()).flatten(),
+                    t: (!k.is_multiple_of(3))
+                        .then(|| nested(k + 1)[k].o.clone())
+                        .flatten(),
                     n: k as u8,
                 };
                 Deep {
