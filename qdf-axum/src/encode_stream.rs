@@ -31,12 +31,16 @@ const FLUSH_BYTES: usize = 16 << 10;
 /// reaches the client item by item, while a fast one is sent in chunks of about 16 KiB.
 /// Read it with [`QdfFrames`](crate::QdfFrames), on the server or a client.
 ///
-/// If an item fails to encode, the frames before it are sent and the body then ends with
-/// an error, which aborts the response (HTTP/1.1 closes the connection without the final
-/// chunk, HTTP/2 resets the stream), so a client sees a failed read, never a short but
-/// valid-looking body. The status is already sent by then, so it stays 200. A source that
-/// can itself fail (a relay of a request stream, a database cursor) is a stream of
-/// `Result`s given to [`try_new`](Self::try_new): its `Err` aborts the body the same way.
+/// If an item fails to encode, the body ends with an error after the frames before it,
+/// which aborts the response (HTTP/1.1 closes the connection without the final chunk,
+/// HTTP/2 resets the stream), so a client sees a failed read, never a short but
+/// valid-looking body. The status is already sent by then, so it stays 200. The frames
+/// before the error reach the client as far as the server wrote them out: the body waits
+/// one turn for hyper to flush what it holds, but a client reading slower than the
+/// socket drains can lose the frames still in hyper's write buffer (up to about 400 KiB)
+/// with the connection. A source that can itself fail (a relay of a request stream, a
+/// database cursor) is a stream of `Result`s given to
+/// [`from_try_stream`](Self::from_try_stream): its `Err` aborts the body the same way.
 ///
 /// ```rust,no_run
 /// use axum::{Router, routing::get};
@@ -61,6 +65,10 @@ pub struct QdfStream<S> {
 
 impl<S> QdfStream<S> {
     /// Streams `stream` with a Balanced session ([`Options::default`]).
+    ///
+    /// Every item is a frame, a `Result` too (an `Err` with a serializable error is sent
+    /// as a frame like an `Ok`): a stream of `Result`s whose `Err` must end the response
+    /// goes to [`from_try_stream`](Self::from_try_stream).
     pub fn new(stream: S) -> Self {
         Self::with_session(stream, EncoderSession::new(Options::default()))
     }
@@ -81,27 +89,29 @@ impl<S> QdfStream<S> {
     ///
     /// ```rust,no_run
     /// use axum::Router;
+    /// use axum::response::IntoResponse;
     /// use axum::routing::post;
     /// use futures::StreamExt;
-    /// use qdf_axum::{QdfFrames, QdfStream, TryItems};
+    /// use qdf_axum::{QdfFrames, QdfStream};
     /// # #[derive(serde::Serialize, serde::Deserialize)] struct Span { id: u64 }
     ///
     /// // Relays the request's frames back: a broken upload aborts the response.
-    /// async fn relay(
-    ///     frames: QdfFrames<Span>,
-    /// ) -> QdfStream<TryItems<impl futures::Stream<Item = Result<Span, qdf_axum::QdfRejection>>>> {
-    ///     QdfStream::try_new(frames.map(|span| span.map(|s| Span { id: s.id + 1 })))
+    /// async fn relay(frames: QdfFrames<Span>) -> impl IntoResponse {
+    ///     QdfStream::from_try_stream(frames.map(|span| span.map(|s| Span { id: s.id + 1 })))
     /// }
     ///
     /// let app: Router = Router::new().route("/relay", post(relay));
     /// ```
-    pub fn try_new(stream: S) -> QdfStream<TryItems<S>> {
+    pub fn from_try_stream(stream: S) -> QdfStream<TryItems<S>> {
         QdfStream::with_session(TryItems(stream), EncoderSession::new(Options::default()))
     }
 
-    /// [`try_new`](Self::try_new) with `session` (its tier, its table caps, its checksum
+    /// [`from_try_stream`](Self::from_try_stream) with `session` (its tier, its table caps, its checksum
     /// setting).
-    pub fn try_with_session(stream: S, session: EncoderSession) -> QdfStream<TryItems<S>> {
+    pub fn from_try_stream_with_session(
+        stream: S,
+        session: EncoderSession,
+    ) -> QdfStream<TryItems<S>> {
         QdfStream::with_session(TryItems(stream), session)
     }
 
@@ -158,7 +168,7 @@ where
     }
 }
 
-/// The source of a [`QdfStream::try_new`] response: a stream of `Result<T, E>`, each `Ok`
+/// The source of a [`QdfStream::from_try_stream`] response: a stream of `Result<T, E>`, each `Ok`
 /// a frame, the first `Err` (any error axum can carry: `E: Into<axum::BoxError>`) the end
 /// of the body.
 #[derive(Debug)]

@@ -69,7 +69,7 @@ async fn echo_trace(
 async fn relay(
     frames: QdfFrames<u32>,
 ) -> QdfStream<TryItems<impl Stream<Item = Result<u32, QdfRejection>>>> {
-    QdfStream::try_new(frames.map(|n| n.map(|n| 2 * n)))
+    QdfStream::from_try_stream(frames.map(|n| n.map(|n| 2 * n)))
 }
 
 async fn app() -> std::net::SocketAddr {
@@ -96,7 +96,12 @@ async fn app() -> std::net::SocketAddr {
                 // The third item is the source's error: the items after it are never sent.
                 // All are ready at once, so the two frames before it are in one chunk that
                 // hyper still holds when the error comes.
-                QdfStream::try_new(stream::iter([Ok(0u32), Ok(1), Err("source failed"), Ok(3)]))
+                QdfStream::from_try_stream(stream::iter([
+                    Ok(0u32),
+                    Ok(1),
+                    Err("source failed"),
+                    Ok(3),
+                ]))
             }),
         )
         .route("/relay", post(relay))

@@ -265,7 +265,7 @@ fn plan_container(
     // what came before in the message, rarely a column's values, and asking costs a hash
     // of each distinct value).
     let known = |s: &[u8]| dense.interned(s);
-    let known: Option<&dyn Fn(&[u8]) -> bool> =
+    let known: Option<crate::codec::strings::Known<'_>> =
         (sink.carried() && dense.entries() > 0).then_some(&known);
     let mut plans = Vec::with_capacity(b.order.len());
     for (j, &present) in cols.iter().enumerate() {

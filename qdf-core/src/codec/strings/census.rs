@@ -24,6 +24,9 @@ use crate::short::{eq_short, outer_hash};
 use crate::wire::form::text_len;
 use crate::wire::varint::uvarint_len;
 
+/// Whether a value is already interned (see [`Census::with_known`]).
+pub(crate) type Known<'v> = &'v dyn Fn(&[u8]) -> bool;
+
 /// Rows counted up front: the head whose distinct ratio the picker reads, and after which
 /// the capacity for the rest is chosen.
 pub(crate) const HEAD: usize = 64;
@@ -50,7 +53,7 @@ pub(crate) struct Census<'v> {
     min_intern: usize,
     /// Values the intern table already holds (a session's, or earlier in the message):
     /// their first sight is a reference too.
-    known: Option<&'v dyn Fn(&[u8]) -> bool>,
+    known: Option<Known<'v>>,
     /// The per-value size of the column if no value were new after the counted rows.
     floor: usize,
 }
@@ -67,7 +70,7 @@ impl<'v> Census<'v> {
     pub(crate) fn with_known(
         values: &'v [&'v [u8]],
         min_intern: usize,
-        known: Option<&'v dyn Fn(&[u8]) -> bool>,
+        known: Option<Known<'v>>,
     ) -> Census<'v> {
         let n = values.len();
         let head = n.min(HEAD);

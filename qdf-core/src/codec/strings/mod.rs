@@ -38,7 +38,7 @@ mod table;
 #[cfg(test)]
 mod testutil;
 
-pub(crate) use census::Census;
+pub(crate) use census::{Census, Known};
 pub(crate) use column::{CheckedStrs, StrColumn};
 pub(crate) use pick::{Pick, StrBlock, pick_borrowable, pick_with};
 
