@@ -38,7 +38,7 @@
 /// assert_eq!(!Features::NONE, Features::ALL);
 /// assert_eq!(f.bits(), 0x1E1F);
 /// assert_eq!(Features::from_bits(0x1E1F), Some(f));
-/// assert_eq!(Features::from_bits(0x2000), None);
+/// assert_eq!(Features::from_bits(0x4000), None);
 /// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Features(pub(crate) u32);

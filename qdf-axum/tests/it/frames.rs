@@ -11,7 +11,7 @@ use http::Method;
 use qdf_axum::{Qdf, QdfFrames, QdfRejection, QdfStream, TryItems};
 use qdf_core::{EncoderSession, ErrorCode, Options};
 use qdf_fixtures::real::zipkin;
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 const RECORDS: usize = 10_000;
 /// The body limit of the upload route.
@@ -39,18 +39,6 @@ async fn upload(mut frames: QdfFrames<Span>) -> Result<Qdf<Received>, QdfRejecti
         got.last = Some(span);
     }
     Ok(Qdf(got))
-}
-
-/// Serializes as `n` until `n == 3`, then fails: a stream that breaks mid-response.
-struct FailsAtThree(u32);
-
-impl Serialize for FailsAtThree {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.0 == 3 {
-            return Err(serde::ser::Error::custom("item 3 refuses"));
-        }
-        s.serialize_u32(self.0)
-    }
 }
 
 /// Collects a streamed upload of spans and streams them back in the same order.

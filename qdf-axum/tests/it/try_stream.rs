@@ -26,7 +26,7 @@ use qdf_axum::{
     available_dictionary,
 };
 use qdf_core::{Dictionary, DictionaryRegistry, EncoderSession, Options};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 const STREAM: &str = "application/qdf-stream";
 /// Spans in the long responses: their frames are several 16 KiB chunks (checked below).
@@ -50,18 +50,6 @@ impl Stream for ThenPending {
             Some(item) => Poll::Ready(Some(item)),
             None => Poll::Pending,
         }
-    }
-}
-
-/// Serializes as its number, except 3, which fails.
-struct FailsAtThree(u32);
-
-impl Serialize for FailsAtThree {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.0 == 3 {
-            return Err(serde::ser::Error::custom("item 3 refuses"));
-        }
-        s.serialize_u32(self.0)
     }
 }
 

@@ -548,14 +548,7 @@ fn per_value_columns_report_their_own_intern_ids() {
 
 #[test]
 fn agrees_with_the_decoder_on_random_multi_byte_mutations() {
-    // xorshift64*: deterministic, so a failure reproduces.
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    };
+    let mut next = crate::common::xorshift(0x9E37_79B9_7F4A_7C15u64);
     let samples = samples();
     let streams: Vec<(Vec<u8>, Options)> = [Options::speed(), Options::balanced()]
         .into_iter()

@@ -426,14 +426,7 @@ fn walker_and_decoder_agree_on_set_bytes_at_every_depth() {
 
 #[test]
 fn walker_and_decoder_agree_on_random_mutations_at_random_depths() {
-    // xorshift64*: deterministic, so a failure reproduces.
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    };
+    let mut next = crate::common::xorshift(0x2545_F491_4F6C_DD1Du64);
     let msgs = all_messages();
     for round in 0..20_000 {
         let (what, base) = &msgs[round % msgs.len()];

@@ -124,6 +124,18 @@ pub async fn read(res: Response<Incoming>) -> (u16, String, Bytes) {
     (status, ct, body)
 }
 
+/// Serializes as its number, except 3, which fails: a stream that breaks mid-response.
+pub struct FailsAtThree(pub u32);
+
+impl Serialize for FailsAtThree {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0 == 3 {
+            return Err(serde::ser::Error::custom("item 3 refuses"));
+        }
+        s.serialize_u32(self.0)
+    }
+}
+
 /// Chunk sizes 1..=max from a seeded PCG (deterministic per seed).
 pub fn random_sizes(seed: u64, max: u32) -> impl FnMut() -> usize + Send + 'static {
     let mut rng = Pcg32::seed_from_u64(seed);

@@ -212,3 +212,14 @@ pub fn unhex(s: &str) -> Vec<u8> {
         .map(|b| u8::from_str_radix(b, 16).unwrap())
         .collect()
 }
+
+/// xorshift64* (Vigna, 2016) from `seed` (not 0): deterministic, so a failure reproduces.
+pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
