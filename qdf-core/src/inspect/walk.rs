@@ -288,9 +288,13 @@ impl<'de> Walker<'de, '_> {
                         EscapeKind::OpenReuse
                     } else {
                         phase = Phase::Escaped;
-                        self.src.refund((count - idx) as u64);
                         EscapeKind::Escape
                     };
+                    if phase == Phase::Escaped {
+                        // The shape's fields after the escape are not presented: the
+                        // decoder gives their charge back (a declaration's too).
+                        self.src.refund((count - idx) as u64);
+                    }
                     if id != 0 {
                         self.emit(esc_at, false, EventKind::Escape(kind));
                     }
