@@ -563,19 +563,7 @@ fn agrees_with_the_decoder_on_random_multi_byte_mutations() {
             &samples[round % samples.len()]
         };
         let mut m = base.clone();
-        for _ in 0..1 + next() % 4 {
-            let i = 5 + (next() as usize) % (m.len() - 5);
-            match next() % 4 {
-                0 => m[i] = next() as u8,
-                1 => m[i] ^= 1 << (next() % 8),
-                2 => {
-                    m.insert(i, next() as u8);
-                }
-                _ => {
-                    m.remove(i);
-                }
-            }
-        }
+        crate::common::mutate(&mut m, &mut next);
         if round % 3 == 0 {
             agree_stream(&m, opts);
         } else {

@@ -431,17 +431,7 @@ fn walker_and_decoder_agree_on_random_mutations_at_random_depths() {
     for round in 0..20_000 {
         let (what, base) = &msgs[round % msgs.len()];
         let mut m = base.clone();
-        for _ in 0..1 + next() % 4 {
-            let i = 5 + (next() as usize) % (m.len() - 5);
-            match next() % 4 {
-                0 => m[i] = next() as u8,
-                1 => m[i] ^= 1 << (next() % 8),
-                2 => m.insert(i, next() as u8),
-                _ => {
-                    m.remove(i);
-                }
-            }
-        }
+        crate::common::mutate(&mut m, &mut next);
         let d = (next() % 13) as u32;
         agree(
             &m,

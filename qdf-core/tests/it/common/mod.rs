@@ -223,3 +223,19 @@ pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 }
+
+/// One to four random edits of `m` after its 5-byte header (a byte set, a bit flipped, a
+/// byte inserted or removed), drawn from `next`.
+pub fn mutate(m: &mut Vec<u8>, next: &mut impl FnMut() -> u64) {
+    for _ in 0..1 + next() % 4 {
+        let i = 5 + (next() as usize) % (m.len() - 5);
+        match next() % 4 {
+            0 => m[i] = next() as u8,
+            1 => m[i] ^= 1 << (next() % 8),
+            2 => m.insert(i, next() as u8),
+            _ => {
+                m.remove(i);
+            }
+        }
+    }
+}
