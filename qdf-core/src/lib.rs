@@ -103,7 +103,11 @@ impl Dictionary {
     /// # Ok::<(), qdf_core::Error>(())
     /// ```
     pub fn train<T: Serialize>(samples: &[T], opts: Options, budget: usize) -> Result<Dictionary> {
-        Dictionary::train_values(samples.iter().map(to_value), opts, budget)
+        let shapes = samples
+            .iter()
+            .map(|s| ser::declared_shapes(s, &opts))
+            .collect::<Result<Vec<_>>>()?;
+        Dictionary::train_values(samples.iter().map(to_value), &shapes, opts, budget)
     }
 }
 

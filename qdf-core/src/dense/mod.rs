@@ -54,7 +54,7 @@ pub(crate) use colshape::encode_key as col_shape_key;
 pub(crate) use cursor::{EndStep, FieldStep, ShapeCursor, StructStart};
 pub(crate) use intern::{InternTable, Kind};
 #[allow(unused_imports)] // used by ser/shape.rs
-pub(crate) use shape::{NamesHash, ShapePredictor, ShapeTable};
+pub(crate) use shape::{BaseShapes, NamesHash, ShapePredictor, ShapeTable};
 pub use stats::SessionStats;
 
 use admit::{Admission, fingerprint};
@@ -68,7 +68,6 @@ use shape::ShapeMark;
 pub(crate) use text::{Text, inline_str, is_slot_text};
 use text::{TextSlots, TextTrial};
 
-use std::sync::Arc;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::{Features, Options};
@@ -257,12 +256,14 @@ impl DenseState {
         }
     }
 
-    /// This fresh state on top of a pre-shared dictionary's intern entries (`docs/SPEC.md`
-    /// §25): they are ids `0..base.len()`, the state's own entries follow. O(1).
-    pub(crate) fn on_base(mut self, base: Arc<InternTable>) -> Self {
+    /// This fresh state on top of a pre-shared dictionary (`docs/SPEC.md` §25): its intern
+    /// entries are ids `0..n`, the state's own entries follow; its shapes are ids `1..=s`,
+    /// the state's own declarations follow. O(1).
+    pub(crate) fn on_base(mut self, base: crate::dict::Base) -> Self {
         let table = std::mem::replace(&mut self.table, InternTable::new(false));
-        self.table = table.on_base(base);
+        self.table = table.on_base(base.entries);
         self.pred.set_base(self.table.base_len());
+        self.shapes = std::mem::take(&mut self.shapes).on_base(base.shapes);
         self
     }
 
@@ -1171,7 +1172,10 @@ impl DenseState {
             u64::from(len),
             u64::from(cfg.entry_cap.saturating_sub(base)),
         ) || near(self.table.byte_len(), cfg.byte_cap)
-            || near(u64::from(self.shapes.len()), u64::from(cfg.shape_cap))
+            || near(
+                u64::from(self.shapes.own_len()),
+                u64::from(cfg.shape_cap.saturating_sub(self.shapes.len() - self.shapes.own_len())),
+            )
             || near(u64::from(self.col_shapes.len()), u64::from(cfg.shape_cap))
             || near(self.shapes.charged(), cfg.byte_cap)
             || near(self.col_shapes.charged(), cfg.byte_cap)

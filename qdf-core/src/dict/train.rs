@@ -12,10 +12,16 @@
 //! kind, then bytes (so ties are broken by content, never by hash order), and taken in that
 //! order while the file stays within the byte budget; the rank is the id, so the most
 //! valuable entries get the short references.
+//!
+//! Shapes come first: the struct shapes a one-shot message of each sample declares (its
+//! field-name lists, as the encoder writes them), counted once per sample, kept when seen in
+//! two samples or more, ranked by `samples × (1 + 2 × fields)` (a declaration's `00`, and
+//! its names at 2 bytes a reference, that a reuse no longer writes), then by names, and
+//! taken in that order within the budget; the entries fill what is left.
 
 use std::collections::BTreeMap;
 
-use super::file::{MAX_ENTRIES, MAX_ENTRY_LEN, MAX_TOTAL_BYTES};
+use super::file::{MAX_ENTRIES, MAX_ENTRY_LEN, MAX_SHAPES, MAX_TOTAL_BYTES};
 use crate::dense::Kind;
 use crate::error::Result;
 use crate::options::Options;
@@ -73,6 +79,57 @@ pub(crate) fn select(
         }
     }
     Ok(out)
+}
+
+/// The shapes to pre-load from `per_sample` (the field-name lists each sample's message
+/// declares), in id order, and the file bytes they take (their count included), within
+/// `budget` bytes: see the module docs.
+pub(crate) fn select_shapes(
+    per_sample: &[Vec<Vec<Vec<u8>>>],
+    budget: usize,
+) -> (Vec<Vec<Vec<u8>>>, usize) {
+    let mut seen: BTreeMap<&[Vec<u8>], u64> = BTreeMap::new();
+    for lists in per_sample {
+        let this: std::collections::BTreeSet<&[Vec<u8>]> = lists
+            .iter()
+            .filter(|l| !l.is_empty())
+            .map(|l| &l[..])
+            .collect();
+        for l in this {
+            *seen.entry(l).or_default() += 1;
+        }
+    }
+    let mut ranked: Vec<(u64, &[Vec<u8>])> = seen
+        .into_iter()
+        .filter(|&(_, df)| df >= 2)
+        .map(|(l, df)| (df * (1 + 2 * l.len() as u64), l))
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    // The shape count's varint (at most 2 bytes under the file's 4 096 shapes).
+    let mut left = budget.saturating_sub(FILE_OVERHEAD + 2);
+    let mut content_left = MAX_TOTAL_BYTES;
+    let mut out = Vec::new();
+    let mut used = 0;
+    for (_, names) in ranked {
+        let bytes: usize = names.iter().map(|n| n.len()).sum();
+        let cost = uvarint_len(names.len() as u64)
+            + names
+                .iter()
+                .map(|n| uvarint_len(n.len() as u64) + n.len())
+                .sum::<usize>();
+        if cost <= left
+            && bytes <= content_left
+            && out.len() < MAX_SHAPES
+            && names.iter().all(|n| n.len() <= MAX_ENTRY_LEN)
+        {
+            left -= cost;
+            used += cost;
+            content_left -= bytes;
+            out.push(names.to_vec());
+        }
+    }
+    let used = if out.is_empty() { 0 } else { used + 2 };
+    (out, used)
 }
 
 /// Calls `f` with every string and byte string of `v`, in order.

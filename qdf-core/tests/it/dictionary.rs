@@ -483,7 +483,7 @@ fn hostile_dictionary_files() {
             0,
         ),
         ("51 44 46 45 01 00", ErrorCode::BadMagic, 3),
-        ("51 44 46 44 02 00", ErrorCode::BadVersion(2), 4),
+        ("51 44 46 44 03 00", ErrorCode::BadVersion(3), 4),
         (
             "51 44 46 44",
             ErrorCode::UnexpectedEof {
