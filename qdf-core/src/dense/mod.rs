@@ -167,6 +167,9 @@ struct Config {
     shape_cap: u32,
     /// See [`DenseState::slot_mode`] (kept here, in padding, so the state keeps its size).
     slot_mode: u8,
+    /// The dictionary holds strings shorter than `min_intern`: the encoder looks those up
+    /// in it (in padding too).
+    short_base: bool,
 }
 
 /// What an encoder checkpoint must restore.
@@ -241,6 +244,7 @@ impl DenseState {
                 byte_cap: opts.intern_byte_cap(),
                 shape_cap: opts.shape_cap(),
                 slot_mode: 0,
+                short_base: false,
             },
             table,
             pred: Predictors::new(),
@@ -264,6 +268,7 @@ impl DenseState {
         self.table = table.on_base(base.entries);
         self.pred.set_base(self.table.base_len());
         self.shapes = std::mem::take(&mut self.shapes).on_base(base.shapes);
+        self.cfg.short_base = base.min_len < self.cfg.min_intern;
         self
     }
 
@@ -444,6 +449,11 @@ impl DenseState {
                 }
                 return Emission::Intern;
             }
+        } else if self.cfg.short_base
+            && let Some(id) = self.table.find_in_base(bytes, kind)
+        {
+            // Never interned, but a dictionary entry: its reference (if shorter).
+            return self.encode_ref(id, inline_len(bytes.len(), kind));
         } else if self.defers(kind) {
             return Emission::Undecided;
         }

@@ -76,6 +76,8 @@ pub struct Dictionary {
     entries: Arc<InternTable>,
     /// The shapes, frozen: the base of every shape table started from this dictionary.
     shapes: Arc<BaseShapes>,
+    /// Bytes of the shortest entry (`usize::MAX` without entries).
+    min_len: usize,
 }
 
 /// What a Dense state started from a dictionary shares with it (cloning is two `Arc`
@@ -84,6 +86,9 @@ pub struct Dictionary {
 pub(crate) struct Base {
     pub(crate) entries: Arc<InternTable>,
     pub(crate) shapes: Arc<BaseShapes>,
+    /// Bytes of the shortest entry: an encoder whose `min_intern` is above it looks
+    /// shorter strings up in the dictionary (`docs/SPEC.md` §25.1).
+    pub(crate) min_len: usize,
 }
 
 impl Dictionary {
@@ -101,12 +106,14 @@ impl Dictionary {
         let parsed = file::parse(file)?;
         let table = index(file, &parsed.entries)?;
         let shapes = BaseShapes::new(parsed.shapes.iter().map(|names| &names[..]));
+        let min_len = parsed.entries.iter().map(|(_, b)| b.len()).min();
         let (id, sha256) = DictionaryId::of_file(file);
         Ok(Dictionary {
             id,
             sha256,
             entries: Arc::new(table),
             shapes: Arc::new(shapes),
+            min_len: min_len.unwrap_or(usize::MAX),
         })
     }
 
@@ -203,7 +210,7 @@ impl Dictionary {
         budget: usize,
     ) -> Result<Dictionary> {
         let (shapes, used) = train::select_shapes(shapes, budget);
-        let entries = train::select(samples, &opts, budget - used)?;
+        let entries = train::select(samples, &shapes, &opts, budget - used)?;
         let lists: Vec<Vec<&[u8]>> = shapes
             .iter()
             .map(|l| l.iter().map(Vec::as_slice).collect())
@@ -287,6 +294,7 @@ impl Dictionary {
         Base {
             entries: Arc::clone(&self.entries),
             shapes: Arc::clone(&self.shapes),
+            min_len: self.min_len,
         }
     }
 }
