@@ -46,5 +46,5 @@ fn dictionary_sizes_are_pinned() {
             format!("{:.2}", rest(s.qdf_dict) / rest(s.qdf))
         })
         .collect();
-    assert_eq!(rest, ["0.57", "0.61", "0.42", "0.43"]);
+    assert_eq!(rest, ["0.49", "0.59", "0.28", "0.30"]);
 }
