@@ -16,7 +16,10 @@ fn dictionary_sizes_are_pinned() {
         // -> 268 / 137 / 38. Shapes and short entries (file version 2, §25.2): qdf +
         // dictionary 693 -> 633, 644 -> 625, 96 -> 74, 137 -> 107.
         ("logs, batch of 10", [1006, 633, 1538, 899, 583, 47, 2, 280]),
-        ("spans, batch of 10", [929, 625, 2325, 1062, 693, 59, 3, 190]),
+        (
+            "spans, batch of 10",
+            [929, 625, 2325, 1062, 693, 59, 3, 190],
+        ),
         ("logs, one record", [191, 74, 152, 159, 78, 47, 1, 28]),
         ("spans, one record", [268, 107, 220, 206, 104, 130, 2, 38]),
     ];

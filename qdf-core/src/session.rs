@@ -80,7 +80,6 @@
 //! stream from empty state. The encoder checkpoints the state before each body and rolls it
 //! back on any error, so a failed value costs nothing on the wire or in the state.
 
-
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 

@@ -68,7 +68,6 @@ use shape::ShapeMark;
 pub(crate) use text::{Text, inline_str, is_slot_text};
 use text::{TextSlots, TextTrial};
 
-
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::{Features, Options};
 use crate::wire::tags;
@@ -1184,7 +1183,10 @@ impl DenseState {
         ) || near(self.table.byte_len(), cfg.byte_cap)
             || near(
                 u64::from(self.shapes.own_len()),
-                u64::from(cfg.shape_cap.saturating_sub(self.shapes.len() - self.shapes.own_len())),
+                u64::from(
+                    cfg.shape_cap
+                        .saturating_sub(self.shapes.len() - self.shapes.own_len()),
+                ),
             )
             || near(u64::from(self.col_shapes.len()), u64::from(cfg.shape_cap))
             || near(self.shapes.charged(), cfg.byte_cap)

@@ -79,7 +79,9 @@ impl ShapeTable {
     /// Shapes of the base (0 without one).
     #[inline(always)]
     fn base_shapes(&self) -> u32 {
-        self.base.as_deref().map_or(0, |b| b.table.shape_ends.len() as u32)
+        self.base
+            .as_deref()
+            .map_or(0, |b| b.table.shape_ends.len() as u32)
     }
 
     /// The first shape of the base with `count` fields whose first name is `first` (the
@@ -318,7 +320,8 @@ impl BaseShapes {
 
     /// Heap bytes held: the names, their offsets and the index.
     pub(crate) fn heap_bytes(&self) -> u64 {
-        self.table.heap_bytes() + self.by_first.allocation_size() as u64
+        self.table.heap_bytes()
+            + self.by_first.allocation_size() as u64
             + self
                 .by_first
                 .iter()

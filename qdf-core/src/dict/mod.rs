@@ -172,7 +172,10 @@ impl Dictionary {
         L: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let added: Vec<Vec<S>> = shapes.into_iter().map(|l| l.into_iter().collect()).collect();
+        let added: Vec<Vec<S>> = shapes
+            .into_iter()
+            .map(|l| l.into_iter().collect())
+            .collect();
         let mut lists = self.shape_lists();
         lists.extend(
             added
@@ -233,7 +236,11 @@ impl Dictionary {
             return Err(file::bad("an empty shape", at));
         }
         let mut bytes = Vec::new();
-        file::write(&mut bytes, entries.iter().map(|(k, b)| (*k, &b[..])), shapes);
+        file::write(
+            &mut bytes,
+            entries.iter().map(|(k, b)| (*k, &b[..])),
+            shapes,
+        );
         // Through the parser: the same checks, the same errors, as a file read from disk.
         Dictionary::from_bytes(&bytes)
     }
@@ -277,10 +284,16 @@ impl Dictionary {
 
     /// The field names of shape `id` (`1..=shape_count()`), `None` for another id.
     pub fn shape(&self, id: usize) -> Option<Vec<&str>> {
-        let id = u32::try_from(id).ok().filter(|&i| i >= 1 && i <= self.shapes.len())?;
+        let id = u32::try_from(id)
+            .ok()
+            .filter(|&i| i >= 1 && i <= self.shapes.len())?;
         let names = self.shapes.names(id);
         // The file's names were checked as UTF-8 when it was read.
-        Some(names.map(|n| std::str::from_utf8(n).unwrap_or_default()).collect())
+        Some(
+            names
+                .map(|n| std::str::from_utf8(n).unwrap_or_default())
+                .collect(),
+        )
     }
 
     /// Entry `id`: its bytes and whether it is a string (`true`) or a byte string.

@@ -166,7 +166,14 @@ pub(crate) fn declared_shapes<T: ?Sized + serde::Serialize>(
     opts: &Options,
 ) -> Result<Vec<Vec<Vec<u8>>>> {
     let mut state = crate::sink::new_dense_state(opts);
-    encode_body_flags(value, opts, &mut Vec::new(), &mut state, ColIndex::default(), false)?;
+    encode_body_flags(
+        value,
+        opts,
+        &mut Vec::new(),
+        &mut state,
+        ColIndex::default(),
+        false,
+    )?;
     let Some(t) = state.as_deref().map(|s| s.shapes()) else {
         return Ok(Vec::new());
     };

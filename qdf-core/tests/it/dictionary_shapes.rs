@@ -2,9 +2,7 @@
 //! and messages, reuse from the first message, own shapes after the dictionary's, escapes,
 //! sessions with per-field numbers and renewals, training, caps and hostile files.
 
-use qdf_core::{
-    DecoderSession, Dictionary, EncoderSession, ErrorCode, Features, Options, Value,
-};
+use qdf_core::{DecoderSession, Dictionary, EncoderSession, ErrorCode, Features, Options, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::common::{TIERS, hex, unhex};
@@ -279,7 +277,10 @@ fn trained_shapes_round_trip_and_save_bytes() {
         f
     })
     .unwrap();
-    assert_eq!((entries_only.len(), entries_only.shape_count()), (d.len(), 0));
+    assert_eq!(
+        (entries_only.len(), entries_only.shape_count()),
+        (d.len(), 0)
+    );
     let s = sample(1000);
     for tier in TIERS {
         let opts = tier();
@@ -323,14 +324,13 @@ fn dictionary_shapes_count_toward_max_shapes() {
     let mut bad = msg[..13].to_vec();
     bad.extend(unhex("ec 00 01 81 61 01"));
     let e = qdf_core::from_slice_with_dictionary::<Value>(&bad, opts, &d).unwrap_err();
-    assert!(
-        matches!(e.code(), ErrorCode::SessionCap { .. }),
-        "{e}"
-    );
+    assert!(matches!(e.code(), ErrorCode::SessionCap { .. }), "{e}");
     // Shape 3 is undefined: a Syntax error, never a value.
     let mut undefined = msg[..13].to_vec();
     undefined.extend(unhex("ec 03 01"));
-    assert!(qdf_core::from_slice_with_dictionary::<Value>(&undefined, Options::balanced(), &d).is_err());
+    assert!(
+        qdf_core::from_slice_with_dictionary::<Value>(&undefined, Options::balanced(), &d).is_err()
+    );
 }
 
 /// Version 2 files that are not canonical or lie about their sizes: typed errors at the
@@ -377,7 +377,11 @@ fn hostile_files_with_shapes() {
             ErrorCode::BadDictionary("a repeated shape"),
             10,
         ),
-        ("51 44 46 44 02 00 01 01 02 c3 28", ErrorCode::InvalidUtf8, 9),
+        (
+            "51 44 46 44 02 00 01 01 02 c3 28",
+            ErrorCode::InvalidUtf8,
+            9,
+        ),
         (
             "51 44 46 44 02 00 01 01 05 61",
             ErrorCode::UnexpectedEof {
@@ -385,7 +389,11 @@ fn hostile_files_with_shapes() {
             },
             10,
         ),
-        ("51 44 46 44 02 00 01 01 01 61 00", ErrorCode::TrailingBytes(1), 10),
+        (
+            "51 44 46 44 02 00 01 01 01 61 00",
+            ErrorCode::TrailingBytes(1),
+            10,
+        ),
         (
             "51 44 46 44 02 00 01 01 82 80 04",
             ErrorCode::BadDictionary("a field name longer than 65 536 bytes"),
@@ -408,7 +416,11 @@ fn hostile_files_with_shapes() {
     let f = unhex("51 44 46 44 02 00 01 01 00");
     assert_eq!(Dictionary::from_bytes(&f).unwrap().to_bytes(), f);
     assert_eq!(
-        Dictionary::from_strs(["a"]).unwrap().with_shapes([Vec::<&str>::new()]).unwrap_err().code(),
+        Dictionary::from_strs(["a"])
+            .unwrap()
+            .with_shapes([Vec::<&str>::new()])
+            .unwrap_err()
+            .code(),
         &ErrorCode::BadDictionary("an empty shape")
     );
     let file = dict().to_bytes();
