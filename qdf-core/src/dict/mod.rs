@@ -261,7 +261,7 @@ impl Dictionary {
         self.entries.len() as usize
     }
 
-    /// Whether it has no entry (valid; it pre-loads nothing).
+    /// Whether it has no entry (valid; it may still pre-load shapes).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
