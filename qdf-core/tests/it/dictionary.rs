@@ -575,7 +575,9 @@ fn hostile_dictionary_files() {
         assert_eq!(e.offset(), Some(at), "{strs:?}");
     }
 
+    // A version 2 file (the trained dictionary holds shapes, §25.2).
     let file = trained().to_bytes();
+    assert_eq!(file[4], 2);
     for n in 0..file.len() {
         assert!(Dictionary::from_bytes(&file[..n]).is_err(), "prefix {n}");
     }
