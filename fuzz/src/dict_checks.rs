@@ -3,14 +3,15 @@
 //!
 //! Input: the first byte picks the mode. Even: the rest is a dictionary file. It either fails
 //! with a typed error at an offset within the input, or it is canonical (its `to_bytes` is
-//! the input, its id the hash of it) and a value made of its entries round-trips on it in
-//! every tier. Odd: the rest is a body after a header naming [`fixed`]; it decodes on that
-//! dictionary to a `Value` (or fails), and whatever decodes re-encodes on it to bytes that
-//! decode to the same `Value`; the same bytes without the dictionary fail with
-//! `UnknownDictionary`; the tag walker on the dictionary accepts and refuses as the decoder
-//! does.
+//! the input, its id the hash of it) and a value made of its entries, and maps keyed by its
+//! shapes' names, round-trip on it in every tier. Odd: the rest is a body after a header
+//! naming [`fixed`] (bit 1 clear) or [`fixed_with_shapes`] (bit 1 set); it decodes on that
+//! dictionary to a `Value` (or fails), and whatever decodes re-encodes on it (with and
+//! without shaped maps) to bytes that decode to the same `Value`; the same bytes without
+//! the dictionary fail with `UnknownDictionary`; the tag walker on the dictionary accepts
+//! and refuses as the decoder does.
 
-use qdf_core::{Category, Dictionary, ErrorCode, Options, Value};
+use qdf_core::{Category, Dictionary, ErrorCode, Features, Options, Value};
 
 /// The dictionary of the odd mode.
 pub fn fixed() -> Dictionary {
@@ -24,11 +25,24 @@ pub fn fixed() -> Dictionary {
     .expect("a valid dictionary")
 }
 
+/// [`fixed`] with shapes (`docs/SPEC.md` §25.2): ids 1 to 3 are defined before the body.
+pub fn fixed_with_shapes() -> Dictionary {
+    fixed()
+        .with_shapes([vec!["service", "op"], vec!["x", "y"], vec!["region"]])
+        .expect("a valid dictionary")
+}
+
+/// `opts` with map key-set shapes, so maps can reuse a dictionary's shapes.
+fn shaped_maps(opts: Options) -> Options {
+    opts.features(opts.features.with(Features::MAP_SHAPE))
+}
+
 /// The fuzz target's check.
 pub fn dictionary_file(data: &[u8]) {
     match data.split_first() {
         Some((m, rest)) if m & 1 == 0 => file(rest),
-        Some((_, rest)) => message(rest),
+        Some((m, rest)) if m & 2 == 0 => message(rest, fixed()),
+        Some((_, rest)) => message(rest, fixed_with_shapes()),
         None => {}
     }
 }
@@ -63,19 +77,39 @@ fn file(bytes: &[u8]) {
             })
             .collect(),
     );
+    // One map per shape, keyed by its names (a shape may repeat a name: a map may too).
+    let maps = Value::Array(
+        (1..=d.shape_count().min(64))
+            .map(|id| {
+                let names = d.shape(id).expect("id <= shape_count");
+                let mut seen = std::collections::HashSet::new();
+                Value::Map(
+                    names
+                        .into_iter()
+                        .filter(|n| seen.insert(*n))
+                        .enumerate()
+                        .map(|(i, n)| (Value::Str(n.to_string()), Value::U64(i as u64)))
+                        .collect(),
+                )
+            })
+            .collect(),
+    );
     for opts in [
         Options::speed(),
         Options::balanced(),
         Options::compression(),
+        shaped_maps(Options::balanced()),
     ] {
-        let msg = qdf_core::to_vec_with_dictionary(&v, opts, &d).expect("encodes");
-        let back: Value = qdf_core::from_slice_with_dictionary(&msg, opts, &d).expect("decodes");
-        assert_eq!(back, v);
+        for v in [&v, &maps] {
+            let msg = qdf_core::to_vec_with_dictionary(v, opts, &d).expect("encodes");
+            let back: Value =
+                qdf_core::from_slice_with_dictionary(&msg, opts, &d).expect("decodes");
+            assert_eq!(&back, v);
+        }
     }
 }
 
-fn message(body: &[u8]) {
-    let d = fixed();
+fn message(body: &[u8], d: Dictionary) {
     let mut msg = b"QDF\x01\x21".to_vec();
     msg.extend_from_slice(&d.id().to_bytes());
     msg.extend_from_slice(body);
@@ -99,7 +133,9 @@ fn message(body: &[u8]) {
     let Ok(v) = decoded else {
         return;
     };
-    let again = qdf_core::to_vec_with_dictionary(&v, opts, &d).expect("re-encodes");
-    let back: Value = qdf_core::from_slice_with_dictionary(&again, opts, &d).expect("decodes");
-    assert_eq!(back, v);
+    for enc in [opts, shaped_maps(opts)] {
+        let again = qdf_core::to_vec_with_dictionary(&v, enc, &d).expect("re-encodes");
+        let back: Value = qdf_core::from_slice_with_dictionary(&again, opts, &d).expect("decodes");
+        assert_eq!(back, v);
+    }
 }

@@ -57,6 +57,8 @@ pub struct Sizes {
     pub prost_zstd_dict: usize,
     /// Entries of the qdf dictionary.
     pub dict_entries: usize,
+    /// Shapes of the qdf dictionary (`docs/SPEC.md` §25.2).
+    pub dict_shapes: usize,
     /// Of `qdf_dict`: what the random hex ids (trace and span ids, strings of 16 or 32 hex
     /// digits), which no dictionary can hold, add to the message: its bytes minus those of
     /// the same message with each id empty (in rows hex text, 4 bits a digit plus 3 bytes
@@ -145,6 +147,7 @@ where
         prost_zstd: s[3] / n,
         prost_zstd_dict: s[4] / n,
         dict_entries: dict.len(),
+        dict_shapes: dict.shape_count(),
         hex_ids: s[5] / n,
     }
 }

@@ -46,9 +46,10 @@ enum Command {
     Stats(StatsArgs),
     /// Train a pre-shared dictionary (docs/SPEC.md §25) on sample files, write it and print
     /// its id. Each file is JSON (every value, e.g. each JSON line, is one sample) or qdf (a
-    /// message is one sample, each frame of a stream is one). Keeps the strings that appear
-    /// in at least two samples, most valuable first, within the byte budget. Prints
-    /// the id, a tab, then `<N> entries, <B> bytes, <S> samples`.
+    /// message is one sample, each frame of a stream is one). Keeps the strings (and with
+    /// `--map-shapes` the object key sets) that appear in at least two samples, most valuable
+    /// first, within the byte budget. Prints the id, a tab, then
+    /// `<N> entries, <K> shapes, <B> bytes, <S> samples`.
     Train(TrainArgs),
 }
 
@@ -133,6 +134,11 @@ struct TrainArgs {
     /// no intern references.
     #[arg(long, value_enum, default_value_t = Tier::Balanced)]
     tier: Tier,
+    /// Also keep the key sets of JSON objects as shapes (`docs/SPEC.md` §25.2), for writers
+    /// with `from-json --map-shapes`: an object of such a key set is then written without
+    /// its keys from the first message on.
+    #[arg(long)]
+    map_shapes: bool,
     /// Largest frame body accepted in qdf stream samples, in bytes.
     #[arg(long, default_value_t = qdf_core::Limits::DEFAULT.max_frame_length)]
     max_frame_len: usize,

@@ -29,17 +29,22 @@ pub fn run(args: &TrainArgs) -> Result<(), Failure> {
     if samples.is_empty() {
         return Err(Failure::new(&what, "no samples in the input"));
     }
-    let dict = Dictionary::train(&samples, args.tier.options(), args.budget)
-        .map_err(|e| Failure::new(&what, e))?;
+    let mut opts = args.tier.options();
+    if args.map_shapes {
+        opts = opts.features(opts.features.with(qdf_core::Features::MAP_SHAPE));
+    }
+    let dict =
+        Dictionary::train(&samples, opts, args.budget).map_err(|e| Failure::new(&what, e))?;
     let bytes = dict.to_bytes();
     let mut out = input::output(Some(&args.output), true)?;
     out.write_all(&bytes)
         .and_then(|()| out.flush())
         .map_err(|e| Failure::new(&args.output, e))?;
     let line = format!(
-        "{}\t{} entries, {} bytes, {} samples",
+        "{}\t{} entries, {} shapes, {} bytes, {} samples",
         dict.id(),
         dict.len(),
+        dict.shape_count(),
         bytes.len(),
         samples.len()
     );

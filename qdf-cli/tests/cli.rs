@@ -577,11 +577,39 @@ fn train_writes_the_dictionary_the_library_trains_and_prints_its_id() {
     assert_eq!(
         out,
         format!(
-            "{}\t{} entries, {file_len} bytes, 60 samples\n",
+            "{}\t{} entries, 0 shapes, {file_len} bytes, 60 samples\n",
             dict.id(),
             dict.len()
         )
     );
+    // With --map-shapes the objects' key set is a shape of the dictionary, and from-json
+    // --map-shapes on it writes an object without its keys.
+    let shaped_path = dir.join("shaped.qdfd");
+    let shaped_out = ok(&["train", s(&jsonl), "--map-shapes", "-o", s(&shaped_path)]);
+    let shaped = qdf_core::Dictionary::from_bytes(&std::fs::read(&shaped_path).unwrap()).unwrap();
+    assert_eq!(
+        shaped.shape(1),
+        Some(vec!["host", "message", "seq", "service"])
+    );
+    assert!(shaped_out.contains(" entries, 1 shapes, "), "{shaped_out}");
+    let one = dir.join("one.json");
+    std::fs::write(&one, format!("{}", lines[7])).unwrap();
+    let msg_path = dir.join("one.qdf");
+    ok(&[
+        "from-json",
+        s(&one),
+        "--map-shapes",
+        "--dictionary",
+        s(&shaped_path),
+        "-o",
+        s(&msg_path),
+    ]);
+    let msg = std::fs::read(&msg_path).unwrap();
+    // The reuse of shape 1 right after the 13-byte header.
+    assert_eq!(msg[13..15], [0xec, 0x01]);
+    let back: serde_json::Value =
+        qdf_core::from_slice_with_dictionary(&msg, Options::balanced(), &shaped).unwrap();
+    assert_eq!(back, lines[7]);
     let entries: Vec<&[u8]> = (0..dict.len()).map(|i| dict.entry(i).unwrap().0).collect();
     for s in ["checkout", "payment-service", "request served", "host-00"] {
         assert!(entries.contains(&s.as_bytes()), "{s} not in {entries:?}");

@@ -83,15 +83,19 @@ impl Dictionary {
     /// strings are never interned, so never looked up), within `budget` bytes of file and
     /// the file format's limits (65 535 entries, 16 MiB of entries, whatever the budget).
     ///
-    /// Keeps the strings and byte strings (values, map keys, field and variant names) that
-    /// appear in at least two samples, ranked by the bytes they save over all the samples as
-    /// one-shot messages, most valuable first (they get the low ids), ties by content
-    /// (`docs/SPEC.md` §25.4). Deterministic: the same samples, options and budget give the
-    /// same file and id. Train on samples like the messages the dictionary will serve, but
-    /// not the same ones. Costs one [`to_value`](crate::to_value) per sample, and memory for
-    /// every distinct string of the samples.
+    /// Keeps the struct shapes (field-name lists) that one-shot messages of at least two
+    /// samples declare under `opts` (none without `SHAPE_INTERN`), ranked by the bytes a
+    /// reuse saves over a declaration, then the strings and byte strings (values, map keys,
+    /// field and variant names) that appear in at least two samples, ranked by the bytes they
+    /// save over all the samples as one-shot messages, most valuable first (they get the low
+    /// ids), ties by content (`docs/SPEC.md` §25.4). Deterministic: the same samples, options
+    /// and budget give the same file and id. Train on samples like the messages the
+    /// dictionary will serve, but not the same ones. Costs one [`to_value`](crate::to_value)
+    /// and one one-shot encoding per sample, and memory for every distinct string and shape
+    /// of the samples.
     ///
-    /// Errors: a sample that does not serialize (see [`to_value`](crate::to_value)).
+    /// Errors: a sample that does not serialize (see [`to_value`](crate::to_value), and
+    /// [`to_vec_with`](crate::to_vec_with) under `opts`).
     ///
     /// ```
     /// use qdf_core::{Dictionary, Options};
@@ -103,7 +107,11 @@ impl Dictionary {
     /// # Ok::<(), qdf_core::Error>(())
     /// ```
     pub fn train<T: Serialize>(samples: &[T], opts: Options, budget: usize) -> Result<Dictionary> {
-        Dictionary::train_values(samples.iter().map(to_value), opts, budget)
+        let shapes = samples
+            .iter()
+            .map(|s| ser::declared_shapes(s, &opts))
+            .collect::<Result<Vec<_>>>()?;
+        Dictionary::train_values(samples.iter().map(to_value), &shapes, opts, budget)
     }
 }
 

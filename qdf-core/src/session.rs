@@ -80,14 +80,12 @@
 //! stream from empty state. The encoder checkpoints the state before each body and rolls it
 //! back on any error, so a failed value costs nothing on the wire or in the state.
 
-use std::sync::Arc;
-
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use crate::dense::SessionStats;
 
-use crate::dense::{DenseState, InternTable};
+use crate::dense::DenseState;
 use crate::dict::{Dictionary, DictionaryId};
 use crate::error::{Category, Error, ErrorCode, Result};
 use crate::frame::{self, CHECKSUM_LEN, Next};
@@ -402,7 +400,7 @@ pub struct DecoderSession {
     /// The pre-shared dictionary this side holds.
     dict: Option<Dictionary>,
     /// Its entries, once the stream header named it: every body starts from them.
-    base: Option<Arc<InternTable>>,
+    base: Option<crate::dict::Base>,
 }
 
 impl DecoderSession {
@@ -647,7 +645,7 @@ impl DecoderSession {
         if flags & FLAG_DENSE != 0 && self.dense.is_none() {
             let state = DenseState::new_session_decoder(&self.opts)
                 .for_flags(flags)
-                .on_base(Arc::clone(&base));
+                .on_base(base.clone());
             self.dense = Some(Box::new(state));
         }
         self.base = Some(base);
@@ -700,7 +698,7 @@ impl DecoderSession {
             }
         } else if let Some(base) = &self.base {
             // A stateless stream on a dictionary: each body starts from it (O(1)).
-            let state = DenseState::new_decoder(&self.opts, false).on_base(Arc::clone(base));
+            let state = DenseState::new_decoder(&self.opts, false).on_base(base.clone());
             crate::de::decode_body_with_state(body, &self.opts, &mut Some(Box::new(state)))
         } else {
             crate::de::decode_body(body, &self.opts)

@@ -18,12 +18,12 @@ fn main() {
         dict_sizes::LEVEL
     );
     println!(
-        "| workload | qdf | qdf + dictionary | ÷ | prost | prost+zstd | prost+zstd+dictionary | dictionary entries | hex ids in qdf + dictionary |"
+        "| workload | qdf | qdf + dictionary | ÷ | prost | prost+zstd | prost+zstd+dictionary | dictionary entries | dictionary shapes | hex ids in qdf + dictionary |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (name, s) in dict_sizes::rows() {
         println!(
-            "| {name} | {} | {} | {:.2}× | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {:.2}× | {} | {} | {} | {} | {} | {} |",
             s.qdf,
             s.qdf_dict,
             s.qdf_dict as f64 / s.qdf as f64,
@@ -31,6 +31,7 @@ fn main() {
             s.prost_zstd,
             s.prost_zstd_dict,
             s.dict_entries,
+            s.dict_shapes,
             s.hex_ids
         );
     }

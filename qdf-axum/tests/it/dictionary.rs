@@ -296,14 +296,14 @@ async fn streams_of_frames_use_the_registry_and_the_announced_dictionary() {
     );
     assert_eq!(h.get(QDF_DICTIONARY).unwrap(), &qdf_dictionary(v2.id()));
     // The sizes of one small stream (one span): the dictionary's 8-byte id in the header,
-    // the span's strings as references.
+    // the span's strings as references, its shapes the dictionary's (§25.2).
     let one = &sent[..1];
     assert_eq!(
         (
             stream_body(one, None).len(),
             stream_body(one, Some(&v1)).len()
         ),
-        (185, 99)
+        (185, 81)
     );
 }
 
@@ -316,9 +316,10 @@ async fn one_small_message_is_smaller_with_the_dictionary() {
     let one = spans(1);
     let plain = qdf_core::to_vec(&one).unwrap();
     let with = qdf_core::to_vec_with_dictionary(&one, Options::default(), &dict).unwrap();
-    // One span: 184 bytes alone, 99 with the dictionary (13 header bytes instead of 5); its
-    // hex ids are hex text (docs/SPEC.md §9; 191 and 106 before).
-    assert_eq!((plain.len(), with.len()), (184, 99));
+    // One span: 184 bytes alone, 81 with the dictionary (13 header bytes instead of 5; 99
+    // before the dictionary held shapes, §25.2); its hex ids are hex text (docs/SPEC.md §9;
+    // 191 and 106 before).
+    assert_eq!((plain.len(), with.len()), (184, 81));
     // The server reads both, and answers in kind: the response bodies have the same sizes.
     let (_, _, back_plain) = post_echo(addr, plain.clone(), &[]).await;
     let (_, _, back_with) = post_echo(

@@ -19,7 +19,9 @@
 //!   (name, value) pairs and the end mark.
 //! - **restart**: if the very first field differs, nothing but the `EC id` header has been
 //!   written and no state has changed, so the encoder replaces that header: with the reuse
-//!   of a shape that starts with this field, else a declaration, else a plain map. An
+//!   of a shape that starts with this field, else a declaration, else a plain map. A
+//!   declaration's header is replaced the same way at its first field when a pre-shared
+//!   dictionary holds a shape of that count starting with that field (§25.2). An
 //!   escape therefore always follows at least one predicted name, and an escape right after
 //!   the reuse header always means an open reuse.
 //! - **maps**: a map is shaped only if its first key is a string; a later key that is not a
@@ -239,6 +241,9 @@ impl DenseState {
             Some(id) if self.shapes.name_is(id, 0, first) => {
                 (Mode::Reuse(id), StructStart::Reuse(id))
             }
+            _ if let Some(id) = self.shapes.base_shape(len, first) => {
+                (Mode::Reuse(id), StructStart::Reuse(id))
+            }
             _ if self.may_declare_shape() => {
                 self.begin_shape();
                 (Mode::Declare, StructStart::Declare)
@@ -322,6 +327,17 @@ impl DenseState {
             Mode::Tail { .. } => {
                 self.feed_name(cur, key);
                 FieldStep::Name
+            }
+            // Only the header was written: a pre-shared dictionary's shape that starts
+            // with this field replaces the declaration (`docs/SPEC.md` §25.2).
+            Mode::Declare
+                if cur.idx == 1
+                    && let Some(id) = self.shapes.base_shape(cur.len, key) =>
+            {
+                self.shapes.abort_decl();
+                self.feed_name(cur, key);
+                self.set_mode(cur, Mode::Reuse(id));
+                FieldStep::Restart(StructStart::Reuse(id))
             }
             Mode::Declare => {
                 self.feed_name(cur, key);
@@ -420,6 +436,12 @@ impl DenseState {
             && let Some(other) = self.shape_pred.predict(k)
             && other != id
             && self.shapes.name_is(other, 0, key)
+        {
+            self.set_mode(cur, Mode::Reuse(other));
+            return StructStart::Reuse(other);
+        }
+        if let Some(other) = self.shapes.base_shape(cur.len, key)
+            && other != id
         {
             self.set_mode(cur, Mode::Reuse(other));
             return StructStart::Reuse(other);

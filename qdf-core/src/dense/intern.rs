@@ -248,6 +248,13 @@ impl InternTable {
         Ok(id)
     }
 
+    /// The base's id of `(bytes, kind)`, `None` if the base does not hold it or there is no
+    /// base (the table's own entries are not looked at).
+    pub(crate) fn find_in_base(&self, bytes: &[u8], kind: Kind) -> Option<u32> {
+        let base = self.base.as_deref()?;
+        base.find_hashed(self.hash(bytes, kind), bytes, kind)
+    }
+
     /// Whether `(bytes, kind)` is interned, as [`find`](Self::find) answers but leaving the
     /// front cache as it is (for estimates made before anything is written).
     pub(crate) fn contains(&self, bytes: &[u8], kind: Kind) -> bool {

@@ -54,7 +54,7 @@ pub(crate) use colshape::encode_key as col_shape_key;
 pub(crate) use cursor::{EndStep, FieldStep, ShapeCursor, StructStart};
 pub(crate) use intern::{InternTable, Kind};
 #[allow(unused_imports)] // used by ser/shape.rs
-pub(crate) use shape::{NamesHash, ShapePredictor, ShapeTable};
+pub(crate) use shape::{BaseShapes, NamesHash, ShapePredictor, ShapeTable};
 pub use stats::SessionStats;
 
 use admit::{Admission, fingerprint};
@@ -67,8 +67,6 @@ use predict::{PredMark, Predictors};
 use shape::ShapeMark;
 pub(crate) use text::{Text, inline_str, is_slot_text};
 use text::{TextSlots, TextTrial};
-
-use std::sync::Arc;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::{Features, Options};
@@ -168,6 +166,9 @@ struct Config {
     shape_cap: u32,
     /// See [`DenseState::slot_mode`] (kept here, in padding, so the state keeps its size).
     slot_mode: u8,
+    /// The dictionary holds strings shorter than `min_intern`: the encoder looks those up
+    /// in it (in padding too).
+    short_base: bool,
 }
 
 /// What an encoder checkpoint must restore.
@@ -242,6 +243,7 @@ impl DenseState {
                 byte_cap: opts.intern_byte_cap(),
                 shape_cap: opts.shape_cap(),
                 slot_mode: 0,
+                short_base: false,
             },
             table,
             pred: Predictors::new(),
@@ -257,12 +259,15 @@ impl DenseState {
         }
     }
 
-    /// This fresh state on top of a pre-shared dictionary's intern entries (`docs/SPEC.md`
-    /// §25): they are ids `0..base.len()`, the state's own entries follow. O(1).
-    pub(crate) fn on_base(mut self, base: Arc<InternTable>) -> Self {
+    /// This fresh state on top of a pre-shared dictionary (`docs/SPEC.md` §25): its intern
+    /// entries are ids `0..n`, the state's own entries follow; its shapes are ids `1..=s`,
+    /// the state's own declarations follow. O(1).
+    pub(crate) fn on_base(mut self, base: crate::dict::Base) -> Self {
         let table = std::mem::replace(&mut self.table, InternTable::new(false));
-        self.table = table.on_base(base);
+        self.table = table.on_base(base.entries);
         self.pred.set_base(self.table.base_len());
+        self.shapes = std::mem::take(&mut self.shapes).on_base(base.shapes);
+        self.cfg.short_base = base.min_len < self.cfg.min_intern;
         self
     }
 
@@ -443,6 +448,11 @@ impl DenseState {
                 }
                 return Emission::Intern;
             }
+        } else if self.cfg.short_base
+            && let Some(id) = self.table.find_in_base(bytes, kind)
+        {
+            // Never interned, but a dictionary entry: its reference (if shorter).
+            return self.encode_ref(id, inline_len(bytes.len(), kind));
         } else if self.defers(kind) {
             return Emission::Undecided;
         }
@@ -1171,7 +1181,13 @@ impl DenseState {
             u64::from(len),
             u64::from(cfg.entry_cap.saturating_sub(base)),
         ) || near(self.table.byte_len(), cfg.byte_cap)
-            || near(u64::from(self.shapes.len()), u64::from(cfg.shape_cap))
+            || near(
+                u64::from(self.shapes.own_len()),
+                u64::from(
+                    cfg.shape_cap
+                        .saturating_sub(self.shapes.len() - self.shapes.own_len()),
+                ),
+            )
             || near(u64::from(self.col_shapes.len()), u64::from(cfg.shape_cap))
             || near(self.shapes.charged(), cfg.byte_cap)
             || near(self.col_shapes.charged(), cfg.byte_cap)

@@ -9,8 +9,14 @@
 //! Memory: every stored name is charged `len + 4` bytes against the shape byte cap (the
 //! intern byte cap), and the number of shapes against the shape cap. The decoder rejects a
 //! declaration that would exceed either with [`ErrorCode::SessionCap`].
+//!
+//! A table may sit on a shared, frozen **base**: a pre-shared dictionary's shapes
+//! (`docs/SPEC.md` §25.2), ids `1..=n` and stored names `0..m`; the table's own shapes and
+//! names continue after them. Starting from a base costs one `Arc` clone; the base's shapes
+//! count toward the shape cap (they hold ids) but not toward the byte cap.
 
 use std::hash::BuildHasher;
+use std::sync::Arc;
 
 use hashbrown::{DefaultHashBuilder, HashMap, HashSet};
 
@@ -22,6 +28,8 @@ pub(crate) const NAME_OVERHEAD: u64 = 4;
 /// Shape id → field names, plus the stack of declarations in progress.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ShapeTable {
+    /// A dictionary's shapes, or `None`.
+    base: Option<Arc<BaseShapes>>,
     names: Vec<u8>,
     /// `name_ends[k]` is the offset one past stored name `k` in `names`.
     name_ends: Vec<usize>,
@@ -51,7 +59,37 @@ impl ShapeTable {
     /// Number of shapes defined (the last id).
     #[inline]
     pub(crate) fn len(&self) -> u32 {
+        self.base_shapes() + self.shape_ends.len() as u32
+    }
+
+    /// Shapes declared on this table (the base's not counted).
+    #[inline]
+    pub(crate) fn own_len(&self) -> u32 {
         self.shape_ends.len() as u32
+    }
+
+    /// This (empty) table on top of the frozen `base`, whose shapes become ids
+    /// `1..=base.len()` and whose names the first stored names. O(1).
+    pub(crate) fn on_base(mut self, base: Arc<BaseShapes>) -> Self {
+        debug_assert!(self.shape_ends.is_empty() && self.open.is_empty());
+        self.base = (base.table.len() > 0).then_some(base);
+        self
+    }
+
+    /// Shapes of the base (0 without one).
+    #[inline(always)]
+    fn base_shapes(&self) -> u32 {
+        self.base
+            .as_deref()
+            .map_or(0, |b| b.table.shape_ends.len() as u32)
+    }
+
+    /// The first shape of the base with `count` fields whose first name is `first` (the
+    /// encoder's pick for a struct or map no prediction covers), `None` without one.
+    pub(crate) fn base_shape(&self, count: usize, first: &[u8]) -> Option<u32> {
+        let b = self.base.as_deref()?;
+        let (_, id) = b.by_first.get(first)?.iter().find(|&&(n, _)| n == count)?;
+        Some(*id)
     }
 
     /// Bytes charged against the cap so far.
@@ -69,10 +107,15 @@ impl ShapeTable {
     /// The stored-name indices of shape `id`'s fields, `None` if undefined.
     #[inline]
     pub(crate) fn name_range(&self, id: u32) -> Option<std::ops::Range<usize>> {
+        let (table, id, offset) = match self.base.as_deref().map(|b| &b.table) {
+            Some(b) if id as usize <= b.shape_ends.len() => (b, id, 0),
+            Some(b) => (self, id - b.shape_ends.len() as u32, b.name_ends.len()),
+            None => (self, id, 0),
+        };
         let i = (id as usize).checked_sub(1)?;
-        let end = *self.shape_ends.get(i)?;
-        let start = if i == 0 { 0 } else { self.shape_ends[i - 1] };
-        Some(start..end)
+        let end = *table.shape_ends.get(i)?;
+        let start = if i == 0 { 0 } else { table.shape_ends[i - 1] };
+        Some(offset + start..offset + end)
     }
 
     /// [`name_range`](Self::name_range), empty if undefined.
@@ -84,9 +127,14 @@ impl ShapeTable {
     /// Stored name `k` (an index from [`name_range`](Self::name_range)).
     #[inline(always)]
     pub(crate) fn name_at(&self, k: usize) -> Option<&[u8]> {
-        let end = *self.name_ends.get(k)?;
-        let start = if k == 0 { 0 } else { self.name_ends[k - 1] };
-        self.names.get(start..end)
+        let (table, k) = match self.base.as_deref().map(|b| &b.table) {
+            Some(b) if k < b.name_ends.len() => (b, k),
+            Some(b) => (self, k - b.name_ends.len()),
+            None => (self, k),
+        };
+        let end = *table.name_ends.get(k)?;
+        let start = if k == 0 { 0 } else { table.name_ends[k - 1] };
+        table.names.get(start..end)
     }
 
     /// Whether stored name `k` (an index from [`name_range`](Self::name_range)) is `name`.
@@ -109,9 +157,7 @@ impl ShapeTable {
         if i >= r.len() {
             return None;
         }
-        let k = r.start + i;
-        let start = if k == 0 { 0 } else { self.name_ends[k - 1] };
-        Some(&self.names[start..self.name_ends[k]])
+        self.name_at(r.start + i)
     }
 
     /// Whether field name `i` of shape `id` is `name` (false if there is no such field).
@@ -124,6 +170,13 @@ impl ShapeTable {
     /// Opens a declaration (after `EC 00 N`).
     pub(crate) fn begin_decl(&mut self) {
         self.open.push(self.pending_ends.len());
+    }
+
+    /// Drops the innermost open declaration, which has no name yet (its header was
+    /// replaced by a reuse).
+    pub(crate) fn abort_decl(&mut self) {
+        debug_assert_eq!(self.open.last(), Some(&self.pending_ends.len()));
+        self.open.pop();
     }
 
     /// Adds the next field name of the innermost open declaration.
@@ -196,7 +249,7 @@ impl ShapeTable {
         self.open.truncate(mark.open);
     }
 
-    /// Drops every shape, keeping the allocations (a renewal).
+    /// Drops every own shape, keeping the allocations and the base (a renewal).
     pub(crate) fn clear(&mut self) {
         self.rollback(&ShapeMark {
             shapes: 0,
@@ -220,6 +273,60 @@ impl ShapeTable {
                     + self.shape_ends.capacity()
                     + self.pending_ends.capacity()
                     + self.open.capacity())) as u64
+    }
+}
+
+/// A pre-shared dictionary's shapes (`docs/SPEC.md` §25.2), frozen: the base of the shape
+/// tables started from the dictionary, with the encoder's index of them.
+#[derive(Debug, Default)]
+pub(crate) struct BaseShapes {
+    table: ShapeTable,
+    /// First field name → `(field count, id)` of the shapes starting with it, ids ascending.
+    by_first: HashMap<Box<[u8]>, Vec<(usize, u32)>>,
+}
+
+impl BaseShapes {
+    /// The shapes of `lists` as ids `1..=lists.len()`, in order. No caps apply: the
+    /// dictionary file's limits bound them.
+    pub(crate) fn new<'a>(lists: impl IntoIterator<Item = &'a [&'a [u8]]>) -> BaseShapes {
+        let mut b = BaseShapes::default();
+        for names in lists {
+            b.table.begin_decl();
+            for name in names {
+                b.table.decl_name(name);
+            }
+            let id = b.table.end_decl(u32::MAX, u64::MAX).expect("no cap");
+            if let Some(&first) = names.first() {
+                b.by_first
+                    .entry(first.into())
+                    .or_default()
+                    .push((names.len(), id));
+            }
+        }
+        b
+    }
+
+    /// Number of shapes.
+    pub(crate) fn len(&self) -> u32 {
+        self.table.len()
+    }
+
+    /// Field names of shape `id` (`1..=len()`).
+    pub(crate) fn names(&self, id: u32) -> impl Iterator<Item = &[u8]> {
+        self.table
+            .name_indices(id)
+            .filter_map(|k| self.table.name_at(k))
+    }
+
+    /// Heap bytes held: the names, their offsets and the index.
+    pub(crate) fn heap_bytes(&self) -> u64 {
+        self.table.heap_bytes()
+            + self.by_first.allocation_size() as u64
+            + self
+                .by_first
+                .iter()
+                .map(|(k, v)| (k.len() + v.capacity() * 16) as u64)
+                .sum::<u64>()
     }
 }
 

@@ -1,14 +1,18 @@
-//! The dictionary file (`docs/SPEC.md` §25.3): a magic, a version, then the intern entries,
-//! each a length-and-kind varint and its bytes.
+//! The dictionary file (`docs/SPEC.md` §25.3): a magic, a version, the intern entries, each a
+//! length-and-kind varint and its bytes, and (version 2) the struct shapes, each a count and
+//! its field names.
 //!
 //! ```text
-//! file  := 'Q' 'D' 'F' 'D'  0x01  uvarint(count)  entry{count}
-//! entry := uvarint(len << 1 | kind)  bytes[len]        kind 0 = string (UTF-8), 1 = bytes
+//! file   := 'Q' 'D' 'F' 'D'  version  uvarint(count)  entry{count}  [shapes]
+//! entry  := uvarint(len << 1 | kind)  bytes[len]        kind 0 = string (UTF-8), 1 = bytes
+//! shapes := uvarint(s)  shape{s}                        version 02 only, s ≥ 1
+//! shape  := uvarint(n)  (uvarint(len) bytes[len]){n}    n ≥ 1 field names, UTF-8
 //! ```
 //!
 //! Strict, so a dictionary has exactly one file and one id: minimal varints, no empty or
-//! repeated entry, nothing after the last entry. Bounded: the count is checked against the
-//! remaining input before anything is allocated (an entry takes at least 2 bytes), so a
+//! repeated entry, no empty or repeated shape, version 2 exactly when there are shapes,
+//! nothing after the end. Bounded: every count is checked against the remaining input
+//! before anything is allocated (an entry and a shape take at least 2 bytes, a name 1), so a
 //! hostile file costs memory in proportion to its length, and the caps below hold.
 
 use crate::dense::Kind;
@@ -17,27 +21,55 @@ use crate::wire::varint::{read_uvarint, write_uvarint};
 
 /// The file's first 4 bytes.
 pub(crate) const MAGIC: [u8; 4] = *b"QDFD";
-/// The only file version this library writes and reads.
+/// The file version of a dictionary of intern entries only.
 pub(crate) const VERSION: u8 = 0x01;
+/// The file version of a dictionary with shapes.
+pub(crate) const VERSION_SHAPES: u8 = 0x02;
+/// Most shapes in one dictionary: the default shape cap (`Limits::max_shapes`).
+pub(crate) const MAX_SHAPES: usize = 4096;
 /// Most entries in one dictionary: the wire's id space (`docs/SPEC.md` §16.1).
 pub(crate) const MAX_ENTRIES: usize = 0xFFFF;
 /// Longest entry, in bytes: what a session encoder interns at most by default
 /// (`max_intern_bytes / 64`).
 pub(crate) const MAX_ENTRY_LEN: usize = 64 << 10;
-/// Most bytes of entries in one dictionary (16 MiB).
+/// Most bytes of entries and shape names in one dictionary (16 MiB).
 pub(crate) const MAX_TOTAL_BYTES: usize = 16 << 20;
 
-/// Appends the file of `entries` (already checked) to `out`.
-pub(crate) fn write<'a>(
+/// A parsed file: the entries in id order and the shapes' field names in id order, all
+/// borrowed from the file.
+pub(crate) struct Parsed<'a> {
+    pub(crate) entries: Vec<(Kind, &'a [u8])>,
+    pub(crate) shapes: Vec<Vec<&'a [u8]>>,
+}
+
+/// Appends the file of `entries` and `shapes` (already checked) to `out`: version 1 without
+/// shapes, 2 with.
+pub(crate) fn write<'a, 'b>(
     out: &mut Vec<u8>,
     entries: impl ExactSizeIterator<Item = (Kind, &'a [u8])>,
+    shapes: &[Vec<&'b [u8]>],
 ) {
     out.extend_from_slice(&MAGIC);
-    out.push(VERSION);
+    out.push(if shapes.is_empty() {
+        VERSION
+    } else {
+        VERSION_SHAPES
+    });
     write_uvarint(out, entries.len() as u64);
     for (kind, bytes) in entries {
         write_uvarint(out, (bytes.len() as u64) << 1 | (kind == Kind::Bin) as u64);
         out.extend_from_slice(bytes);
+    }
+    if shapes.is_empty() {
+        return;
+    }
+    write_uvarint(out, shapes.len() as u64);
+    for names in shapes {
+        write_uvarint(out, names.len() as u64);
+        for name in names {
+            write_uvarint(out, name.len() as u64);
+            out.extend_from_slice(name);
+        }
     }
 }
 
@@ -57,15 +89,16 @@ pub(crate) fn entry_offset(entries: &[(Kind, Vec<u8>)], i: usize) -> usize {
     head + before
 }
 
-/// Parses a file into its entries (borrowed from `file`), in id order. Duplicates are the
-/// caller's check (it builds the index that finds them).
+/// Parses a file into its entries and shapes (borrowed from `file`), in id order. Repeated
+/// entries are the caller's check (it builds the index that finds them).
 ///
 /// Errors, at the offset of the failing byte: `UnexpectedEof` for a file cut short;
 /// `BadMagic`, `BadVersion`; `NonMinimal` / `VarintOverflow` for a varint; `LengthOverrun`
-/// for a count the rest cannot hold; `BadDictionary` for an empty entry or past the caps
-/// [`MAX_ENTRIES`], [`MAX_ENTRY_LEN`], [`MAX_TOTAL_BYTES`]; `InvalidUtf8` for a string
-/// entry; `TrailingBytes` after the last entry.
-pub(crate) fn parse(file: &[u8]) -> Result<Vec<(Kind, &[u8])>> {
+/// for a count the rest cannot hold; `BadDictionary` for an empty entry, an empty or
+/// repeated shape, a version 2 file without shapes, or past the caps [`MAX_ENTRIES`],
+/// [`MAX_SHAPES`], [`MAX_ENTRY_LEN`], [`MAX_TOTAL_BYTES`]; `InvalidUtf8` for a string entry
+/// or a field name; `TrailingBytes` after the end.
+pub(crate) fn parse(file: &[u8]) -> Result<Parsed<'_>> {
     let mut pos = 0;
     for (i, &m) in MAGIC.iter().enumerate() {
         match file.get(i) {
@@ -74,20 +107,14 @@ pub(crate) fn parse(file: &[u8]) -> Result<Vec<(Kind, &[u8])>> {
             Some(_) => pos = i + 1,
         }
     }
-    match file.get(pos) {
+    let version = match file.get(pos) {
         None => return Err(eof(pos, "the dictionary file version")),
-        Some(&VERSION) => pos += 1,
+        Some(&v @ (VERSION | VERSION_SHAPES)) => v,
         Some(&v) => return Err(Error::at(ErrorCode::BadVersion(v), pos as u64)),
-    }
+    };
+    pos += 1;
     let count = varint(file, &mut pos, "the entry count")?;
-    let remaining = (file.len() - pos) as u64;
-    if count > remaining / 2 {
-        let code = ErrorCode::LengthOverrun {
-            len: count,
-            remaining,
-        };
-        return Err(Error::at(code, pos as u64));
-    }
+    overrun(file, pos, count, 2)?;
     if count > MAX_ENTRIES as u64 {
         return Err(bad("more than 65 535 entries", pos));
     }
@@ -112,20 +139,96 @@ pub(crate) fn parse(file: &[u8]) -> Result<Vec<(Kind, &[u8])>> {
         if total > MAX_TOTAL_BYTES {
             return Err(bad("more than 16 MiB of entries", at));
         }
-        if kind == Kind::Str
-            && let Err(e) = crate::utf8::utf8(bytes)
-        {
-            let at = pos + e.valid_up_to();
-            return Err(Error::at(ErrorCode::InvalidUtf8, at as u64));
+        if kind == Kind::Str {
+            utf8(bytes, pos)?;
         }
         pos += len;
         entries.push((kind, bytes));
     }
+    let shapes = if version == VERSION_SHAPES {
+        parse_shapes(file, &mut pos, &mut total)?
+    } else {
+        Vec::new()
+    };
     if pos != file.len() {
         let n = (file.len() - pos) as u64;
         return Err(Error::at(ErrorCode::TrailingBytes(n), pos as u64));
     }
-    Ok(entries)
+    Ok(Parsed { entries, shapes })
+}
+
+/// The shapes of a version 2 file, from `*pos`; `total` counts the bytes of entries and
+/// names against [`MAX_TOTAL_BYTES`].
+fn parse_shapes<'a>(
+    file: &'a [u8],
+    pos: &mut usize,
+    total: &mut usize,
+) -> Result<Vec<Vec<&'a [u8]>>> {
+    let at = *pos;
+    let count = varint(file, pos, "the shape count")?;
+    // A shape takes at least 2 bytes (its count and one name's length).
+    overrun(file, *pos, count, 2)?;
+    if count == 0 {
+        return Err(bad("a version 2 file without shapes", at));
+    }
+    if count > MAX_SHAPES as u64 {
+        return Err(bad("more than 4 096 shapes", at));
+    }
+    let mut shapes: Vec<Vec<&[u8]>> = Vec::with_capacity(count as usize);
+    let mut seen = hashbrown::HashSet::with_capacity(count as usize);
+    for _ in 0..count {
+        let at = *pos;
+        let n = varint(file, pos, "a shape's field count")?;
+        overrun(file, *pos, n, 1)?;
+        if n == 0 {
+            return Err(bad("an empty shape", at));
+        }
+        let mut names = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let len = varint(file, pos, "a field name's length")?;
+            if len > MAX_ENTRY_LEN as u64 {
+                return Err(bad("a field name longer than 65 536 bytes", *pos));
+            }
+            let len = len as usize;
+            let Some(name) = file.get(*pos..*pos + len) else {
+                return Err(eof(file.len(), "a field name's bytes"));
+            };
+            *total += len;
+            if *total > MAX_TOTAL_BYTES {
+                return Err(bad("more than 16 MiB of entries and names", *pos));
+            }
+            utf8(name, *pos)?;
+            *pos += len;
+            names.push(name);
+        }
+        if !seen.insert(names.clone()) {
+            return Err(bad("a repeated shape", at));
+        }
+        shapes.push(names);
+    }
+    Ok(shapes)
+}
+
+/// `LengthOverrun` at `pos` when `count` items of at least `min` bytes each cannot fit in
+/// the rest of the file.
+fn overrun(file: &[u8], pos: usize, count: u64, min: u64) -> Result<()> {
+    let remaining = (file.len() - pos) as u64;
+    if count > remaining / min {
+        let code = ErrorCode::LengthOverrun {
+            len: count,
+            remaining,
+        };
+        return Err(Error::at(code, pos as u64));
+    }
+    Ok(())
+}
+
+/// `InvalidUtf8` at the first bad byte of `bytes`, which start at `pos` in the file.
+fn utf8(bytes: &[u8], pos: usize) -> Result<()> {
+    crate::utf8::utf8(bytes).map(|_| ()).map_err(|e| {
+        let at = pos + e.valid_up_to();
+        Error::at(ErrorCode::InvalidUtf8, at as u64)
+    })
 }
 
 /// A minimal uvarint at `*pos`, advancing it; a file that ends inside it is

@@ -4,7 +4,10 @@ use super::*;
 use crate::dense::DenseState;
 
 fn dict() -> Dictionary {
-    Dictionary::from_strs(["alpha", "beta", "gamma"]).unwrap()
+    Dictionary::from_strs(["alpha", "beta", "gamma"])
+        .unwrap()
+        .with_shapes([["x", "y"]])
+        .unwrap()
 }
 
 /// A table on a base: the base's ids first, own entries after, lookups through both, and
@@ -12,7 +15,7 @@ fn dict() -> Dictionary {
 #[test]
 fn intern_table_on_a_base() {
     let d = dict();
-    let mut t = InternTable::new(true).on_base(d.base());
+    let mut t = InternTable::new(true).on_base(d.base().entries);
     assert_eq!((t.len(), t.base_len(), t.byte_len()), (3, 3, 0));
     assert_eq!(t.find(b"beta", Kind::Str), Some(1));
     assert_eq!(t.find(b"beta", Kind::Bin), None);
@@ -29,24 +32,28 @@ fn intern_table_on_a_base() {
     t.clear();
     assert_eq!((t.len(), t.find(b"epsilon", Kind::Str)), (3, None));
     // A decoder's table that keeps no bytes still serves the base.
-    let u = InternTable::new_uncopied().on_base(d.base());
+    let u = InternTable::new_uncopied().on_base(d.base().entries);
     assert_eq!(u.get(2), Some((&b"gamma"[..], Kind::Str)));
 }
 
-/// Starting from a dictionary shares its table: no copy, one more `Arc` holder per state.
+/// Starting from a dictionary shares its tables: no copy, one more `Arc` holder of the
+/// entries and of the shapes per state.
 #[test]
 fn starting_from_a_dictionary_is_o1() {
     let d = dict();
-    let before = Arc::strong_count(&d.entries);
+    let before = (Arc::strong_count(&d.entries), Arc::strong_count(&d.shapes));
     let states: Vec<DenseState> = (0..4)
         .map(|_| DenseState::new_decoder(&Options::balanced(), false).on_base(d.base()))
         .collect();
-    assert_eq!(Arc::strong_count(&d.entries), before + 4);
+    let held = (Arc::strong_count(&d.entries), Arc::strong_count(&d.shapes));
+    assert_eq!(held, (before.0 + 4, before.1 + 4));
     // The heap of a state on the dictionary is that of an empty one.
     let empty = DenseState::new_decoder(&Options::balanced(), false);
     assert_eq!(states[0].heap_bytes(), empty.heap_bytes());
+    assert_eq!(states[0].shapes().field_name(1, 1), Some(&b"y"[..]));
     drop(states);
-    assert_eq!(Arc::strong_count(&d.entries), before);
+    let after = (Arc::strong_count(&d.entries), Arc::strong_count(&d.shapes));
+    assert_eq!(after, before);
 }
 
 /// Pair predictions after dictionary ids grow the pair table only when recorded, and an

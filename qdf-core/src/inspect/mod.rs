@@ -47,7 +47,6 @@ pub use event::*;
 use walk::Walker;
 
 use std::fmt;
-use std::sync::Arc;
 
 use crate::dense::DenseState;
 use crate::dict::Dictionary;
@@ -231,7 +230,7 @@ pub fn stream_with_dictionary(
         Some(b) if flags & FLAG_DENSE != 0 => Some(Box::new(
             DenseState::new_session_decoder(opts)
                 .for_flags(flags)
-                .on_base(Arc::clone(b)),
+                .on_base(b.clone()),
         )),
         _ if flags & FLAG_TEXTS != 0 => Some(Box::new(
             DenseState::new_session_decoder(opts).for_flags(flags),
@@ -331,7 +330,7 @@ pub fn stream_with_dictionary(
         } else {
             // A stateless body on a dictionary starts from it; the entries keep their bytes.
             base.as_ref()
-                .map(|b| Box::new(DenseState::new_decoder(opts, true).on_base(Arc::clone(b))))
+                .map(|b| Box::new(DenseState::new_decoder(opts, true).on_base(b.clone())))
         };
         src.carry_dense(opts, carried);
         let mut w = Walker {

@@ -158,6 +158,31 @@ pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
     encode_body_flags(value, opts, out, &mut state, index, false)
 }
 
+/// The struct shapes a one-shot message of `value` under `opts` declares, as field-name
+/// lists in id order (none without `SHAPE_INTERN`): what a dictionary trained on such
+/// messages may pre-load (`docs/SPEC.md` §25.4). Errors: those of [`encode_body`].
+pub(crate) fn declared_shapes<T: ?Sized + serde::Serialize>(
+    value: &T,
+    opts: &Options,
+) -> Result<Vec<Vec<Vec<u8>>>> {
+    let mut state = crate::sink::new_dense_state(opts);
+    encode_body_flags(
+        value,
+        opts,
+        &mut Vec::new(),
+        &mut state,
+        ColIndex::default(),
+        false,
+    )?;
+    let Some(t) = state.as_deref().map(|s| s.shapes()) else {
+        return Ok(Vec::new());
+    };
+    let names = |id| t.name_indices(id).filter_map(|k| t.name_at(k));
+    Ok((1..=t.len())
+        .map(|id| names(id).map(<[u8]>::to_vec).collect())
+        .collect())
+}
+
 /// [`encode_body`] starting from the Dense state `state` (a one-shot message on a
 /// pre-shared dictionary, `docs/SPEC.md` §25).
 pub(crate) fn encode_body_from<T: ?Sized + serde::Serialize>(

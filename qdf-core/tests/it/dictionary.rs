@@ -123,6 +123,8 @@ fn golden_message() {
 fn round_trips_in_every_tier() {
     let dict = trained();
     assert!(dict.len() > 5, "{dict:?}");
+    // Record and Level::Warn's shapes: the batches below reuse them from their first record.
+    assert_eq!(dict.shape_count(), 2, "{dict:?}");
     let batch: Vec<Record> = (100..110).map(record).collect();
     for tier in TIERS {
         let opts = tier();
@@ -483,7 +485,7 @@ fn hostile_dictionary_files() {
             0,
         ),
         ("51 44 46 45 01 00", ErrorCode::BadMagic, 3),
-        ("51 44 46 44 02 00", ErrorCode::BadVersion(2), 4),
+        ("51 44 46 44 03 00", ErrorCode::BadVersion(3), 4),
         (
             "51 44 46 44",
             ErrorCode::UnexpectedEof {
@@ -573,7 +575,9 @@ fn hostile_dictionary_files() {
         assert_eq!(e.offset(), Some(at), "{strs:?}");
     }
 
+    // A version 2 file (the trained dictionary holds shapes, §25.2).
     let file = trained().to_bytes();
+    assert_eq!(file[4], 2);
     for n in 0..file.len() {
         assert!(Dictionary::from_bytes(&file[..n]).is_err(), "prefix {n}");
     }
@@ -767,7 +771,9 @@ fn spec_examples() {
             continue;
         }
         let dict = dict.clone().expect("a dictionary line first");
+        // Records of a dictionary's shapes decode as maps: shaped maps re-encode them.
         let opts = Options::balanced();
+        let opts = opts.features(opts.features.with(qdf_core::Features::MAP_SHAPE));
         if let Some(stream) = input.strip_prefix("stream ") {
             let wire = unhex(stream);
             let mut dec = DecoderSession::new(opts).with_dictionary(dict.clone());
@@ -807,7 +813,7 @@ fn spec_examples() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 5);
+    assert_eq!(checked, 9);
 }
 
 /// Starting from a large dictionary and using two of its last ids costs O(1) state, not a

@@ -10,6 +10,7 @@ mod columnar;
 mod data_model;
 mod dense;
 mod dictionary;
+mod dictionary_shapes;
 mod encode_duplicate_keys;
 mod encoder_safety;
 mod entropy;

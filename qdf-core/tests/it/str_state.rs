@@ -570,3 +570,34 @@ fn live_bound_mirrors() {
         [2 + 7 + 7, 2 + 7 + 40_005, 2 + 7 + 7, 2 + 7 + 40_005]
     );
 }
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct TwoFirsts {
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    a: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    b: Option<String>,
+    c: u8,
+}
+
+/// A record whose first field is not its predicted shape's restarts onto another shape
+/// (§15); its first value is a slotted string like any other, so both sides learn it as
+/// that slot's text, and a later prefix form keeps the right bytes.
+#[test]
+fn a_restarted_reuse_gives_its_first_value_a_text() {
+    let r = |a: Option<&str>, b: Option<&str>| TwoFirsts {
+        a: a.map(Into::into),
+        b: b.map(Into::into),
+        c: 1,
+    };
+    let records = vec![
+        r(Some("AAAAAAAAAAAAAAAA-1"), None),
+        r(Some("AAAAAAAAAAAAAAAA-0"), None),
+        r(None, Some("x")),
+        r(None, Some("y")),
+        r(Some("BBBBBBBBBBBBBBBB-1"), None),
+        r(Some("AAAAAAAAAAAAAAAA-2"), None),
+    ];
+    let wire = stream(texts(), &records);
+    assert_eq!(decode_all::<TwoFirsts>(&wire), records);
+}

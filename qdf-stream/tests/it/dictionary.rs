@@ -220,10 +220,11 @@ fn the_dictionary_makes_the_frames_smaller() {
     let with = frame_sizes(QdfCodec::builder().dictionary(dict.clone()), &msgs);
     // One small message (a `Reading`; the first frame carries the stream header, 13 bytes
     // with the dictionary's 8-byte id instead of 5): the field names and the sensor name
-    // are references to the dictionary instead of definitions. The next frames each define
-    // a new sensor name without the dictionary.
+    // are references to the dictionary instead of definitions, and `Reading`'s shape is the
+    // dictionary's (§25.2: no field name at all; 43, 23, 11 before). The next frames each
+    // define a new sensor name without the dictionary.
     assert_eq!(plain, [61, 31, 19]);
-    assert_eq!(with, [43, 23, 11]);
+    assert_eq!(with, [36, 11, 9]);
     // The Speed tier ignores the dictionary: its stream names none.
     let fast = QdfCodec::builder()
         .options(Options::speed())

@@ -41,6 +41,45 @@ fn nested_declarations_get_ids_on_completion() {
     assert_eq!(t.field_count(3), Some(0));
 }
 
+/// A table on a base: the base's shapes are ids `1..=n` and its names the first stored
+/// names; own shapes and names follow; rollback and clear keep the base.
+#[test]
+fn shapes_on_a_base() {
+    let base = Arc::new(BaseShapes::new([&[&b"x"[..], b"y"][..], &[b"x"]]));
+    assert_eq!(base.len(), 2);
+    let mut t = ShapeTable::default().on_base(Arc::clone(&base));
+    assert_eq!((t.len(), t.own_len()), (2, 0));
+    assert_eq!(t.name_range(1), Some(0..2));
+    assert_eq!(t.name_range(2), Some(2..3));
+    assert_eq!(t.name_at(1), Some(&b"y"[..]));
+    assert_eq!(t.base_shape(2, b"x"), Some(1));
+    assert_eq!(t.base_shape(1, b"x"), Some(2));
+    assert_eq!((t.base_shape(3, b"x"), t.base_shape(2, b"y")), (None, None));
+    let mark = t.mark();
+    assert_eq!(declare(&mut t, &["a", "b"]).unwrap(), 3);
+    assert_eq!(t.name_range(3), Some(3..5));
+    assert_eq!(t.field_name(3, 1), Some(&b"b"[..]));
+    assert_eq!((t.name_at(4), t.name_at(5)), (Some(&b"b"[..]), None));
+    assert_eq!(t.field_count(4), None);
+    // Only own names are charged.
+    assert_eq!(t.charged(), 2 + 2 * NAME_OVERHEAD);
+    t.rollback(&mark);
+    assert_eq!((t.len(), t.field_count(3)), (2, None));
+    assert_eq!(declare(&mut t, &["c"]).unwrap(), 3);
+    t.clear();
+    assert_eq!((t.len(), t.field_name(1, 0)), (2, Some(&b"x"[..])));
+    // A declaration replaced by a reuse before its first name leaves no trace.
+    t.begin_decl();
+    t.abort_decl();
+    assert_eq!((t.len(), t.open_count()), (2, 0));
+    // Caps count the base's shapes.
+    assert!(declare(&mut t, &["d"]).is_ok());
+    assert!(declare(&mut t, &["e"]).is_ok());
+    assert_eq!(t.len(), 4);
+    t.begin_decl();
+    assert!(t.end_decl(4, 1000).is_err());
+}
+
 #[test]
 fn caps_refuse_and_drop_the_declaration() {
     let mut t = ShapeTable::default();
