@@ -210,6 +210,10 @@ pub(crate) struct DenseState {
     /// Per-field strings (`docs/SPEC.md` §15.3): both sides of a stream whose header has
     /// flag `40`; `None` everywhere else.
     texts: Option<Box<TextSlots>>,
+    /// Encoder with per-field strings: `(at, k)` while the value of text slot `k` is being
+    /// written from `out[at]` (a string written there is the whole value, `docs/SPEC.md`
+    /// §15.3); `at` is `usize::MAX` otherwise. Here, not in `texts`: one store a field.
+    text_pending: (usize, usize),
     mark: Option<Mark>,
     /// Encoder sessions: per id of this generation, 1 once referenced (admission learning).
     used: Vec<u8>,
@@ -250,6 +254,7 @@ impl DenseState {
             col_shapes: ColShapes::default(),
             nums: None,
             texts: None,
+            text_pending: (usize::MAX, 0),
             mark: None,
             used: Vec::new(),
             admit: None,
@@ -799,19 +804,19 @@ impl DenseState {
         self.texts.as_deref().map_or(&[], |t| t.own(off, len))
     }
 
-    /// Encoder: the value of text slot `k` is written from `out[at]` on (`None`: no slot's
-    /// value is); a string written there is the whole value.
-    #[inline]
-    pub(crate) fn set_text_slot(&mut self, slot: Option<(usize, usize)>) {
-        if let Some(t) = self.texts.as_deref_mut() {
-            t.set_pending(slot);
-        }
+    /// Encoder: the value of text slot `k` is written from `out[at]` on; a string written
+    /// there is the whole value.
+    #[inline(always)]
+    pub(crate) fn set_text_slot(&mut self, at: usize, k: usize) {
+        self.text_pending = (at, k);
     }
 
-    /// Encoder: the text slot whose whole value a string written at `out[at]` is, if any.
+    /// Encoder: the text slot whose whole value a string written at `out[at]` is, if any
+    /// (and none after this).
     #[inline]
     pub(crate) fn take_text_slot(&mut self, at: usize) -> Option<usize> {
-        self.texts.as_deref_mut()?.take_pending(at)
+        let (from, k) = std::mem::replace(&mut self.text_pending, (usize::MAX, 0));
+        (from == at && self.texts.is_some()).then_some(k)
     }
 
     /// Slot `k`'s value was the string `bytes`, written inline or as a prefix form: the
@@ -822,10 +827,10 @@ impl DenseState {
         }
     }
 
-    /// Slot `k`'s value was just read or written as a Dense definition or reference: the
-    /// entry is `lastID` now, and a *string* entry becomes the slot's text (a bytes entry
-    /// leaves it).
-    pub(crate) fn observe_ref_text(&mut self, k: usize) {
+    /// Slot `k`'s value was just read or written as a string definition (`E0`, `F2 0C`):
+    /// the entry is `lastID` now and becomes the slot's text (`docs/SPEC.md` §15.3; a
+    /// reference leaves the text, and a bytes entry is no text).
+    pub(crate) fn observe_def_text(&mut self, k: usize) {
         if let Some(t) = self.texts.as_deref_mut()
             && let Some(id) = self.pred.last()
             && self.table.kind(id) == Some(Kind::Str)
@@ -840,7 +845,7 @@ impl DenseState {
     /// own bytes, as an inline string does (§15.3). Anything else leaves the slot.
     pub(crate) fn observe_hex_text(&mut self, k: usize, b: &[u8]) {
         match crate::wire::hex::token(b) {
-            Some((true, _, _)) => self.observe_ref_text(k),
+            Some((true, _, _)) => self.observe_def_text(k),
             Some((false, packed, upper)) => {
                 if let Some(t) = self.texts.as_deref_mut() {
                     t.set_own_with(k, 2 * packed.len(), |a| {
@@ -907,8 +912,8 @@ impl DenseState {
         true
     }
 
-    /// Encoder: the value of slot `k` was just written at `out[at..]` and starts with a
-    /// string or Dense tag or hex text. Updates the slot's text (`docs/SPEC.md` §15.3) and, for an
+    /// Encoder: the value of slot `k` was just written at `out[at..]` and starts with an
+    /// inline string, a string definition or hex text. Updates the slot's text (`docs/SPEC.md` §15.3) and, for an
     /// inline string, rewrites it in place as `F2 0D uvarint(p) s` when that is strictly
     /// shorter (`p`: the longest common prefix with the slot's last text, at a character
     /// boundary).
@@ -917,8 +922,8 @@ impl DenseState {
         let Some(texts) = self.texts.as_deref_mut() else {
             return;
         };
-        if crate::wire::tags::is_dense_text(out[at]) {
-            return self.observe_ref_text(k);
+        if out[at] == tags::INTERN_STR {
+            return self.observe_def_text(k);
         }
         if out[at] == tags::EXT {
             return self.observe_hex_text(k, &out[at..]);
@@ -1035,6 +1040,8 @@ impl DenseState {
         if let (Some(x), Some(m)) = (self.texts.as_deref_mut(), t.texts) {
             x.trial_rollback(m);
         }
+        // A slot's value from before the trial is not the next string any more.
+        self.text_pending.0 = usize::MAX;
     }
 
     /// Keeps every change since [`checkpoint`](Self::checkpoint).
@@ -1070,6 +1077,7 @@ impl DenseState {
         if let Some(t) = self.texts.as_deref_mut() {
             t.rollback();
         }
+        self.text_pending.0 = usize::MAX;
     }
 
     // ---- renewal (both sides) -------------------------------------------------------------

@@ -316,7 +316,6 @@ impl<'a> Compound<'a> {
             if self.ser.sink.text_at(at) {
                 self.ser.sink.encode_text(at, k);
             }
-            self.ser.sink.end_text_slot();
         }
     }
 
