@@ -264,17 +264,21 @@ impl DenseState {
     /// escape or a restart) or declares one, so a reuse whose names match hashes nothing:
     /// [`catch_up`](Self::catch_up) folds in the predicted names when it is needed. Plain
     /// structs never need it.
-    #[inline(always)]
+    ///
+    /// The encoder takes the same steps apart ([`super::encode::shape_name`]): the inline
+    /// [`predicts`](Self::predicts), then [`text_field`](Self::text_field), then
+    /// [`struct_field_step`](Self::struct_field_step).
+    #[cfg(test)]
     pub(crate) fn struct_field(
         &mut self,
         cur: &mut ShapeCursor,
         key: &[u8],
         at: usize,
     ) -> Result<FieldStep> {
-        if self.predicts(cur, key) {
+        if self.predicts(cur, key) || cur.texts() && self.text_field(cur, key, at) {
             return Ok(FieldStep::ValueOnly);
         }
-        self.struct_field_other(cur, key, at)
+        self.struct_field_step(cur, key, at)
     }
 
     /// The inline part of [`struct_field`](Self::struct_field): counts the field, and
@@ -314,21 +318,6 @@ impl DenseState {
     fn set_mode(&self, cur: &mut ShapeCursor, mode: Mode) {
         cur.names = self.cursor_names(mode);
         cur.mode = mode;
-    }
-
-    /// [`struct_field`](Self::struct_field) for every field its inline test does not
-    /// predict (out of line: the predicted field is the hot path).
-    #[inline]
-    pub(crate) fn struct_field_other(
-        &mut self,
-        cur: &mut ShapeCursor,
-        key: &[u8],
-        at: usize,
-    ) -> Result<FieldStep> {
-        if cur.texts() && self.text_field(cur, key, at) {
-            return Ok(FieldStep::ValueOnly);
-        }
-        self.struct_field_step(cur, key, at)
     }
 
     /// With per-field strings every field misses the inline test (see [`ShapeCursor`]'s
