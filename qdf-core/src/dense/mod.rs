@@ -65,6 +65,7 @@ pub(crate) use numeric::{
 };
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
+use text::NO_TEXT_SLOT;
 pub(crate) use text::{Text, inline_str, is_slot_text};
 use text::{TextSlots, TextTrial};
 
@@ -210,10 +211,6 @@ pub(crate) struct DenseState {
     /// Per-field strings (`docs/SPEC.md` §15.3): both sides of a stream whose header has
     /// flag `40`; `None` everywhere else.
     texts: Option<Box<TextSlots>>,
-    /// Encoder with per-field strings: `(at, k)` while the value of text slot `k` is being
-    /// written from `out[at]` (a string written there is the whole value, `docs/SPEC.md`
-    /// §15.3); `at` is `usize::MAX` otherwise. Here, not in `texts`: one store a field.
-    text_pending: (usize, usize),
     mark: Option<Mark>,
     /// Encoder sessions: per id of this generation, 1 once referenced (admission learning).
     used: Vec<u8>,
@@ -254,7 +251,6 @@ impl DenseState {
             col_shapes: ColShapes::default(),
             nums: None,
             texts: None,
-            text_pending: (usize::MAX, 0),
             mark: None,
             used: Vec::new(),
             admit: None,
@@ -808,15 +804,18 @@ impl DenseState {
     /// there is the whole value.
     #[inline(always)]
     pub(crate) fn set_text_slot(&mut self, at: usize, k: usize) {
-        self.text_pending = (at, k);
+        if let Some(t) = self.texts.as_deref_mut() {
+            t.pending = (at, k);
+        }
     }
 
     /// Encoder: the text slot whose whole value a string written at `out[at]` is, if any
     /// (and none after this).
     #[inline]
     pub(crate) fn take_text_slot(&mut self, at: usize) -> Option<usize> {
-        let (from, k) = std::mem::replace(&mut self.text_pending, (usize::MAX, 0));
-        (from == at && self.texts.is_some()).then_some(k)
+        let t = self.texts.as_deref_mut()?;
+        let (from, k) = std::mem::replace(&mut t.pending, NO_TEXT_SLOT);
+        (from == at).then_some(k)
     }
 
     /// Slot `k`'s value was the string `bytes`, written inline or as a prefix form: the
@@ -1040,8 +1039,6 @@ impl DenseState {
         if let (Some(x), Some(m)) = (self.texts.as_deref_mut(), t.texts) {
             x.trial_rollback(m);
         }
-        // A slot's value from before the trial is not the next string any more.
-        self.text_pending.0 = usize::MAX;
     }
 
     /// Keeps every change since [`checkpoint`](Self::checkpoint).
@@ -1077,7 +1074,6 @@ impl DenseState {
         if let Some(t) = self.texts.as_deref_mut() {
             t.rollback();
         }
-        self.text_pending.0 = usize::MAX;
     }
 
     // ---- renewal (both sides) -------------------------------------------------------------

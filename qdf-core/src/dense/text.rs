@@ -49,7 +49,7 @@ impl Text {
 }
 
 /// The texts of one side, with the encoder's undo log.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct TextSlots {
     slots: Vec<Text>,
     arena: Vec<u8>,
@@ -60,7 +60,15 @@ pub(crate) struct TextSlots {
     logging: bool,
     /// The arena's length at the open checkpoint.
     mark_len: usize,
+    /// Encoder: `(at, k)` while the value of slot `k` is being written from `out[at]` (a
+    /// string written there is the whole value, `docs/SPEC.md` §15.3), else
+    /// [`NO_TEXT_SLOT`]. Here, not in `DenseState`, whose size other sessions' one-shot
+    /// messages allocate.
+    pub(crate) pending: (usize, usize),
 }
+
+/// [`TextSlots::pending`] when no slot's value is being written.
+pub(crate) const NO_TEXT_SLOT: (usize, usize) = (usize::MAX, 0);
 
 /// What a [`TextSlots::trial`] restores.
 #[derive(Copy, Clone, Debug)]
@@ -68,6 +76,20 @@ pub(crate) struct TextTrial {
     undo: usize,
     logging: bool,
     arena: usize,
+}
+
+impl Default for TextSlots {
+    fn default() -> Self {
+        TextSlots {
+            slots: Vec::new(),
+            arena: Vec::new(),
+            live: 0,
+            undo: Vec::new(),
+            logging: false,
+            mark_len: 0,
+            pending: NO_TEXT_SLOT,
+        }
+    }
 }
 
 impl TextSlots {
@@ -188,6 +210,7 @@ impl TextSlots {
         self.undo_to(0);
         self.arena.truncate(self.mark_len);
         self.logging = false;
+        self.pending = NO_TEXT_SLOT;
     }
 
     /// Starts a trial (inside a checkpoint or not).
@@ -214,6 +237,8 @@ impl TextSlots {
         self.undo_to(t.undo);
         self.arena.truncate(t.arena);
         self.logging = t.logging;
+        // A slot's value from before the trial is not the next string any more.
+        self.pending = NO_TEXT_SLOT;
     }
 
     /// Empties every slot, keeping the allocations (a renewal).
@@ -224,6 +249,7 @@ impl TextSlots {
         self.undo.clear();
         self.logging = false;
         self.mark_len = 0;
+        self.pending = NO_TEXT_SLOT;
     }
 
     /// Heap bytes held: slots, arena and undo log, by capacity.
