@@ -847,8 +847,10 @@ impl DenseState {
             Some((true, _, _)) => self.observe_def_text(k),
             Some((false, packed, upper)) => {
                 if let Some(t) = self.texts.as_deref_mut() {
+                    // Its own `extend` instance (the identity `map`): sharing the hex
+                    // columns' one changed how that one compiled (+0.3 % Logs decode).
                     t.set_own_with(k, 2 * packed.len(), |a| {
-                        a.extend(crate::wire::hex::digits(packed, upper));
+                        a.extend(crate::wire::hex::digits(packed, upper).map(|d| d));
                     });
                 }
             }
