@@ -849,6 +849,7 @@ impl DenseState {
                 if let Some(t) = self.texts.as_deref_mut() {
                     // Its own `extend` instance (the identity `map`): sharing the hex
                     // columns' one changed how that one compiled (+0.3 % Logs decode).
+                    #[allow(clippy::map_identity)]
                     t.set_own_with(k, 2 * packed.len(), |a| {
                         a.extend(crate::wire::hex::digits(packed, upper).map(|d| d));
                     });
