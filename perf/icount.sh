@@ -54,3 +54,6 @@ msg() {
 }
 row "TelemetryEvent per frame, dense encode + decode" "$(msg dense both)"
 row "TelemetryEvent per frame, dense encode" "$(msg dense enc)"
+# Balanced without per-field strings (STR_STATE, in the presets since issue #21): their cost.
+row "TelemetryEvent per frame, dense without STR_STATE encode + decode" "$(msg dense-nostr both)"
+row "TelemetryEvent per frame, dense without STR_STATE encode" "$(msg dense-nostr enc)"

@@ -6,12 +6,13 @@
 //! | tier | preset | features |
 //! |---|---|---|
 //! | Speed | [`Options::speed`] | none: plain tags |
-//! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE | NESTED_COLUMNS | HEX_TEXT` |
+//! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE | NESTED_COLUMNS | HEX_TEXT | STR_STATE` |
 //! | Compression | [`Options::compression`] | Balanced `| FLOAT_XOR | ENTROPY | FSST` |
 //!
 //! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes,
 //! QPack sequences, columnar containers for sequences of ≥ 16 structs and, in sessions only,
-//! per-field numbers across messages (`NUM_STATE`, `docs/SPEC.md` §15.2); Compression adds the
+//! per-field numbers and strings across messages (`NUM_STATE`, `STR_STATE`, `docs/SPEC.md`
+//! §15.2, §15.3); Compression adds the
 //! float XOR/decimal codecs (Gorilla, Chimp128, ALP), FSST string columns and, in one-shot
 //! messages, entropy-coded blocks (tag `FE`, tANS) around column values and packed sequences
 //! that shrink by exact cost. `COLUMN_INDEX`
@@ -36,8 +37,8 @@
 /// assert!(!(f - Features::DENSE).contains(Features::DENSE));
 /// assert_eq!(f & Features::MAP_SHAPE, Features::MAP_SHAPE);
 /// assert_eq!(!Features::NONE, Features::ALL);
-/// assert_eq!(f.bits(), 0x1E1F);
-/// assert_eq!(Features::from_bits(0x1E1F), Some(f));
+/// assert_eq!(f.bits(), 0x3E1F);
+/// assert_eq!(Features::from_bits(0x3E1F), Some(f));
 /// assert_eq!(Features::from_bits(0x4000), None);
 /// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
@@ -132,13 +133,14 @@ impl Features {
     /// field of its struct shapes; a string it would write inline goes out as a prefix of
     /// that string and a new suffix (`F2 0D`) when that is shorter. `to_vec` never uses it;
     /// decoding needs no feature bit (a decoder that predates it refuses the flag,
-    /// `BadFlags`). Not in the presets yet.
+    /// `BadFlags`). In the Balanced and Compression presets.
     pub const STR_STATE: Features = Features(1 << 13);
 
-    /// The Balanced preset, `0x1C1F`: bits 0–4, `NUM_STATE`, `NESTED_COLUMNS` and `HEX_TEXT`.
-    pub const BALANCED: Features = Features(0x1C1F);
-    /// The Compression preset, `0x1D7F`: Balanced plus `FLOAT_XOR`, `ENTROPY` and `FSST`.
-    pub const COMPRESSION: Features = Features(0x1D7F);
+    /// The Balanced preset, `0x3C1F`: bits 0–4, `NUM_STATE`, `NESTED_COLUMNS`, `HEX_TEXT`
+    /// and `STR_STATE`.
+    pub const BALANCED: Features = Features(0x3C1F);
+    /// The Compression preset, `0x3D7F`: Balanced plus `FLOAT_XOR`, `ENTROPY` and `FSST`.
+    pub const COMPRESSION: Features = Features(0x3D7F);
     /// Every defined bit, `0x3FFF`.
     pub const ALL: Features = Features(0x3FFF);
 

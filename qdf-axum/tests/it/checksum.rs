@@ -57,7 +57,7 @@ async fn a_checksummed_response_reads_back_in_random_chunks() {
     let res = send(addr, Method::GET, "/spans", None, full("")).await;
     let (status, ct, body) = read(res).await;
     assert_eq!((status, ct.as_str()), (200, STREAM));
-    assert_eq!(body[4], 0x13, "Balanced flags and the checksum flag");
+    assert_eq!(body[4], 0x53, "Balanced flags and the checksum flag");
     assert!(body[..] == encode_frames(&spans(RECORDS), true)[..]);
     assert_eq!(
         body.len(),

@@ -54,9 +54,6 @@ pub(crate) enum StructStart {
 pub(crate) enum FieldStep {
     /// Nothing: the shape predicted the name.
     ValueOnly,
-    /// Nothing, as [`ValueOnly`](Self::ValueOnly), in a stream with per-field strings: the
-    /// value has a text slot (`docs/SPEC.md` §15.3), which the string hook learns.
-    ValueInSlot,
     /// The name (through the intern path), then the value.
     Name,
     /// `F2 SHAPE_ESCAPE`, the name, then the value.
@@ -123,9 +120,9 @@ pub(crate) struct ShapeCursor {
     mode: Mode,
     /// In [`Mode::Reuse`], the stored-name indices `names.0..names.1` of the shape's
     /// fields (the predicted name of field `idx` is stored name `names.0 + idx`), else empty.
-    /// With per-field strings `names.1` is `names.0`, so every field takes the out-of-line
-    /// step, which gives the value its text slot ([`FieldStep::ValueInSlot`]): other
-    /// sessions' predicted fields pay nothing for it.
+    /// With per-field strings `names.1` is `names.0`, so a predicted name misses the inline
+    /// test and takes the out-of-line step, which also gives the value its text slot:
+    /// other sessions' predicted fields pay nothing for it.
     names: (usize, usize),
     /// [`DenseState::slot_mode`]: the [`slot_class`](super::slot_class) bits whose values
     /// have slots (0 without slot state; per-field numbers, and strings with flag `40`,
@@ -265,21 +262,39 @@ impl DenseState {
         Some((cur, start))
     }
 
-    /// The next field is named `key`: what to write before its value.
+    /// The next field is named `key`, and its value is written from `out[at]` on: what to
+    /// write before it.
     ///
     /// The running names hash is only needed when a struct leaves its predicted shape (an
     /// escape or a restart) or declares one, so a reuse whose names match hashes nothing:
     /// [`catch_up`](Self::catch_up) folds in the predicted names when it is needed. Plain
     /// structs never need it.
+    ///
+    /// The encoder takes the same steps apart ([`super::encode::shape_name`]): the inline
+    /// [`predicts`](Self::predicts), then [`text_field`](Self::text_field), then
+    /// [`struct_field_step`](Self::struct_field_step).
+    #[cfg(test)]
+    pub(crate) fn struct_field(
+        &mut self,
+        cur: &mut ShapeCursor,
+        key: &[u8],
+        at: usize,
+    ) -> Result<FieldStep> {
+        if self.predicts(cur, key) || cur.texts() && self.text_field(cur, key, at) {
+            return Ok(FieldStep::ValueOnly);
+        }
+        self.struct_field_step(cur, key, at)
+    }
+
+    /// The inline part of [`struct_field`](Self::struct_field): counts the field, and
+    /// whether it is a reuse's predicted name (then nothing is written before the value).
+    /// `false` sends the caller to [`struct_field_other`](Self::struct_field_other).
     #[inline(always)]
-    pub(crate) fn struct_field(&mut self, cur: &mut ShapeCursor, key: &[u8]) -> Result<FieldStep> {
+    pub(crate) fn predicts(&self, cur: &mut ShapeCursor, key: &[u8]) -> bool {
         let k = cur.names.0 + cur.idx;
         cur.idx += 1;
         // `names` is empty outside a reuse, so this is the reuse's predicted-name test.
-        if k < cur.names.1 && self.shapes.name_at_is(k, key) {
-            return Ok(FieldStep::ValueOnly);
-        }
-        self.struct_field_other(cur, key)
+        k < cur.names.1 && self.shapes.name_at_is(k, key)
     }
 
     /// The `names` of a cursor in `mode`.
@@ -310,19 +325,52 @@ impl DenseState {
         cur.mode = mode;
     }
 
-    /// [`struct_field`](Self::struct_field) for every field a reuse does not predict (out of
-    /// line: the predicted field is the hot path).
+    /// With per-field strings every field misses the inline test (see [`ShapeCursor`]'s
+    /// `names`) and comes here: whether the name is the predicted one of a reuse's field,
+    /// as that test, and if so the value written at `at` has its text slot
+    /// (`docs/SPEC.md` §15.3), which the string hook learns. Names of up to 32 bytes only,
+    /// compared with no call, so this returns a flag and saves few registers: small and
+    /// cheap per field; a longer name goes to `struct_field_step`.
     #[inline(never)]
-    fn struct_field_other(&mut self, cur: &mut ShapeCursor, key: &[u8]) -> Result<FieldStep> {
-        let step = match cur.mode {
-            Mode::Reuse(id)
-                if cur.texts() && {
-                    let k = cur.names.0 + cur.idx - 1;
-                    k < self.reuse_names(Mode::Reuse(id)).1 && self.shapes.name_at_is(k, key)
-                } =>
-            {
-                FieldStep::ValueInSlot
+    pub(crate) fn text_field(&mut self, cur: &ShapeCursor, key: &[u8], at: usize) -> bool {
+        match self.predicted_text_slot(cur, key, 32) {
+            Some(k) => {
+                self.set_text_slot(at, k);
+                true
             }
+            None => false,
+        }
+    }
+
+    /// With per-field strings: the slot of the field just named if it is the predicted
+    /// name of a reuse's field (the inline test of other sessions), for names of at most
+    /// `max` bytes.
+    #[inline(always)]
+    fn predicted_text_slot(&self, cur: &ShapeCursor, key: &[u8], max: usize) -> Option<usize> {
+        let Mode::Reuse(id) = cur.mode else {
+            return None;
+        };
+        let k = cur.names.0 + cur.idx - 1;
+        (key.len() <= max && k < self.shapes.name_indices(id).end && self.shapes.name_at_is(k, key))
+            .then_some(k)
+    }
+
+    /// [`struct_field_other`](Self::struct_field_other) for a name the shape does not
+    /// predict (or one of more than 32 bytes).
+    #[inline(never)]
+    pub(crate) fn struct_field_step(
+        &mut self,
+        cur: &mut ShapeCursor,
+        key: &[u8],
+        at: usize,
+    ) -> Result<FieldStep> {
+        if cur.texts()
+            && let Some(k) = self.predicted_text_slot(cur, key, usize::MAX)
+        {
+            self.set_text_slot(at, k);
+            return Ok(FieldStep::ValueOnly);
+        }
+        let step = match cur.mode {
             Mode::Plain | Mode::PlainCounted => FieldStep::Name,
             Mode::Tail { .. } => {
                 self.feed_name(cur, key);

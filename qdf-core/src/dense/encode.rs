@@ -21,8 +21,6 @@ pub(crate) trait Out {
     fn state(&mut self) -> &mut DenseState;
     /// The hook every string goes through (it counts and interns the string).
     fn write_str(&mut self, s: &str) -> Result<()>;
-    /// The value written next is that of text slot `k` (`docs/SPEC.md` §15.3).
-    fn text_slot(&mut self, k: usize);
 }
 
 /// The name of a field of a shaped struct (or shaped map) whose header starts at `start`,
@@ -35,7 +33,15 @@ pub(crate) fn shape_name<O: Out>(
     start: usize,
     key: &str,
 ) -> Result<()> {
-    match o.state().struct_field(cur, key.as_bytes())? {
+    if o.state().predicts(cur, key.as_bytes()) {
+        return Ok(());
+    }
+    // Where the value goes: a text slot's string is written there (`docs/SPEC.md` §15.3).
+    let at = o.out().len();
+    if cur.texts() && o.state().text_field(cur, key.as_bytes(), at) {
+        return Ok(());
+    }
+    match o.state().struct_field_step(cur, key.as_bytes(), at)? {
         FieldStep::ValueOnly => Ok(()),
         step => write_field_step(o, step, cur, start, key),
     }
@@ -50,14 +56,10 @@ fn write_field_step<O: Out>(
     start: usize,
     key: &str,
 ) -> Result<()> {
+    // No text slot's value follows: a name written next is no slot's string.
+    o.state().set_text_slot(usize::MAX, 0);
     match step {
         FieldStep::ValueOnly => Ok(()),
-        FieldStep::ValueInSlot => {
-            if let Some(k) = cur.slot() {
-                o.text_slot(k);
-            }
-            Ok(())
-        }
         FieldStep::Name => o.write_str(key),
         FieldStep::EscapeThenName => {
             o.out().extend_from_slice(&[EXT, ext::SHAPE_ESCAPE]);

@@ -243,8 +243,9 @@ const TAG_CLASS: [u8; 256] = {
     t[tags::NUM_SAME as usize] = PREDICTED;
     t[tags::NUM_DELTA as usize] = PREDICTED;
     t[tags::NUM_FLOAT as usize] = PREDICTED;
-    // The starts of values a text slot follows (`docs/SPEC.md` §15.3): strings, Dense
-    // string tags, and `F2` (the prefix form among the extensions).
+    // The starts of values a text slot follows (`docs/SPEC.md` §15.3): inline strings, the
+    // string definition, and `F2` (the prefix form and hex text among the extensions); a
+    // reference leaves the text, so it is no class and costs a slot nothing.
     let mut i = tags::FIXSTR as usize;
     while i <= tags::FIXSTR_MAX as usize {
         t[i] = TEXT;
@@ -254,10 +255,6 @@ const TAG_CLASS: [u8; 256] = {
     t[tags::STR16 as usize] = TEXT;
     t[tags::STR32 as usize] = TEXT;
     t[tags::INTERN_STR as usize] = TEXT;
-    t[tags::STATE_REF as usize] = TEXT;
-    t[tags::REPEAT as usize] = TEXT;
-    t[tags::MTF as usize] = TEXT;
-    t[tags::PAIR as usize] = TEXT;
     t[tags::EXT as usize] = TEXT;
     t
 };

@@ -3,9 +3,10 @@
 //! carried, its *text*, so the next message may write the field as a prefix of that text
 //! and a new suffix (`F2 0D uvarint(p) s`).
 //!
-//! A text is empty, an intern entry (a string written as `E0` or a reference: after the
-//! read it is `lastID` on both sides), or the slot's own bytes (an inline string or a
-//! prefix form). Own bytes live in one arena with `(offset, len)` per slot; together they
+//! A text is empty, an intern entry (a string defined by `E0` or `F2 0C`: after the read
+//! it is `lastID` on both sides), or the slot's own bytes (an inline string, inline hex
+//! text or a prefix form). A reference leaves the text as it was, so the common value of
+//! a low-cardinality field costs no text work on either side. Own bytes live in one arena with `(offset, len)` per slot; together they
 //! hold at most [`LIVE_MAX`] bytes (a string that would pass the bound leaves its slot
 //! empty, on both sides alike), and the arena is compacted when it grows past twice that
 //! plus 4 KiB while no checkpoint or trial is open, so memory stays O(live). Undo entries
@@ -48,7 +49,7 @@ impl Text {
 }
 
 /// The texts of one side, with the encoder's undo log.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct TextSlots {
     slots: Vec<Text>,
     arena: Vec<u8>,
@@ -59,10 +60,15 @@ pub(crate) struct TextSlots {
     logging: bool,
     /// The arena's length at the open checkpoint.
     mark_len: usize,
-    /// Encoder: `(at, k)` while the value of slot `k` is being written from `out[at]`: a
-    /// string written there is the whole value (`docs/SPEC.md` §15.3).
-    pending: Option<(usize, usize)>,
+    /// Encoder: `(at, k)` while the value of slot `k` is being written from `out[at]` (a
+    /// string written there is the whole value, `docs/SPEC.md` §15.3), else
+    /// [`NO_TEXT_SLOT`]. Here, not in `DenseState`, whose size other sessions' one-shot
+    /// messages allocate.
+    pub(crate) pending: (usize, usize),
 }
+
+/// [`TextSlots::pending`] when no slot's value is being written.
+pub(crate) const NO_TEXT_SLOT: (usize, usize) = (usize::MAX, 0);
 
 /// What a [`TextSlots::trial`] restores.
 #[derive(Copy, Clone, Debug)]
@@ -70,6 +76,20 @@ pub(crate) struct TextTrial {
     undo: usize,
     logging: bool,
     arena: usize,
+}
+
+impl Default for TextSlots {
+    fn default() -> Self {
+        TextSlots {
+            slots: Vec::new(),
+            arena: Vec::new(),
+            live: 0,
+            undo: Vec::new(),
+            logging: false,
+            mark_len: 0,
+            pending: NO_TEXT_SLOT,
+        }
+    }
 }
 
 impl TextSlots {
@@ -155,7 +175,7 @@ impl TextSlots {
     }
 
     /// Starts logging for an encoder checkpoint.
-    #[inline(never)]
+    #[inline]
     pub(crate) fn mark(&mut self) {
         self.undo.clear();
         self.logging = true;
@@ -163,11 +183,20 @@ impl TextSlots {
     }
 
     /// Keeps the changes since [`mark`](Self::mark) (and compacts if the arena grew past
-    /// its bound while the mark was open).
-    #[inline(never)]
+    /// its bound while the mark was open). Inline: a message that wrote no text (most
+    /// messages of most streams) only clears the flag.
+    #[inline]
     pub(crate) fn commit(&mut self) {
-        self.undo.clear();
         self.logging = false;
+        if !self.undo.is_empty() || self.arena.len() > self.mark_len {
+            self.commit_writes();
+        }
+    }
+
+    /// [`commit`](Self::commit) of a message that wrote texts.
+    #[inline(never)]
+    fn commit_writes(&mut self) {
+        self.undo.clear();
         if self.undo.capacity() > UNDO_KEEP {
             self.undo.shrink_to(UNDO_KEEP);
         }
@@ -181,6 +210,7 @@ impl TextSlots {
         self.undo_to(0);
         self.arena.truncate(self.mark_len);
         self.logging = false;
+        self.pending = NO_TEXT_SLOT;
     }
 
     /// Starts a trial (inside a checkpoint or not).
@@ -208,23 +238,7 @@ impl TextSlots {
         self.arena.truncate(t.arena);
         self.logging = t.logging;
         // A slot's value from before the trial is not the next string any more.
-        self.pending = None;
-    }
-
-    /// Encoder: the value of slot `k` is written from `at` on (`None`: no slot's value is).
-    #[inline]
-    pub(crate) fn set_pending(&mut self, pending: Option<(usize, usize)>) {
-        self.pending = pending;
-    }
-
-    /// Encoder: the slot whose whole value a string written at `at` is, if any (and none
-    /// after this).
-    #[inline]
-    pub(crate) fn take_pending(&mut self, at: usize) -> Option<usize> {
-        match self.pending.take() {
-            Some((from, k)) if from == at => Some(k),
-            _ => None,
-        }
+        self.pending = NO_TEXT_SLOT;
     }
 
     /// Empties every slot, keeping the allocations (a renewal).
@@ -235,7 +249,7 @@ impl TextSlots {
         self.undo.clear();
         self.logging = false;
         self.mark_len = 0;
-        self.pending = None;
+        self.pending = NO_TEXT_SLOT;
     }
 
     /// Heap bytes held: slots, arena and undo log, by capacity.
@@ -253,17 +267,13 @@ impl TextSlots {
 }
 
 /// Whether `tag` starts a string a slot's text follows: an inline string (`80`–`9F`,
-/// `CD`–`CF`), a string definition (`E0`) or a reference (`E1`, `E8`–`EA`; its entry's
-/// kind decides after the read). The prefix form's `F2` is tested apart.
+/// `CD`–`CF`) or a string definition (`E0`). A reference (`E1`, `E8`–`EA`) leaves the text
+/// (`docs/SPEC.md` §15.3); hex text and the prefix form (`F2`) are tested apart.
 #[inline(always)]
 pub(crate) fn is_slot_text(tag: u8) -> bool {
     matches!(
         tag,
-        tags::FIXSTR..=tags::FIXSTR_MAX
-            | tags::STR8..=tags::STR32
-            | tags::INTERN_STR
-            | tags::STATE_REF
-            | tags::REPEAT..=tags::PAIR
+        tags::FIXSTR..=tags::FIXSTR_MAX | tags::STR8..=tags::STR32 | tags::INTERN_STR
     )
 }
 

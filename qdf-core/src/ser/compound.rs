@@ -312,11 +312,9 @@ impl<'a> Compound<'a> {
     fn slotted_text(&mut self, at: usize) {
         if let Some(cur) = &self.shape
             && let Some(k) = cur.slot()
+            && self.ser.sink.text_at(at)
         {
-            if self.ser.sink.text_at(at) {
-                self.ser.sink.encode_text(at, k);
-            }
-            self.ser.sink.end_text_slot();
+            self.ser.sink.encode_text(at, k);
         }
     }
 

@@ -203,14 +203,6 @@ impl Sink {
         }
     }
 
-    /// No text slot's value is being written any more (`docs/SPEC.md` §15.3).
-    #[inline]
-    pub(crate) fn end_text_slot(&mut self) {
-        if let Some(d) = self.dense.as_deref_mut() {
-            d.set_text_slot(None);
-        }
-    }
-
     /// The value of shape field slot `k` was just written at `at..` and starts with a string
     /// tag: a session that keeps per-field strings updates the slot's text and may rewrite
     /// the string as a prefix form (`docs/SPEC.md` §15.3).
@@ -446,14 +438,6 @@ impl crate::dense::encode::Out for Sink {
     #[inline(always)]
     fn write_str(&mut self, s: &str) -> Result<()> {
         Sink::write_str(self, s)
-    }
-
-    #[inline(always)]
-    fn text_slot(&mut self, k: usize) {
-        let at = self.out.len();
-        if let Some(d) = self.dense.as_deref_mut() {
-            d.set_text_slot(Some((at, k)));
-        }
     }
 }
 

@@ -377,13 +377,13 @@ impl<'de> Source<'de> {
         }
     }
 
-    /// The value of slot `k`, which started with the string or Dense tag, or `F2`, `tag` at
-    /// the front of `before`, was read: its string becomes the slot's text (`docs/SPEC.md`
-    /// §15.3); hex text as its encoder's state learns it (§9).
+    /// The value of slot `k`, which started with the inline string, string definition or
+    /// `F2`, `tag` at the front of `before`, was read: its string becomes the slot's text
+    /// (`docs/SPEC.md` §15.3); hex text as its encoder's state learns it (§9).
     #[inline(never)]
     pub(crate) fn observe_text(&mut self, k: usize, tag: u8, before: &'de [u8]) {
-        if tags::is_dense_text(tag) {
-            self.dense().observe_ref_text(k);
+        if tag == tags::INTERN_STR {
+            self.dense().observe_def_text(k);
         } else if tag == tags::EXT {
             self.dense().observe_hex_text(k, before);
         } else if let Some((h, len)) = inline_str(before) {

@@ -226,7 +226,7 @@ fn sessions_keep_number_slots_and_renew_to_the_dictionary_shapes() {
         // third steps x by that delta (`F0`).
         assert_eq!(
             body(0),
-            "51 44 46 01 23 0b f0 e0 98 8a 69 90 3c 0c ec 02 c5 40 42 0f 00 c5 60 ae 0a 00"
+            "51 44 46 01 63 0b f0 e0 98 8a 69 90 3c 0c ec 02 c5 40 42 0f 00 c5 60 ae 0a 00"
         );
         assert_eq!(body(1), "06 ec 02 f1 a0 1f f0");
         assert_eq!(body(2), "04 ec 02 f0 f0");

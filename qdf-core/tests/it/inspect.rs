@@ -290,7 +290,7 @@ fn stream_errors_name_the_frame_and_absolute_offsets() {
     assert_eq!(sum.frames, 3);
     assert_eq!(
         render(&events),
-        "0..5 0 Header { flags: 3 }
+        "0..5 0 Header { flags: 67 }
 5..6 0 Frame { index: 0, body_len: 7, checksum: None }
 6..13 1 Text(\"attic\", Define(0))
 13..13 0 Close

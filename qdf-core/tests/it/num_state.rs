@@ -48,7 +48,7 @@ fn golden_spec_example() {
     let wire = stream(Options::balanced(), &recs);
     // docs/SPEC.md §15.2, first example.
     let want = unhex(
-        "51 44 46 01 03 15 ec 00 02 81 74 c5 00 f1 53 65 81 76 cc 00 00 00 00 00 80 34 40 \
+        "51 44 46 01 43 15 ec 00 02 81 74 c5 00 f1 53 65 81 76 cc 00 00 00 00 00 80 34 40 \
          10 ec 01 c5 3c f1 53 65 cc 33 33 33 33 33 b3 34 40 08 ec 01 f1 f0 01 fd 01 01 \
          04 ec 01 f0 f0 06 ec 01 f1 05 f1 04",
     );

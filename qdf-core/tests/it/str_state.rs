@@ -143,6 +143,30 @@ fn golden_encoder_choices() {
     assert_eq!(old.len(), want.len() + 2 * (18 - 6));
 }
 
+/// A reference leaves the slot's text (`docs/SPEC.md` §15.3): after `".../b1"` is defined
+/// (the text) and `".../a1"` comes back as a reference, the next new string keeps 14 bytes
+/// of `".../b1"`, not 13 of `".../a1"`.
+#[test]
+fn golden_reference_leaves_the_text() {
+    let recs = us(&[
+        "https://x.io/a1",
+        "https://x.io/b1",
+        "https://x.io/a1",
+        "https://x.io/b2",
+    ]);
+    let wire = stream(texts(), &recs);
+    let want = unhex(
+        "51 44 46 01 43 \
+         16 ec 00 01 81 75 e0 0f 68 74 74 70 73 3a 2f 2f 78 2e 69 6f 2f 61 31 \
+         13 ec 01 e0 0f 68 74 74 70 73 3a 2f 2f 78 2e 69 6f 2f 62 31 \
+         04 ec 01 e1 00 \
+         07 ec 01 f2 0d 0e 81 32",
+    );
+    assert_eq!(wire, want, "{wire:02x?}");
+    assert_eq!(decode_all::<U>(&wire), recs);
+    walker_agrees(&wire);
+}
+
 /// A string the Dense rules write inline (interning off) is written as the prefix form when
 /// that is strictly shorter (the whole text again: an empty suffix), a tie keeps it inline,
 /// and a non-ASCII text is cut at a character boundary: "café" and "cafè" share "caf" and
@@ -316,7 +340,7 @@ fn walker_agrees_on_the_spec_vectors() {
         }
         n += 1;
     }
-    assert_eq!(n, 12);
+    assert_eq!(n, 13);
 }
 
 /// Targets of a prefix form: owned strings, `Option`, newtypes, unit variants, `Cow`

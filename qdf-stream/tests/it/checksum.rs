@@ -36,7 +36,7 @@ fn codec(opts: Options, checksum: bool) -> QdfCodec<Msg> {
 #[tokio::test]
 async fn a_checksummed_connection_reads_back_through_a_default_codec() {
     let msgs = mixed(40);
-    for (opts, flags) in [(Options::balanced(), 0x13), (Options::speed(), 0x10)] {
+    for (opts, flags) in [(Options::balanced(), 0x53), (Options::speed(), 0x10)] {
         let (wire, ends) = capture(codec(opts, true), &msgs).await;
         let (plain, plain_ends) = capture(codec(opts, false), &msgs).await;
         assert_eq!(wire[4], flags);

@@ -5,7 +5,7 @@ fn walk(s: &mut DenseState, fields: &[&'static str]) -> (StructStart, Vec<FieldS
     let (mut cur, start) = s.struct_begin("Rec", 3);
     let steps = fields
         .iter()
-        .map(|f| s.struct_field(&mut cur, f.as_bytes()).unwrap())
+        .map(|f| s.struct_field(&mut cur, f.as_bytes(), 0).unwrap())
         .collect();
     (start, steps, s.struct_end(cur).unwrap())
 }
@@ -142,7 +142,7 @@ fn wrong_announced_lengths_recount_or_open_the_reuse() {
     let (mut cur, start) = s.struct_begin("One", 1);
     assert_eq!(start, StructStart::Declare);
     for f in ["p", "q", "r"] {
-        assert_eq!(s.struct_field(&mut cur, f.as_bytes()).unwrap(), Name);
+        assert_eq!(s.struct_field(&mut cur, f.as_bytes(), 0).unwrap(), Name);
     }
     assert_eq!(s.struct_end(cur).unwrap(), recount(3));
     assert_eq!(s.shapes().field_count(2), Some(3));
@@ -158,12 +158,12 @@ fn map_shapes_declare_reuse_and_escape_other_keys() {
     assert!(plain.map_begin(Some(2), b"k").is_none());
     let (mut cur, start) = s.map_begin(Some(2), b"k").unwrap();
     assert_eq!(start, StructStart::Declare);
-    assert_eq!(s.struct_field(&mut cur, b"k").unwrap(), Name);
-    assert_eq!(s.struct_field(&mut cur, b"v").unwrap(), Name);
+    assert_eq!(s.struct_field(&mut cur, b"k", 0).unwrap(), Name);
+    assert_eq!(s.struct_field(&mut cur, b"v", 0).unwrap(), Name);
     assert_eq!(s.struct_end(cur).unwrap(), EndStep::Nothing);
     let (mut cur, start) = s.map_begin(Some(2), b"k").unwrap();
     assert_eq!(start, StructStart::Reuse(1));
-    assert_eq!(s.struct_field(&mut cur, b"k").unwrap(), ValueOnly);
+    assert_eq!(s.struct_field(&mut cur, b"k", 0).unwrap(), ValueOnly);
     let marked = |open, escape| Key {
         open,
         escape,
@@ -176,7 +176,7 @@ fn map_shapes_declare_reuse_and_escape_other_keys() {
     // there ends its names.
     let (mut cur, start) = s.map_begin(Some(2), b"z").unwrap();
     assert_eq!(start, StructStart::Declare);
-    s.struct_field(&mut cur, b"z").unwrap();
+    s.struct_field(&mut cur, b"z", 0).unwrap();
     assert_eq!(s.other_key(&mut cur).unwrap(), marked(None, true));
     assert_eq!(s.shapes().field_count(2), Some(1));
     assert_eq!(
