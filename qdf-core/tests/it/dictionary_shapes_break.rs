@@ -560,7 +560,14 @@ fn inspect_agrees_with_decoder_on_mutations() {
     let rows: Vec<Row> = (0..20).map(row).collect();
     let evs = vec![Ev::Move { x: 1, y: 2 }, Ev::Jump { x: 1, z: 2 }, Ev::Unit];
     let mut disagreements = Vec::new();
-    for opts in all_opts() {
+    let caps = [
+        Options::balanced().max_shapes(5),
+        Options::balanced().max_shapes(1),
+        with(Options::balanced(), Features::MAP_SHAPE).max_shapes(6),
+        Options::balanced().max_intern_entries(3),
+        Options::compression().min_intern(40),
+    ];
+    for opts in all_opts().into_iter().chain(caps) {
         let mut seeds = vec![
             qdf_core::to_vec_with_dictionary(&rows, opts, &d).unwrap(),
             qdf_core::to_vec_with_dictionary(&rows[..2], opts, &d).unwrap(),
@@ -895,5 +902,110 @@ fn training_stays_within_the_budget() {
             d.to_bytes().len()
         );
         check(&wide[0], opts, &d);
+    }
+}
+
+/// A map that fails after writing `after` of its string-keyed entries (`x`, `y`).
+struct FailingMap {
+    after: usize,
+}
+
+impl Serialize for FailingMap {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap};
+        let mut m = s.serialize_map(Some(2))?;
+        for (i, k) in ["x", "y"].iter().enumerate() {
+            if i == self.after {
+                return Err(S::Error::custom("boom"));
+            }
+            m.serialize_entry(k, &(i as u32 + 40))?;
+        }
+        Err(S::Error::custom("boom at the end"))
+    }
+}
+
+/// Under `MAP_SHAPE` a map's first key picks a dictionary shape mid-record (a declaration's
+/// header replaced by the reuse): a value that fails there, or after, leaves the session as
+/// it was; the next maps and structs decode.
+#[test]
+fn failed_maps_on_dictionary_shapes_in_sessions() {
+    let d = dict();
+    for base in [Options::balanced(), Options::compression()] {
+        let opts = with(base, Features::MAP_SHAPE.with(Features::STR_STATE));
+        let mut enc = EncoderSession::new(opts).with_dictionary(d.clone());
+        let mut wire = Vec::new();
+        let mut sent = Vec::new();
+        for i in 0..9u32 {
+            let before = wire.len();
+            let bad = vec![FailingMap {
+                after: i as usize % 3,
+            }];
+            assert!(enc.encode_frame(&bad, &mut wire).is_err());
+            assert_eq!(wire.len(), before);
+            let good = (
+                BTreeMap::from([("x".to_string(), i), ("y".to_string(), 2 * i)]),
+                BTreeMap::from([("y".to_string(), i), ("x".to_string(), 1)]),
+                Point { x: i as i32, y: 0 },
+            );
+            enc.encode_frame(&good, &mut wire).unwrap();
+            sent.push(good);
+            if i == 4 {
+                enc.renew();
+            }
+        }
+        let mut dec = DecoderSession::new(opts).with_dictionary(d.clone());
+        let mut pos = 0;
+        for g in &sent {
+            let (b, n): ((BTreeMap<String, u32>, BTreeMap<String, u32>, Point), usize) =
+                dec.decode_frame(&wire[pos..]).unwrap().unwrap();
+            assert_eq!(&b, g);
+            pos += n;
+        }
+        assert_eq!(pos, wire.len());
+    }
+}
+
+/// Caps and `min_intern` other than the defaults, the same on both sides: fewer intern
+/// entries than the dictionary holds, a `min_intern` above every entry (all of them
+/// looked up as short strings), and 1.
+#[test]
+fn intern_caps_and_min_intern_on_the_dictionary() {
+    let d = dict();
+    let rows: Vec<Row> = (0..20).map(row).collect();
+    let strs: Vec<String> = [
+        "checkout",
+        "payment-service",
+        "ok",
+        "a",
+        "GET",
+        "new-one",
+        "new-one",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for base in [
+        Options::balanced(),
+        Options::compression(),
+        with(Options::balanced(), Features::STR_STATE),
+    ] {
+        for opts in [
+            base.max_intern_entries(2),
+            base.max_intern_entries(6),
+            base.min_intern(1),
+            base.min_intern(64),
+        ] {
+            check(&rows, opts, &d);
+            check(&rows[..2].to_vec(), opts, &d);
+            let msg = check(&strs, opts, &d);
+            if opts.min_intern == 64 {
+                // Every entry is looked up as a short string: "checkout" is `E1 00`.
+                assert!(
+                    hex(&msg[13..]).starts_with("a7 e1 00 e1 01"),
+                    "{}",
+                    hex(&msg)
+                );
+            }
+        }
     }
 }
