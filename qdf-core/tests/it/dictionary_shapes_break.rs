@@ -99,6 +99,11 @@ where
     }
 }
 
+/// The next frame of `buf`, decoded as the type of `_like`, and its length.
+fn next_frame<T: DeserializeOwned>(_like: &T, dec: &mut DecoderSession, buf: &[u8]) -> (T, usize) {
+    dec.decode_frame(buf).unwrap().expect("a whole frame")
+}
+
 fn row(i: u64) -> Row {
     Row {
         id: i,
@@ -107,7 +112,11 @@ fn row(i: u64) -> Row {
             x: i as i32 * 3 - 7,
             y: -(i as i32),
         },
-        w: F64b(if i % 5 == 0 { -0.0 } else { i as f64 / 7.0 }),
+        w: F64b(if i.is_multiple_of(5) {
+            -0.0
+        } else {
+            i as f64 / 7.0
+        }),
     }
 }
 
@@ -306,7 +315,7 @@ fn maps_under_map_shape_with_odd_keys() {
 fn short_dictionary_strings_everywhere() {
     let d = dict();
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-    #[allow(non_camel_case_types)]
+    #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
     enum Tag {
         ok,
         GET,
@@ -729,16 +738,7 @@ fn restarts_and_own_ids_in_sessions() {
     }
     let mut pos = 0;
     for v in &vals {
-        let (b, n): (
-            (
-                A,
-                Point,
-                PointZ,
-                BTreeMap<String, i32>,
-                BTreeMap<String, i32>,
-            ),
-            usize,
-        ) = dec.decode_frame(&wire[pos..]).unwrap().unwrap();
+        let (b, n) = next_frame(v, &mut dec, &wire[pos..]);
         assert_eq!(&b, v);
         pos += n;
     }
@@ -956,8 +956,7 @@ fn failed_maps_on_dictionary_shapes_in_sessions() {
         let mut dec = DecoderSession::new(opts).with_dictionary(d.clone());
         let mut pos = 0;
         for g in &sent {
-            let (b, n): ((BTreeMap<String, u32>, BTreeMap<String, u32>, Point), usize) =
-                dec.decode_frame(&wire[pos..]).unwrap().unwrap();
+            let (b, n) = next_frame(g, &mut dec, &wire[pos..]);
             assert_eq!(&b, g);
             pos += n;
         }
