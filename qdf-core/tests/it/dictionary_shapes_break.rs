@@ -112,10 +112,10 @@ fn row(i: u64) -> Row {
             x: i as i32 * 3 - 7,
             y: -(i as i32),
         },
-        w: F64b(if i.is_multiple_of(5) {
-            -0.0
-        } else {
-            i as f64 / 7.0
+        w: F64b(match i % 7 {
+            0 => -0.0,
+            3 => f64::from_bits(0x7ff8_0000_0000_0001),
+            _ => i as f64 / 7.0,
         }),
     }
 }
@@ -1007,4 +1007,36 @@ fn intern_caps_and_min_intern_on_the_dictionary() {
             }
         }
     }
+}
+
+/// The id names the file, shapes included: a message on the dictionary with shapes is
+/// refused (`UnknownDictionary` at offset 5) by a decoder holding the same entries without
+/// them, and the other way round; a Speed stream needs no dictionary.
+#[test]
+fn shapes_change_the_id() {
+    let d = dict();
+    let plain = Dictionary::from_strs(["checkout", "payment-service", "ok", "a", "GET"]).unwrap();
+    assert_ne!(d.id(), plain.id());
+    assert_eq!(
+        (d.shape(0), d.shape(6), d.shape(usize::MAX)),
+        (None, None, None)
+    );
+    assert_eq!(d.shape(5), Some(vec!["a", "a"]));
+    for (enc, dec) in [(&d, &plain), (&plain, &d)] {
+        let msg = qdf_core::to_vec_with_dictionary(&row(2), Options::balanced(), enc).unwrap();
+        let e = qdf_core::from_slice_with_dictionary::<Row>(&msg, Options::balanced(), dec)
+            .unwrap_err();
+        assert!(
+            matches!(e.code(), ErrorCode::UnknownDictionary { .. }),
+            "{e}"
+        );
+        assert_eq!(e.offset(), Some(5));
+    }
+    let mut enc = EncoderSession::new(Options::speed()).with_dictionary(d.clone());
+    let mut wire = Vec::new();
+    enc.encode_frame(&row(3), &mut wire).unwrap();
+    assert_eq!(wire[4] & 0x20, 0);
+    let mut dec = DecoderSession::new(Options::speed()).with_dictionary(d.clone());
+    let (b, _) = next_frame(&row(3), &mut dec, &wire);
+    assert_eq!(b, row(3));
 }
