@@ -11,6 +11,7 @@ mod data_model;
 mod dense;
 mod dictionary;
 mod dictionary_shapes;
+mod dictionary_shapes_break;
 mod encode_duplicate_keys;
 mod encoder_safety;
 mod entropy;
