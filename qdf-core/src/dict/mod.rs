@@ -87,7 +87,7 @@ pub(crate) struct Base {
     pub(crate) entries: Arc<InternTable>,
     pub(crate) shapes: Arc<BaseShapes>,
     /// Bytes of the shortest entry: an encoder whose `min_intern` is above it looks
-    /// shorter strings up in the dictionary (`docs/SPEC.md` §25.1).
+    /// shorter strings up in the dictionary (`docs/SPEC.md` §25.2).
     pub(crate) min_len: usize,
 }
 
