@@ -400,7 +400,7 @@ pub struct DecoderSession {
     /// The pre-shared dictionary this side holds.
     dict: Option<Dictionary>,
     /// Its entries, once the stream header named it: every body starts from them.
-    base: Option<crate::dict::Base>,
+    base: Option<crate::dense::DictBase>,
 }
 
 impl DecoderSession {

@@ -69,6 +69,8 @@ use text::NO_TEXT_SLOT;
 pub(crate) use text::{Text, inline_str, is_slot_text};
 use text::{TextSlots, TextTrial};
 
+use std::sync::Arc;
+
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::{Features, Options};
 use crate::wire::tags;
@@ -172,6 +174,17 @@ struct Config {
     short_base: bool,
 }
 
+/// What a Dense state started from a pre-shared dictionary (`docs/SPEC.md` §25) shares with
+/// it: its entries and shapes (cloning is two `Arc` clones). The dictionary builds it.
+#[derive(Clone, Debug)]
+pub(crate) struct DictBase {
+    pub(crate) entries: Arc<InternTable>,
+    pub(crate) shapes: Arc<BaseShapes>,
+    /// Bytes of the shortest entry: an encoder whose `min_intern` is above it looks
+    /// shorter strings up in the dictionary (`docs/SPEC.md` §25.2).
+    pub(crate) min_len: usize,
+}
+
 /// What an encoder checkpoint must restore.
 #[derive(Clone, Debug)]
 struct Mark {
@@ -263,7 +276,7 @@ impl DenseState {
     /// This fresh state on top of a pre-shared dictionary (`docs/SPEC.md` §25): its intern
     /// entries are ids `0..n`, the state's own entries follow; its shapes are ids `1..=s`,
     /// the state's own declarations follow. O(1).
-    pub(crate) fn on_base(mut self, base: crate::dict::Base) -> Self {
+    pub(crate) fn on_base(mut self, base: DictBase) -> Self {
         let table = std::mem::replace(&mut self.table, InternTable::new(false));
         self.table = table.on_base(base.entries);
         self.pred.set_base(self.table.base_len());

@@ -325,7 +325,7 @@ impl BaseShapes {
             + self
                 .by_first
                 .iter()
-                .map(|(k, v)| (k.len() + v.capacity() * 16) as u64)
+                .map(|(k, v)| (k.len() + v.capacity() * std::mem::size_of::<(usize, u32)>()) as u64)
                 .sum::<u64>()
     }
 }

@@ -29,7 +29,7 @@ pub use registry::{
     DEFAULT_MAX_REGISTRY_BYTES, DictionaryRegistry, REGISTRY_ID_BYTES, RegistryError,
 };
 
-use crate::dense::{BaseShapes, InternTable, Kind};
+use crate::dense::{BaseShapes, DictBase, InternTable, Kind};
 use crate::error::Result;
 use crate::options::Options;
 use crate::value::Value;
@@ -78,17 +78,6 @@ pub struct Dictionary {
     shapes: Arc<BaseShapes>,
     /// Bytes of the shortest entry (`usize::MAX` without entries).
     min_len: usize,
-}
-
-/// What a Dense state started from a dictionary shares with it (cloning is two `Arc`
-/// clones).
-#[derive(Clone, Debug)]
-pub(crate) struct Base {
-    pub(crate) entries: Arc<InternTable>,
-    pub(crate) shapes: Arc<BaseShapes>,
-    /// Bytes of the shortest entry: an encoder whose `min_intern` is above it looks
-    /// shorter strings up in the dictionary (`docs/SPEC.md` §25.2).
-    pub(crate) min_len: usize,
 }
 
 impl Dictionary {
@@ -303,8 +292,8 @@ impl Dictionary {
     }
 
     /// The frozen tables that encoders and decoders take as their bases.
-    pub(crate) fn base(&self) -> Base {
-        Base {
+    pub(crate) fn base(&self) -> DictBase {
+        DictBase {
             entries: Arc::clone(&self.entries),
             shapes: Arc::clone(&self.shapes),
             min_len: self.min_len,
