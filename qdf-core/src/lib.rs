@@ -181,7 +181,11 @@ pub fn to_vec_into<T: ?Sized + Serialize>(
 /// (`E1 id`, 2 bytes for its first 128 entries) instead of being defined. The header gets
 /// flag `20` and is followed by the dictionary's 8-byte [id](Dictionary::id), so the message
 /// is 8 bytes longer than [`to_vec_with`]'s before any saving; only
-/// [`from_slice_with_dictionary`] with the same dictionary reads it.
+/// [`from_slice_with_dictionary`] with the same dictionary reads it. Such a message is
+/// usually a small body, so its numbers are also predicted from the same field's last one
+/// within the message (`docs/SPEC.md` §15.2, as a session's are): a batch of records in
+/// the row form writes a steady timestamp as the 1-byte `F0`. [`to_vec_with`] keeps them
+/// plain.
 ///
 /// The Speed tier (no `DENSE` feature) writes no Dense tags, so it has no use for a
 /// dictionary: its message is exactly [`to_vec_with`]'s, without flag `20` or id, and
@@ -199,7 +203,9 @@ pub fn to_vec_with_dictionary<T: ?Sized + Serialize>(
     let flags = header_flags(&opts) & !header::FLAG_QPACK | header::FLAG_DICT;
     out.extend_from_slice(&header::header(flags));
     out.extend_from_slice(&dict.id().to_bytes());
-    let state = dense::DenseState::new_encoder(&opts).on_base(dict.base());
+    let state = dense::DenseState::new_encoder(&opts)
+        .on_base(dict.base())
+        .with_num_slots();
     out[header::HEADER_LEN - 1] |= ser::encode_body_from(value, &opts, &mut out, state)?;
     Ok(out)
 }

@@ -294,11 +294,8 @@ impl DenseState {
     /// Encoder state of a session with renewal on: admission learning and the renewal
     /// policy of [`admit`].
     pub(crate) fn new_session_encoder(opts: &Options) -> Self {
-        let mut s = DenseState::new_encoder(opts);
+        let mut s = DenseState::new_encoder(opts).with_num_slots();
         s.admit = Some(Box::new(Admission::new(opts.renews())));
-        if s.has(Features::NUM_STATE) && s.has(Features::SHAPE_INTERN) {
-            s.nums = Some(Box::default());
-        }
         if crate::wire::header::texts_on(opts) {
             s.texts = Some(Box::default());
         }
@@ -313,6 +310,17 @@ impl DenseState {
             self.texts = Some(Box::default());
         }
         self.set_slot_mode();
+        self
+    }
+
+    /// This encoder state predicting numbers from their field's last one (`docs/SPEC.md`
+    /// §15.2: within a message, and across a session's), when it has `NUM_STATE` and
+    /// `SHAPE_INTERN`.
+    pub(crate) fn with_num_slots(mut self) -> Self {
+        if self.has(Features::NUM_STATE) && self.has(Features::SHAPE_INTERN) {
+            self.nums = Some(Box::default());
+            self.set_slot_mode();
+        }
         self
     }
 

@@ -10,6 +10,7 @@ mod columnar;
 mod data_model;
 mod dense;
 mod dictionary;
+mod dictionary_numbers;
 mod dictionary_shapes;
 mod dictionary_shapes_break;
 mod encode_duplicate_keys;
