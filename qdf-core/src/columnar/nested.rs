@@ -72,11 +72,14 @@ pub(crate) fn plan_top(
     b: &Rows<'_>,
     present: &[(u32, u32)],
 ) -> Result<Option<Nested>> {
-    let vals: Vec<Cell> = present
-        .iter()
-        .map(|&(_, i)| b.cells[i as usize].cell)
-        .filter(|c| *c != Cell::Null)
-        .collect();
+    // Sized up front: a filtered `collect` grows from nothing, copying as it goes.
+    let mut vals = Vec::with_capacity(present.len());
+    vals.extend(
+        present
+            .iter()
+            .map(|&(_, i)| b.cells[i as usize].cell)
+            .filter(|c| *c != Cell::Null),
+    );
     nested(sink, b.tape, &vals, 0)
 }
 
@@ -537,7 +540,7 @@ fn tagged(
 
 impl Nested {
     fn add(&mut self, c: Child) {
-        self.body.extend_from_slice(&c.bytes);
+        append(&mut self.body, c.bytes);
         self.units = self.units.saturating_add(c.units);
         self.row_cost += c.row_cost;
         self.entropy |= c.entropy;
@@ -589,7 +592,7 @@ fn child(
         };
         text = leaf.text;
         let entropy = body.first() == Some(&tags::ENTROPY);
-        bytes.extend_from_slice(&body);
+        append(&mut bytes, body);
         let strs = census.as_mut().map_or(0, Census::per_value);
         (scan.class, Vec::new(), units, scan.num_cost + strs, entropy)
     } else {
@@ -597,7 +600,7 @@ fn child(
         let Some(n) = nested(sink, tape, &vals, level)? else {
             return Ok(None);
         };
-        bytes.extend_from_slice(&n.body);
+        append(&mut bytes, n.body);
         flags = n.flags;
         (n.class, n.children, n.units, n.row_cost + nulls, n.entropy)
     };
@@ -619,6 +622,16 @@ fn child(
         row_cost,
         entropy,
     }))
+}
+
+/// Appends `more` to `out`: moved when `out` is empty (a child without masks, a struct's
+/// first child), so a column's bytes are not copied once more at each level.
+fn append(out: &mut Vec<u8>, more: Vec<u8>) {
+    if out.is_empty() {
+        *out = more;
+    } else {
+        out.extend_from_slice(&more);
+    }
 }
 
 /// The column-shape table entries of a declared column and its children, in declaration

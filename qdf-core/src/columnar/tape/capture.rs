@@ -52,6 +52,9 @@ pub(super) fn misordered() -> Error {
 }
 
 impl<'a, O: FromTape> TapeCompound<'a, O> {
+    // Inline, as `finish`: once per captured compound (every struct of a row), where a call
+    // cost about as much as the work (the returned compound went through memory).
+    #[inline]
     fn new(tape: &'a mut Tape, open: Open, at: Depth, levels: u32) -> Result<Self> {
         let inner = at.enter(levels)?;
         let keys = (matches!(open, Open::Map(_)) && tape.check_keys).then(|| {
@@ -95,6 +98,7 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
         r
     }
 
+    #[inline]
     fn finish(self) -> Result<O> {
         if let Some(i) = self.keys {
             self.tape.key_sets.truncate(i as usize);
