@@ -178,26 +178,46 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
 /// planned field.
 fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Nested>> {
     let n = ats.len();
-    let Some((names, cols)) = uniform(tape, ats).map_or_else(|| planned(tape, ats), Some) else {
-        return Ok(None);
-    };
-    let mut out = Nested {
+    let struct_column = |children| Nested {
         class: Class::Struct,
         flags: 0,
-        children: Vec::with_capacity(names.len()),
+        children: Vec::with_capacity(children),
         body: Vec::new(),
         units: 0,
         row_cost: n * STRUCT_OVERHEAD,
         entropy: false,
     };
+    if let Some(names) = flat(tape, ats) {
+        // Each child column reads its cells off the tape in place: no list of them.
+        let mut out = struct_column(names.len());
+        for (k, name) in names.into_iter().enumerate() {
+            // `flat` checked that every value there is one primitive event (an `Other`
+            // would only leave the column residual).
+            let cells = ats.iter().map(move |&at| {
+                let v = at + 2 + 2 * k;
+                prim_cell(tape.evs[v]).unwrap_or(Cell::Other(v as u32))
+            });
+            let Some(c) = child(sink, tape, name.into(), n, None, cells, n, level + 1)? else {
+                return Ok(None);
+            };
+            out.add(c);
+        }
+        return Ok(Some(out));
+    }
+    let Some((names, cols)) = uniform(tape, ats).map_or_else(|| planned(tape, ats), Some) else {
+        return Ok(None);
+    };
+    let mut out = struct_column(names.len());
     for (name, (rows, cells)) in names.into_iter().zip(cols) {
+        let len = cells.len();
         let Some(c) = child(
             sink,
             tape,
             name.into(),
             n,
             rows.as_deref(),
-            cells,
+            cells.into_iter(),
+            len,
             level + 1,
         )?
         else {
@@ -212,6 +232,46 @@ fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option
 /// (`None`: every row) and its cells in row order.
 type Fields = (Vec<&'static str>, Vec<(Option<Vec<u32>>, Vec<Cell>)>);
 
+/// The names of the fields of the structs at events `ats` when every one is a struct of
+/// primitives with the first one's fields (distinct, same order, none skipped): each
+/// `2 × fields + 2` events (`Open`, then `Field` and one primitive value event per field,
+/// `End`), so field `k`'s value of the struct at `at` is event `at + 2 + 2k`. `None` for
+/// any other batch. One pass over the events, nothing gathered.
+fn flat(tape: &Tape, ats: &[usize]) -> Option<Vec<&'static str>> {
+    let &first = ats.first()?;
+    let Ev::Open(Open::Struct(..), end) = tape.evs[first] else {
+        return None;
+    };
+    let mut names = Vec::new();
+    for ev in tape.evs.get(first + 1..end as usize)?.chunks(2) {
+        let [Ev::Field(key), value] = ev else {
+            return None;
+        };
+        if names.contains(key) || prim_cell(*value).is_none() {
+            return None;
+        }
+        names.push(*key);
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let span = 2 * names.len() + 2;
+    for &at in ats {
+        let evs = tape.evs.get(at..at + span)?;
+        match evs[0] {
+            Ev::Open(Open::Struct(..), end) if end as usize == at + span - 1 => {}
+            _ => return None,
+        }
+        for (&name, ev) in names.iter().zip(evs[1..].chunks_exact(2)) {
+            match ev[0] {
+                Ev::Field(key) if same_name(name, key) && prim_cell(ev[1]).is_some() => {}
+                _ => return None,
+            }
+        }
+    }
+    Some(names)
+}
+
 /// The common case of [`planned`] without its per-field plan bookkeeping: every struct has
 /// the first one's fields, distinct, in the same order and none skipped, so each field is a
 /// column present in every row (what the plan gives them). `None` for any other batch.
@@ -222,8 +282,6 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
     };
     let mut names = Vec::new();
     let mut i = first + 1;
-    // Every value of the first struct is one primitive event (`Field`, value, `Field`, …).
-    let mut flat = true;
     while i < end as usize {
         let Ev::Field(key) = tape.evs[i] else {
             return None;
@@ -232,7 +290,6 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
             return None;
         }
         names.push(key);
-        flat &= prim_cell(tape.evs[i + 1]).is_some();
         i = tape.next(i + 1);
     }
     if names.is_empty() {
@@ -242,27 +299,6 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
         .iter()
         .map(|_| Vec::with_capacity(ats.len()))
         .collect();
-    if flat {
-        // Structs of primitives, each `2 × fields + 2` events: read in place, no walk.
-        let span = 2 * names.len() + 2;
-        for &at in ats {
-            let evs = tape.evs.get(at..at + span)?;
-            match evs[0] {
-                Ev::Open(Open::Struct(..), end) if end as usize == at + span - 1 => {}
-                _ => return None,
-            }
-            for ((&name, col), ev) in names.iter().zip(&mut cols).zip(evs[1..].chunks_exact(2)) {
-                let Ev::Field(key) = ev[0] else {
-                    return None;
-                };
-                if !same_name(name, key) {
-                    return None;
-                }
-                col.push(prim_cell(ev[1])?);
-            }
-        }
-        return Some((names, cols.into_iter().map(|c| (None, c)).collect()));
-    }
     for &at in ats {
         let Ev::Open(Open::Struct(..), end) = tape.evs[at] else {
             return None;
@@ -402,7 +438,17 @@ fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<N
         entropy,
     };
     let n = items.len();
-    let Some(c) = child(sink, tape, "".into(), n, None, items, level + 1)? else {
+    let Some(c) = child(
+        sink,
+        tape,
+        "".into(),
+        n,
+        None,
+        items.into_iter(),
+        n,
+        level + 1,
+    )?
+    else {
         return Ok(None);
     };
     out.add(c);
@@ -530,7 +576,7 @@ fn tagged(
             continue;
         }
         let n = cells.len();
-        let Some(c) = child(sink, tape, name, n, None, cells, level + 1)? else {
+        let Some(c) = child(sink, tape, name, n, None, cells.into_iter(), n, level + 1)? else {
             return Ok(None);
         };
         out.add(c);
@@ -548,33 +594,42 @@ impl Nested {
     }
 }
 
-/// A child column `name` over `n` slots: `present` the cells of the slots that carry it,
-/// in slot order, and `rows` those slots (`None`: every slot); its masks, then a leaf body
-/// or its own children.
-fn child(
+/// A child column `name` over `n` slots: `present` the `len` cells of the slots that carry
+/// it, in slot order (read more than once: a list, or the tape in place), and `rows` those
+/// slots (`None`: every slot); its masks, then a leaf body or its own children.
+#[allow(clippy::too_many_arguments)]
+fn child<I>(
     sink: &Sink,
     tape: &Tape,
     name: Cow<'static, str>,
     n: usize,
     rows: Option<&[u32]>,
-    present: Vec<Cell>,
+    present: I,
+    len: usize,
     level: u32,
-) -> Result<Option<Child>> {
-    let optional = present.len() < n;
-    let nulls = present.iter().filter(|c| **c == Cell::Null).count();
+) -> Result<Option<Child>>
+where
+    I: Iterator<Item = Cell> + Clone,
+{
+    let optional = len < n;
+    let scan = scan_cells(present.clone(), len, &tape.arena);
+    // The scan counts the nulls of a leaf column.
+    let nulls = match scan.class {
+        Class::Residual => present.clone().filter(|c| *c == Cell::Null).count(),
+        _ => scan.nulls,
+    };
     let mut bytes = Vec::new();
     if let Some(rows) = rows.filter(|_| optional) {
         bytes.extend_from_slice(&mask(n, rows.iter().map(|&r| r as usize)));
     }
     if nulls > 0 {
         let set = present
-            .iter()
+            .clone()
             .enumerate()
-            .filter(|(_, c)| **c != Cell::Null);
-        bytes.extend_from_slice(&mask(present.len(), set.map(|(k, _)| k)));
+            .filter(|(_, c)| *c != Cell::Null);
+        bytes.extend_from_slice(&mask(len, set.map(|(k, _)| k)));
     }
     let min_intern = sink.opts().intern_min_len() as usize;
-    let scan = scan_cells(present.iter().copied(), present.len(), &tape.arena);
     let mut text = Form::Plain;
     let mut flags = 0;
     let (class, children, units, row_cost, entropy) = if scan.class != Class::Residual {
@@ -596,7 +651,7 @@ fn child(
         let strs = census.as_mut().map_or(0, Census::per_value);
         (scan.class, Vec::new(), units, scan.num_cost + strs, entropy)
     } else {
-        let vals: Vec<Cell> = present.into_iter().filter(|c| *c != Cell::Null).collect();
+        let vals: Vec<Cell> = present.filter(|c| *c != Cell::Null).collect();
         let Some(n) = nested(sink, tape, &vals, level)? else {
             return Ok(None);
         };
