@@ -216,7 +216,7 @@ fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option
             name.into(),
             n,
             rows.as_deref(),
-            cells.into_iter(),
+            cells.iter().copied(),
             len,
             level + 1,
         )?
@@ -444,7 +444,7 @@ fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<N
         "".into(),
         n,
         None,
-        items.into_iter(),
+        items.iter().copied(),
         n,
         level + 1,
     )?
@@ -576,7 +576,7 @@ fn tagged(
             continue;
         }
         let n = cells.len();
-        let Some(c) = child(sink, tape, name, n, None, cells.into_iter(), n, level + 1)? else {
+        let Some(c) = child(sink, tape, name, n, None, cells.iter().copied(), n, level + 1)? else {
             return Ok(None);
         };
         out.add(c);
