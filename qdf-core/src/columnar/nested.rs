@@ -576,7 +576,17 @@ fn tagged(
             continue;
         }
         let n = cells.len();
-        let Some(c) = child(sink, tape, name, n, None, cells.iter().copied(), n, level + 1)? else {
+        let Some(c) = child(
+            sink,
+            tape,
+            name,
+            n,
+            None,
+            cells.iter().copied(),
+            n,
+            level + 1,
+        )?
+        else {
             return Ok(None);
         };
         out.add(c);
