@@ -473,7 +473,9 @@ fn tagged(
     // Row mode writes a name inline below the intern length, else at best a 1-byte
     // reference: the estimate stays below the real bytes.
     let name_cost = |s: &str| if s.len() < min_intern { 1 + s.len() } else { 1 };
-    let mut ids: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    // hashbrown's default hasher, as the Dense tables use: std's SipHash was most of the
+    // lookup in a batch of a few variants.
+    let mut ids: hashbrown::HashMap<&str, u32> = hashbrown::HashMap::new();
     let mut names: Vec<Cow<'static, str>> = Vec::new();
     let mut unit: Vec<bool> = Vec::new();
     let mut payloads: Vec<Vec<Cell>> = Vec::new();
