@@ -191,13 +191,8 @@ fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option
         // Each child column reads its cells off the tape in place: no list of them.
         let mut out = struct_column(names.len());
         for (k, name) in names.into_iter().enumerate() {
-            // `flat` checked that every value there is one primitive event (an `Other`
-            // would only leave the column residual).
-            let cells = ats.iter().map(move |&at| {
-                let v = at + 2 + 2 * k;
-                prim_cell(tape.evs[v]).unwrap_or(Cell::Other(v as u32))
-            });
-            let Some(c) = child(sink, tape, name.into(), n, None, cells, n, level + 1)? else {
+            let cells = FlatField { tape, ats, k };
+            let Some(c) = child(sink, tape, name.into(), n, None, cells, level + 1)? else {
                 return Ok(None);
             };
             out.add(c);
@@ -209,15 +204,13 @@ fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option
     };
     let mut out = struct_column(names.len());
     for (name, (rows, cells)) in names.into_iter().zip(cols) {
-        let len = cells.len();
         let Some(c) = child(
             sink,
             tape,
             name.into(),
             n,
             rows.as_deref(),
-            cells.iter().copied(),
-            len,
+            cells,
             level + 1,
         )?
         else {
@@ -438,17 +431,7 @@ fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<N
         entropy,
     };
     let n = items.len();
-    let Some(c) = child(
-        sink,
-        tape,
-        "".into(),
-        n,
-        None,
-        items.iter().copied(),
-        n,
-        level + 1,
-    )?
-    else {
+    let Some(c) = child(sink, tape, "".into(), n, None, items, level + 1)? else {
         return Ok(None);
     };
     out.add(c);
@@ -578,17 +561,7 @@ fn tagged(
             continue;
         }
         let n = cells.len();
-        let Some(c) = child(
-            sink,
-            tape,
-            name,
-            n,
-            None,
-            cells.iter().copied(),
-            n,
-            level + 1,
-        )?
-        else {
+        let Some(c) = child(sink, tape, name, n, None, cells, level + 1)? else {
             return Ok(None);
         };
         out.add(c);
@@ -606,28 +579,72 @@ impl Nested {
     }
 }
 
-/// A child column `name` over `n` slots: `present` the `len` cells of the slots that carry
-/// it, in slot order (read more than once: a list, or the tape in place), and `rows` those
-/// slots (`None`: every slot); its masks, then a leaf body or its own children.
-#[allow(clippy::too_many_arguments)]
-fn child<I>(
+/// The present cells of a child column, in slot order: read more than once (the scan, the
+/// null count and mask), then, for a column that is not a leaf, its non-null cells.
+trait Cells {
+    fn len(&self) -> usize;
+    fn iter(&self) -> impl Iterator<Item = Cell> + Clone + '_;
+    fn non_null(self) -> Vec<Cell>;
+}
+
+impl Cells for Vec<Cell> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    fn iter(&self) -> impl Iterator<Item = Cell> + Clone + '_ {
+        self.as_slice().iter().copied()
+    }
+    /// In place: no second list while the first is alive (the encoder's peak memory).
+    fn non_null(mut self) -> Vec<Cell> {
+        self.retain(|c| *c != Cell::Null);
+        self
+    }
+}
+
+/// Field `k` of the structs at events `ats`, which [`flat`] took: read off the tape in
+/// place, no list of them.
+struct FlatField<'a> {
+    tape: &'a Tape,
+    ats: &'a [usize],
+    k: usize,
+}
+
+impl Cells for FlatField<'_> {
+    fn len(&self) -> usize {
+        self.ats.len()
+    }
+    fn iter(&self) -> impl Iterator<Item = Cell> + Clone + '_ {
+        let (evs, k) = (&self.tape.evs, self.k);
+        self.ats.iter().map(move |&at| {
+            let v = at + 2 + 2 * k;
+            // `flat` checked that every value there is one primitive event (an `Other`
+            // would only leave the column residual).
+            prim_cell(evs[v]).unwrap_or(Cell::Other(v as u32))
+        })
+    }
+    fn non_null(self) -> Vec<Cell> {
+        self.iter().filter(|c| *c != Cell::Null).collect()
+    }
+}
+
+/// A child column `name` over `n` slots: `present` the cells of the slots that carry it,
+/// in slot order, and `rows` those slots (`None`: every slot); its masks, then a leaf body
+/// or its own children.
+fn child(
     sink: &Sink,
     tape: &Tape,
     name: Cow<'static, str>,
     n: usize,
     rows: Option<&[u32]>,
-    present: I,
-    len: usize,
+    present: impl Cells,
     level: u32,
-) -> Result<Option<Child>>
-where
-    I: Iterator<Item = Cell> + Clone,
-{
+) -> Result<Option<Child>> {
+    let len = present.len();
     let optional = len < n;
-    let scan = scan_cells(present.clone(), len, &tape.arena);
+    let scan = scan_cells(present.iter(), len, &tape.arena);
     // The scan counts the nulls of a leaf column.
     let nulls = match scan.class {
-        Class::Residual => present.clone().filter(|c| *c == Cell::Null).count(),
+        Class::Residual => present.iter().filter(|c| *c == Cell::Null).count(),
         _ => scan.nulls,
     };
     let mut bytes = Vec::new();
@@ -635,10 +652,7 @@ where
         bytes.extend_from_slice(&mask(n, rows.iter().map(|&r| r as usize)));
     }
     if nulls > 0 {
-        let set = present
-            .clone()
-            .enumerate()
-            .filter(|(_, c)| *c != Cell::Null);
+        let set = present.iter().enumerate().filter(|(_, c)| *c != Cell::Null);
         bytes.extend_from_slice(&mask(len, set.map(|(k, _)| k)));
     }
     let min_intern = sink.opts().intern_min_len() as usize;
@@ -663,7 +677,7 @@ where
         let strs = census.as_mut().map_or(0, Census::per_value);
         (scan.class, Vec::new(), units, scan.num_cost + strs, entropy)
     } else {
-        let vals: Vec<Cell> = present.filter(|c| *c != Cell::Null).collect();
+        let vals = present.non_null();
         let Some(n) = nested(sink, tape, &vals, level)? else {
             return Ok(None);
         };
