@@ -22,23 +22,24 @@ pub fn cost(n: usize, kind: Kind) -> usize {
 pub fn encode(vals: impl ExactSizeIterator<Item = u64>, kind: Kind, out: &mut Vec<u8>) {
     out.extend_from_slice(&[QP_RAW, kind.byte()]);
     write_uvarint(out, vals.len() as u64);
-    let w = kind.width();
-    out.reserve(vals.len() * w);
     // One loop per width: a copy of a constant length is a store, not a `memcpy` call.
-    match w {
-        1 => out.extend(vals.map(|v| v as u8)),
+    match kind.width() {
+        1 => put::<1>(vals, out),
         2 => put::<2>(vals, out),
         4 => put::<4>(vals, out),
         _ => put::<8>(vals, out),
     }
 }
 
-/// Appends the low `W` little-endian bytes of each value.
+/// Appends the low `W` little-endian bytes of each value: the room is zeroed once (a
+/// `memset`), then each value is a store into its slot, without the per-value capacity
+/// test of an `extend`.
 #[inline(always)]
-fn put<const W: usize>(vals: impl Iterator<Item = u64>, out: &mut Vec<u8>) {
-    for v in vals {
-        let b: [u8; W] = v.to_le_bytes()[..W].try_into().expect("W is at most 8");
-        out.extend_from_slice(&b);
+fn put<const W: usize>(vals: impl ExactSizeIterator<Item = u64>, out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + vals.len() * W, 0);
+    for (slot, v) in out[start..].chunks_exact_mut(W).zip(vals) {
+        slot.copy_from_slice(&v.to_le_bytes()[..W]);
     }
 }
 

@@ -72,11 +72,14 @@ pub(crate) fn plan_top(
     b: &Rows<'_>,
     present: &[(u32, u32)],
 ) -> Result<Option<Nested>> {
-    let vals: Vec<Cell> = present
-        .iter()
-        .map(|&(_, i)| b.cells[i as usize].cell)
-        .filter(|c| *c != Cell::Null)
-        .collect();
+    // Sized up front: a filtered `collect` grows from nothing, copying as it goes.
+    let mut vals = Vec::with_capacity(present.len());
+    vals.extend(
+        present
+            .iter()
+            .map(|&(_, i)| b.cells[i as usize].cell)
+            .filter(|c| *c != Cell::Null),
+    );
     nested(sink, b.tape, &vals, 0)
 }
 
@@ -175,18 +178,31 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
 /// planned field.
 fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Nested>> {
     let n = ats.len();
-    let Some((names, cols)) = uniform(tape, ats).map_or_else(|| planned(tape, ats), Some) else {
-        return Ok(None);
-    };
-    let mut out = Nested {
+    let struct_column = |children| Nested {
         class: Class::Struct,
         flags: 0,
-        children: Vec::with_capacity(names.len()),
+        children: Vec::with_capacity(children),
         body: Vec::new(),
         units: 0,
         row_cost: n * STRUCT_OVERHEAD,
         entropy: false,
     };
+    if let Some(names) = flat(tape, ats) {
+        // Each child column reads its cells off the tape in place: no list of them.
+        let mut out = struct_column(names.len());
+        for (k, name) in names.into_iter().enumerate() {
+            let cells = FlatField { tape, ats, k };
+            let Some(c) = child(sink, tape, name.into(), n, None, cells, level + 1)? else {
+                return Ok(None);
+            };
+            out.add(c);
+        }
+        return Ok(Some(out));
+    }
+    let Some((names, cols)) = uniform(tape, ats).map_or_else(|| planned(tape, ats), Some) else {
+        return Ok(None);
+    };
+    let mut out = struct_column(names.len());
     for (name, (rows, cells)) in names.into_iter().zip(cols) {
         let Some(c) = child(
             sink,
@@ -209,6 +225,46 @@ fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option
 /// (`None`: every row) and its cells in row order.
 type Fields = (Vec<&'static str>, Vec<(Option<Vec<u32>>, Vec<Cell>)>);
 
+/// The names of the fields of the structs at events `ats` when every one is a struct of
+/// primitives with the first one's fields (distinct, same order, none skipped): each
+/// `2 × fields + 2` events (`Open`, then `Field` and one primitive value event per field,
+/// `End`), so field `k`'s value of the struct at `at` is event `at + 2 + 2k`. `None` for
+/// any other batch. One pass over the events, nothing gathered.
+fn flat(tape: &Tape, ats: &[usize]) -> Option<Vec<&'static str>> {
+    let &first = ats.first()?;
+    let Ev::Open(Open::Struct(..), end) = tape.evs[first] else {
+        return None;
+    };
+    let mut names = Vec::new();
+    for ev in tape.evs.get(first + 1..end as usize)?.chunks(2) {
+        let [Ev::Field(key), value] = ev else {
+            return None;
+        };
+        if names.contains(key) || prim_cell(*value).is_none() {
+            return None;
+        }
+        names.push(*key);
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let span = 2 * names.len() + 2;
+    for &at in ats {
+        let evs = tape.evs.get(at..at + span)?;
+        match evs[0] {
+            Ev::Open(Open::Struct(..), end) if end as usize == at + span - 1 => {}
+            _ => return None,
+        }
+        for (&name, ev) in names.iter().zip(evs[1..].chunks_exact(2)) {
+            match ev[0] {
+                Ev::Field(key) if same_name(name, key) && prim_cell(ev[1]).is_some() => {}
+                _ => return None,
+            }
+        }
+    }
+    Some(names)
+}
+
 /// The common case of [`planned`] without its per-field plan bookkeeping: every struct has
 /// the first one's fields, distinct, in the same order and none skipped, so each field is a
 /// column present in every row (what the plan gives them). `None` for any other batch.
@@ -219,8 +275,6 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
     };
     let mut names = Vec::new();
     let mut i = first + 1;
-    // Every value of the first struct is one primitive event (`Field`, value, `Field`, …).
-    let mut flat = true;
     while i < end as usize {
         let Ev::Field(key) = tape.evs[i] else {
             return None;
@@ -229,7 +283,6 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
             return None;
         }
         names.push(key);
-        flat &= prim_cell(tape.evs[i + 1]).is_some();
         i = tape.next(i + 1);
     }
     if names.is_empty() {
@@ -239,27 +292,6 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
         .iter()
         .map(|_| Vec::with_capacity(ats.len()))
         .collect();
-    if flat {
-        // Structs of primitives, each `2 × fields + 2` events: read in place, no walk.
-        let span = 2 * names.len() + 2;
-        for &at in ats {
-            let evs = tape.evs.get(at..at + span)?;
-            match evs[0] {
-                Ev::Open(Open::Struct(..), end) if end as usize == at + span - 1 => {}
-                _ => return None,
-            }
-            for ((&name, col), ev) in names.iter().zip(&mut cols).zip(evs[1..].chunks_exact(2)) {
-                let Ev::Field(key) = ev[0] else {
-                    return None;
-                };
-                if !same_name(name, key) {
-                    return None;
-                }
-                col.push(prim_cell(ev[1])?);
-            }
-        }
-        return Some((names, cols.into_iter().map(|c| (None, c)).collect()));
-    }
     for &at in ats {
         let Ev::Open(Open::Struct(..), end) = tape.evs[at] else {
             return None;
@@ -424,7 +456,9 @@ fn tagged(
     // Row mode writes a name inline below the intern length, else at best a 1-byte
     // reference: the estimate stays below the real bytes.
     let name_cost = |s: &str| if s.len() < min_intern { 1 + s.len() } else { 1 };
-    let mut ids: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    // hashbrown's default hasher, as the Dense tables use: std's SipHash was most of the
+    // lookup in a batch of a few variants.
+    let mut ids: hashbrown::HashMap<&str, u32> = hashbrown::HashMap::new();
     let mut names: Vec<Cow<'static, str>> = Vec::new();
     let mut unit: Vec<bool> = Vec::new();
     let mut payloads: Vec<Vec<Cell>> = Vec::new();
@@ -537,11 +571,59 @@ fn tagged(
 
 impl Nested {
     fn add(&mut self, c: Child) {
-        self.body.extend_from_slice(&c.bytes);
+        append(&mut self.body, c.bytes);
         self.units = self.units.saturating_add(c.units);
         self.row_cost += c.row_cost;
         self.entropy |= c.entropy;
         self.children.push(c.decl);
+    }
+}
+
+/// The present cells of a child column, in slot order: read more than once (the scan, the
+/// null count and mask), then, for a column that is not a leaf, its non-null cells.
+trait Cells {
+    fn len(&self) -> usize;
+    fn iter(&self) -> impl Iterator<Item = Cell> + Clone + '_;
+    fn non_null(self) -> Vec<Cell>;
+}
+
+impl Cells for Vec<Cell> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    fn iter(&self) -> impl Iterator<Item = Cell> + Clone + '_ {
+        self.as_slice().iter().copied()
+    }
+    /// In place: no second list while the first is alive (the encoder's peak memory).
+    fn non_null(mut self) -> Vec<Cell> {
+        self.retain(|c| *c != Cell::Null);
+        self
+    }
+}
+
+/// Field `k` of the structs at events `ats`, which [`flat`] took: read off the tape in
+/// place, no list of them.
+struct FlatField<'a> {
+    tape: &'a Tape,
+    ats: &'a [usize],
+    k: usize,
+}
+
+impl Cells for FlatField<'_> {
+    fn len(&self) -> usize {
+        self.ats.len()
+    }
+    fn iter(&self) -> impl Iterator<Item = Cell> + Clone + '_ {
+        let (evs, k) = (&self.tape.evs, self.k);
+        self.ats.iter().map(move |&at| {
+            let v = at + 2 + 2 * k;
+            // `flat` checked that every value there is one primitive event (an `Other`
+            // would only leave the column residual).
+            prim_cell(evs[v]).unwrap_or(Cell::Other(v as u32))
+        })
+    }
+    fn non_null(self) -> Vec<Cell> {
+        self.iter().filter(|c| *c != Cell::Null).collect()
     }
 }
 
@@ -554,24 +636,26 @@ fn child(
     name: Cow<'static, str>,
     n: usize,
     rows: Option<&[u32]>,
-    present: Vec<Cell>,
+    present: impl Cells,
     level: u32,
 ) -> Result<Option<Child>> {
-    let optional = present.len() < n;
-    let nulls = present.iter().filter(|c| **c == Cell::Null).count();
+    let len = present.len();
+    let optional = len < n;
+    let scan = scan_cells(present.iter(), len, &tape.arena);
+    // The scan counts the nulls of a leaf column.
+    let nulls = match scan.class {
+        Class::Residual => present.iter().filter(|c| *c == Cell::Null).count(),
+        _ => scan.nulls,
+    };
     let mut bytes = Vec::new();
     if let Some(rows) = rows.filter(|_| optional) {
         bytes.extend_from_slice(&mask(n, rows.iter().map(|&r| r as usize)));
     }
     if nulls > 0 {
-        let set = present
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c != Cell::Null);
-        bytes.extend_from_slice(&mask(present.len(), set.map(|(k, _)| k)));
+        let set = present.iter().enumerate().filter(|(_, c)| *c != Cell::Null);
+        bytes.extend_from_slice(&mask(len, set.map(|(k, _)| k)));
     }
     let min_intern = sink.opts().intern_min_len() as usize;
-    let scan = scan_cells(present.iter().copied(), present.len(), &tape.arena);
     let mut text = Form::Plain;
     let mut flags = 0;
     let (class, children, units, row_cost, entropy) = if scan.class != Class::Residual {
@@ -589,15 +673,15 @@ fn child(
         };
         text = leaf.text;
         let entropy = body.first() == Some(&tags::ENTROPY);
-        bytes.extend_from_slice(&body);
+        append(&mut bytes, body);
         let strs = census.as_mut().map_or(0, Census::per_value);
         (scan.class, Vec::new(), units, scan.num_cost + strs, entropy)
     } else {
-        let vals: Vec<Cell> = present.into_iter().filter(|c| *c != Cell::Null).collect();
+        let vals = present.non_null();
         let Some(n) = nested(sink, tape, &vals, level)? else {
             return Ok(None);
         };
-        bytes.extend_from_slice(&n.body);
+        append(&mut bytes, n.body);
         flags = n.flags;
         (n.class, n.children, n.units, n.row_cost + nulls, n.entropy)
     };
@@ -619,6 +703,16 @@ fn child(
         row_cost,
         entropy,
     }))
+}
+
+/// Appends `more` to `out`: moved when `out` is empty (a child without masks, a struct's
+/// first child), so a column's bytes are not copied once more at each level.
+fn append(out: &mut Vec<u8>, more: Vec<u8>) {
+    if out.is_empty() {
+        *out = more;
+    } else {
+        out.extend_from_slice(&more);
+    }
 }
 
 /// The column-shape table entries of a declared column and its children, in declaration

@@ -1,5 +1,5 @@
-//! The uniform fast path of struct child columns ([`uniform`]) against the plan
-//! ([`planned`]): wherever the fast path takes a batch it must give the plan's fields, rows
+//! The fast paths of struct child columns ([`flat`], [`uniform`]) against the plan
+//! ([`planned`]): wherever a fast path takes a batch it must give the plan's fields, rows
 //! and cells exactly (everything after them is shared, so the bytes are the same).
 
 use std::collections::BTreeMap;
@@ -112,9 +112,15 @@ fn dyn_of(fields: Vec<(&'static str, Val)>) -> Dyn {
     Dyn { name: "S", fields }
 }
 
-/// Captures `rows` as the struct field of top-level rows, asserts that [`uniform`] (when it
-/// takes them) agrees with [`planned`], and returns whether it took them.
+/// Captures `rows` as the struct field of top-level rows, asserts that [`uniform`] and
+/// [`flat`] (when they take them) agree with [`planned`], and returns whether `uniform`
+/// took them.
 fn fast(rows: &[Dyn]) -> bool {
+    fast_and_flat(rows).0
+}
+
+/// [`fast`], and whether [`flat`] took the rows (it takes only what `uniform` takes).
+fn fast_and_flat(rows: &[Dyn]) -> (bool, bool) {
     let mut b = Batch::new(rows.len(), false);
     let depth = Depth {
         depth: 1,
@@ -129,11 +135,26 @@ fn fast(rows: &[Dyn]) -> bool {
             c => panic!("row {r}: {c:?}"),
         })
         .collect();
+    let plan = planned(&b.tape, &ats);
     let got = uniform(&b.tape, &ats);
     if let Some(got) = &got {
-        assert_eq!(Some(got), planned(&b.tape, &ats).as_ref(), "{rows:?}");
+        assert_eq!(Some(got), plan.as_ref(), "{rows:?}");
     }
-    got.is_some()
+    let flat_names = flat(&b.tape, &ats);
+    if let Some(names) = &flat_names {
+        // Field `k` of the struct at `at` is event `at + 2 + 2k`, as `structs` reads it.
+        let cols: Vec<(Option<Vec<u32>>, Vec<Cell>)> = (0..names.len())
+            .map(|k| {
+                let cells = ats
+                    .iter()
+                    .map(|&at| prim_cell(b.tape.evs[at + 2 + 2 * k]).expect("a primitive event"));
+                (None, cells.collect())
+            })
+            .collect();
+        assert_eq!(Some((names.clone(), cols)), plan, "{rows:?}");
+        assert!(got.is_some(), "flat without uniform: {rows:?}");
+    }
+    (got.is_some(), flat_names.is_some())
 }
 
 fn flat_row(i: usize) -> Dyn {
@@ -153,7 +174,7 @@ fn flat_row(i: usize) -> Dyn {
 fn flat_structs_take_the_fast_path_at_every_size() {
     for n in [1, 2, 15, 16, 17, 100] {
         let rows: Vec<Dyn> = (0..n).map(flat_row).collect();
-        assert!(fast(&rows), "{n} rows");
+        assert_eq!(fast_and_flat(&rows), (true, true), "{n} rows");
         // Every row's keys at their own address: compared by value.
         let rows: Vec<Dyn> = (0..n)
             .map(|i| {
@@ -240,18 +261,6 @@ fn batches_the_fast_path_leaves_to_the_plan() {
         (0..17).map(|i| f(i).unwrap_or_else(|| base(i))).collect()
     };
     let cases: Vec<(&str, Vec<Dyn>)> = vec![
-        // A `None` first, a `Some` later: no longer one event a field (the plan takes it).
-        (
-            "some after none",
-            (0..17)
-                .map(|i| {
-                    dyn_of(vec![
-                        ("a", Val::Opt((i > 3).then_some(1))),
-                        ("b", Val::U(1)),
-                    ])
-                })
-                .collect(),
-        ),
         (
             "reordered",
             with(&|i| (i == 5).then(|| dyn_of(vec![("b", Val::U(7)), ("a", Val::U(1))]))),
@@ -290,15 +299,39 @@ fn batches_the_fast_path_leaves_to_the_plan() {
             "as many events, one field holding a list",
             with(&|i| (i == 7).then(|| dyn_of(vec![("a", Val::L(vec![1]))]))),
         ),
-        (
-            "as many events, a wrapped value and no second field",
-            with(&|i| (i == 8).then(|| dyn_of(vec![("a", Val::Nt(1)), ("b", Val::Unit)]))),
-        ),
         ("empty structs", (0..17).map(|_| dyn_of(vec![])).collect()),
     ];
     for (what, rows) in cases {
         assert!(!fast(&rows), "{what}");
     }
+}
+
+/// Values of more than one event after a first struct of primitives (a `Some` after
+/// `None`s, a newtype): not [`flat`]; the walk of [`uniform`] takes them.
+#[test]
+fn values_off_the_flat_span_are_walked() {
+    let base = |i: usize| dyn_of(vec![("a", Val::U(i as u64)), ("b", Val::U(7))]);
+    let rows: Vec<Dyn> = (0..17)
+        .map(|i| match i {
+            8 => dyn_of(vec![("a", Val::Nt(1)), ("b", Val::Unit)]),
+            _ => base(i),
+        })
+        .collect();
+    assert_eq!(fast_and_flat(&rows), (true, false));
+    let rows: Vec<Dyn> = (0..17)
+        .map(|i| {
+            dyn_of(vec![
+                ("a", Val::Opt((i > 3).then_some(1))),
+                ("b", Val::U(1)),
+            ])
+        })
+        .collect();
+    assert_eq!(fast_and_flat(&rows), (true, false));
+    // All `None`: one event a field again.
+    let rows: Vec<Dyn> = (0..17)
+        .map(|_| dyn_of(vec![("a", Val::Opt(None)), ("b", Val::U(1))]))
+        .collect();
+    assert_eq!(fast_and_flat(&rows), (true, true));
 }
 
 /// Batches of random shapes, mostly uniform: wherever the fast path takes one, it agrees

@@ -323,3 +323,41 @@ fn rows_read_off_the_tape_equal_the_capture_of_their_replay() {
     assert_eq!(rows_of_vs_offer(&nested, deep(5)), Some(true));
     assert_eq!(rows_of_vs_offer(&nested, deep(12)), None);
 }
+
+/// Float columns: the loop of their own (one kind, no nulls) finds what the general loop
+/// finds, and any other column goes the general loop.
+#[test]
+fn float_columns_scan_as_the_general_loop() {
+    let f = |v: f32| Cell::F32(v.to_bits());
+    let d = |v: f64| Cell::F64(v.to_bits());
+    let scan = |cells: &[Cell]| {
+        let s = scan_cells(cells.iter().copied(), cells.len(), &[]);
+        (s.class, s.nulls, s.num_cost, s.vals)
+    };
+    let bits32 = |v: &[f32]| v.iter().map(|x| u64::from(x.to_bits())).collect::<Vec<_>>();
+    assert_eq!(
+        scan(&[f(1.5), f(-0.0), f(f32::NAN)]),
+        (Class::F32, 0, 15, bits32(&[1.5, -0.0, f32::NAN]))
+    );
+    assert_eq!(
+        scan(&[d(0.1), d(f64::INFINITY)]),
+        (
+            Class::F64,
+            0,
+            18,
+            vec![0.1f64.to_bits(), f64::INFINITY.to_bits()]
+        )
+    );
+    // A null after the first: the general loop counts it (1 byte) and keeps the class.
+    assert_eq!(
+        scan(&[f(2.0), Cell::Null, f(3.0)]),
+        (Class::F32, 1, 11, bits32(&[2.0, 3.0]))
+    );
+    assert_eq!(
+        scan(&[Cell::Null, d(2.0)]),
+        (Class::F64, 1, 10, vec![2.0f64.to_bits()])
+    );
+    // Two float kinds, or a float and an integer: residual.
+    assert_eq!(scan(&[f(1.0), d(1.0)]).0, Class::Residual);
+    assert_eq!(scan(&[d(1.0), Cell::Int(1, false)]).0, Class::Residual);
+}

@@ -52,12 +52,16 @@ pub(super) fn misordered() -> Error {
 }
 
 impl<'a, O: FromTape> TapeCompound<'a, O> {
+    // Inline, as `finish`, with the checked-keys work out of line: once per captured
+    // compound (every struct of a row), where a call cost as much as the work (six
+    // registers saved, the compound returned through memory).
+    #[inline(always)]
     fn new(tape: &'a mut Tape, open: Open, at: Depth, levels: u32) -> Result<Self> {
         let inner = at.enter(levels)?;
-        let keys = (matches!(open, Open::Map(_)) && tape.check_keys).then(|| {
-            tape.key_sets.push(HashSet::new());
-            (tape.key_sets.len() - 1) as u32
-        });
+        let keys = match open {
+            Open::Map(_) if tape.check_keys => Some(open_key_set(tape)),
+            _ => None,
+        };
         let open = tape.push(Ev::Open(open, 0));
         Ok(TapeCompound {
             tape,
@@ -95,7 +99,19 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
         r
     }
 
+    /// The `End` event; the rare cases (checked keys, a failed item, a key without its
+    /// value) out of line.
+    #[inline(always)]
     fn finish(self) -> Result<O> {
+        if self.keys.is_some() || self.failed || self.key_open {
+            return self.finish_other();
+        }
+        Ok(self.end())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn finish_other(self) -> Result<O> {
         if let Some(i) = self.keys {
             self.tape.key_sets.truncate(i as usize);
         }
@@ -105,12 +121,26 @@ impl<'a, O: FromTape> TapeCompound<'a, O> {
         if self.key_open {
             return Err(misordered());
         }
+        Ok(self.end())
+    }
+
+    /// Pushes the `End` event and points the `Open` at it.
+    #[inline(always)]
+    fn end(self) -> O {
         let end = self.tape.push(Ev::End(self.values));
         if let Ev::Open(_, e) = &mut self.tape.evs[self.open as usize] {
             *e = end;
         }
-        Ok(O::at(self.open))
+        O::at(self.open)
     }
+}
+
+/// A new key set for a captured map under [`Tape::check_keys`]: its index.
+#[cold]
+#[inline(never)]
+fn open_key_set(tape: &mut Tape) -> u32 {
+    tape.key_sets.push(HashSet::new());
+    (tape.key_sets.len() - 1) as u32
 }
 
 /// The refusal of a compound one of whose items failed and whose `Serialize` went on: a

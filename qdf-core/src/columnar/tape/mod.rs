@@ -374,17 +374,25 @@ pub(crate) struct Depth {
 }
 
 impl Depth {
-    /// One level deeper, refused exactly where the real serializer refuses.
+    /// `levels` levels deeper, refused exactly where the real serializer refuses (it
+    /// enters one level at a time and refuses a level at `depth >= limit`). One compare,
+    /// not a loop: it runs for every captured compound.
+    #[inline(always)]
     pub(crate) fn enter(self, levels: u32) -> Result<Depth> {
-        let mut d = self;
-        for _ in 0..levels {
-            if d.depth >= d.limit {
-                return Err(Error::new(ErrorCode::DepthLimit(d.limit)));
-            }
-            d.depth += 1;
+        if levels > self.limit.saturating_sub(self.depth) {
+            return Err(depth_limit(self.limit));
         }
-        Ok(d)
+        Ok(Depth {
+            depth: self.depth + levels,
+            limit: self.limit,
+        })
     }
+}
+
+/// The refusal of a capture past the depth limit (the real serializer's error).
+#[cold]
+fn depth_limit(limit: u32) -> Error {
+    Error::new(ErrorCode::DepthLimit(limit))
 }
 
 /// What a capturing serializer returns for a value that went onto the tape.

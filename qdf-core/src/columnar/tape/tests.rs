@@ -202,3 +202,24 @@ mod erased {
         }
     }
 }
+
+/// `Depth::enter` refuses exactly where entering one level at a time refuses (the real
+/// serializer's rule), and otherwise lands at the same depth.
+#[test]
+fn entering_levels_at_once_refuses_where_one_at_a_time_does() {
+    for limit in 0..5u32 {
+        for depth in 0..7u32 {
+            for levels in 0..4u32 {
+                let one_by_one = (0..levels).try_fold(depth, |d, _| (d < limit).then_some(d + 1));
+                let got = Depth { depth, limit }.enter(levels);
+                match one_by_one {
+                    Some(d) => assert_eq!(got.unwrap().depth, d, "{depth} {levels} {limit}"),
+                    None => assert!(
+                        matches!(got.unwrap_err().code(), ErrorCode::DepthLimit(l) if *l == limit),
+                        "{depth} {levels} {limit}"
+                    ),
+                }
+            }
+        }
+    }
+}
