@@ -132,12 +132,16 @@ impl Emission {
     /// cost more than the bytes.
     #[inline(always)]
     pub(crate) fn write(self, out: &mut Vec<u8>, bytes: &[u8], kind: Kind) -> bool {
-        let (form, n) = match self {
+        // Two fixed bytes (a variable length would be a `memcpy` call).
+        let form = match self {
             Emission::Inline | Emission::Undecided => return false,
-            Emission::Ref(id) if id < 0x80 => ([tags::STATE_REF, id as u8], 2),
-            Emission::Repeat => ([tags::REPEAT, 0], 1),
-            Emission::Mtf(rank) => ([tags::MTF, rank], 2),
-            Emission::Pair => ([tags::PAIR, 0], 2),
+            Emission::Ref(id) if id < 0x80 => [tags::STATE_REF, id as u8],
+            Emission::Repeat => {
+                out.push(tags::REPEAT);
+                return true;
+            }
+            Emission::Mtf(rank) => [tags::MTF, rank],
+            Emission::Pair => [tags::PAIR, 0],
             Emission::Intern => {
                 write_def(out, bytes, kind);
                 return true;
@@ -147,7 +151,7 @@ impl Emission {
                 return true;
             }
         };
-        out.extend_from_slice(&form[..n]);
+        out.extend_from_slice(&form);
         true
     }
 }
