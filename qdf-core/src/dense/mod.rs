@@ -126,6 +126,16 @@ impl Emission {
         }
     }
 
+    /// Whether this is a reference (`E1`, `E8`, `E9`, `EA`): the same bytes whatever the
+    /// string.
+    #[inline(always)]
+    pub(crate) fn is_ref(self) -> bool {
+        matches!(
+            self,
+            Emission::Ref(_) | Emission::Repeat | Emission::Mtf(_) | Emission::Pair
+        )
+    }
+
     /// Appends a non-inline emission; returns `false` for [`Emission::Inline`], which the
     /// caller writes with the plain tags, and for [`Emission::Undecided`]. The forms of
     /// one or two fixed bytes (a steady stream's strings) are written inline: the call
