@@ -65,11 +65,25 @@ pub struct Compound<'a> {
 impl<'a> Compound<'a> {
     /// Opens an array (`Header::Array`) or a map (`Header::Map`) of `len` items, after the
     /// caller has entered `levels - 1` levels (variants) — this enters one more.
+    #[inline]
     pub(crate) fn open(
         ser: &'a mut Serializer,
         header: Header,
         len: Option<usize>,
         levels: u32,
+    ) -> Result<Self> {
+        Compound::open_keyed(ser, header, len, levels, false)
+    }
+
+    /// [`open`](Self::open), and with `keys` the key set of
+    /// [`open_map`](Self::open_map). One function for both, so that neither moves the
+    /// compound after it is built (a `memcpy` call: it is larger than inline moves).
+    fn open_keyed(
+        ser: &'a mut Serializer,
+        header: Header,
+        len: Option<usize>,
+        levels: u32,
+        keys: bool,
     ) -> Result<Self> {
         // A tuple variant's payload is an array on the wire, never a packed or columnar form.
         // Taken first, so that a failure below does not leave it for another array.
@@ -91,6 +105,7 @@ impl<'a> Compound<'a> {
             }
             None => (usize::MAX, 0),
         };
+        let keys = if keys { ser.open_key_set() } else { None };
         Ok(Compound {
             ser,
             kind,
@@ -104,17 +119,16 @@ impl<'a> Compound<'a> {
             key_open: false,
             cols: None,
             cols_ok,
-            keys: None,
+            keys,
         })
     }
 
     /// [`open`](Self::open) for a map (`serialize_map`): under `Options::deny_duplicate_keys`
     /// its keys are checked. Struct field names are not: a derived `Serialize` never repeats
     /// one, and serde's derived `Deserialize` refuses a repeat with or without the option.
+    #[inline]
     pub(crate) fn open_map(ser: &'a mut Serializer, len: Option<usize>) -> Result<Self> {
-        let mut c = Compound::open(ser, Header::Map, len, 1)?;
-        c.keys = c.ser.open_key_set();
-        Ok(c)
+        Compound::open_keyed(ser, Header::Map, len, 1, true)
     }
 
     /// A struct whose shape header was written at `start` (one level entered by the caller).
@@ -318,7 +332,9 @@ impl<'a> Compound<'a> {
         }
     }
 
-    fn finish(mut self) -> Result<()> {
+    /// Takes `&mut self`: a compound moved into it by value was a `memcpy` call (it is
+    /// larger than the moves the compiler writes inline).
+    fn finish(&mut self) -> Result<()> {
         if let Some(i) = self.keys {
             self.ser.close_key_set(i);
         }
@@ -518,7 +534,7 @@ impl SerializeSeq for Compound<'_> {
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.element(value)
     }
-    fn end(self) -> Result<()> {
+    fn end(mut self) -> Result<()> {
         self.finish()
     }
 }
@@ -530,7 +546,7 @@ impl SerializeTuple for Compound<'_> {
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.element(value)
     }
-    fn end(self) -> Result<()> {
+    fn end(mut self) -> Result<()> {
         self.finish()
     }
 }
@@ -542,7 +558,7 @@ impl SerializeTupleStruct for Compound<'_> {
     fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.element(value)
     }
-    fn end(self) -> Result<()> {
+    fn end(mut self) -> Result<()> {
         self.finish()
     }
 }
@@ -554,7 +570,7 @@ impl SerializeTupleVariant for Compound<'_> {
     fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.element(value)
     }
-    fn end(self) -> Result<()> {
+    fn end(mut self) -> Result<()> {
         self.finish()
     }
 }
@@ -599,7 +615,7 @@ impl SerializeMap for Compound<'_> {
             Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
-    fn end(self) -> Result<()> {
+    fn end(mut self) -> Result<()> {
         // A key without its value would encode bytes no decoder accepts.
         if self.key_open {
             return Err(Error::mismatch(
@@ -636,7 +652,7 @@ impl SerializeStruct for Compound<'_> {
             Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
-    fn end(self) -> Result<()> {
+    fn end(mut self) -> Result<()> {
         self.finish()
     }
 }
@@ -652,7 +668,7 @@ impl SerializeStructVariant for Compound<'_> {
     ) -> Result<()> {
         SerializeStruct::serialize_field(self, key, value)
     }
-    fn end(self) -> Result<()> {
+    fn end(mut self) -> Result<()> {
         self.finish()
     }
 }
