@@ -65,7 +65,6 @@ pub struct Compound<'a> {
 impl<'a> Compound<'a> {
     /// Opens an array (`Header::Array`) or a map (`Header::Map`) of `len` items, after the
     /// caller has entered `levels - 1` levels (variants) — this enters one more.
-    #[inline]
     pub(crate) fn open(
         ser: &'a mut Serializer,
         header: Header,
@@ -77,7 +76,9 @@ impl<'a> Compound<'a> {
 
     /// [`open`](Self::open), and with `keys` the key set of
     /// [`open_map`](Self::open_map). One function for both, so that neither moves the
-    /// compound after it is built (a `memcpy` call: it is larger than inline moves).
+    /// compound after it is built (a `memcpy` call: it is larger than inline moves). Inline
+    /// in both, so that `open` is what it was without the key set.
+    #[inline(always)]
     fn open_keyed(
         ser: &'a mut Serializer,
         header: Header,
@@ -126,7 +127,6 @@ impl<'a> Compound<'a> {
     /// [`open`](Self::open) for a map (`serialize_map`): under `Options::deny_duplicate_keys`
     /// its keys are checked. Struct field names are not: a derived `Serialize` never repeats
     /// one, and serde's derived `Deserialize` refuses a repeat with or without the option.
-    #[inline]
     pub(crate) fn open_map(ser: &'a mut Serializer, len: Option<usize>) -> Result<Self> {
         Compound::open_keyed(ser, Header::Map, len, 1, true)
     }
@@ -332,9 +332,7 @@ impl<'a> Compound<'a> {
         }
     }
 
-    /// Takes `&mut self`: a compound moved into it by value was a `memcpy` call (it is
-    /// larger than the moves the compiler writes inline).
-    fn finish(&mut self) -> Result<()> {
+    fn finish(mut self) -> Result<()> {
         if let Some(i) = self.keys {
             self.ser.close_key_set(i);
         }
@@ -534,7 +532,7 @@ impl SerializeSeq for Compound<'_> {
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.element(value)
     }
-    fn end(mut self) -> Result<()> {
+    fn end(self) -> Result<()> {
         self.finish()
     }
 }
@@ -546,7 +544,7 @@ impl SerializeTuple for Compound<'_> {
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.element(value)
     }
-    fn end(mut self) -> Result<()> {
+    fn end(self) -> Result<()> {
         self.finish()
     }
 }
@@ -558,7 +556,7 @@ impl SerializeTupleStruct for Compound<'_> {
     fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.element(value)
     }
-    fn end(mut self) -> Result<()> {
+    fn end(self) -> Result<()> {
         self.finish()
     }
 }
@@ -570,7 +568,7 @@ impl SerializeTupleVariant for Compound<'_> {
     fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.element(value)
     }
-    fn end(mut self) -> Result<()> {
+    fn end(self) -> Result<()> {
         self.finish()
     }
 }
@@ -615,7 +613,7 @@ impl SerializeMap for Compound<'_> {
             Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
-    fn end(mut self) -> Result<()> {
+    fn end(self) -> Result<()> {
         // A key without its value would encode bytes no decoder accepts.
         if self.key_open {
             return Err(Error::mismatch(
@@ -652,7 +650,7 @@ impl SerializeStruct for Compound<'_> {
             Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
-    fn end(mut self) -> Result<()> {
+    fn end(self) -> Result<()> {
         self.finish()
     }
 }
@@ -668,7 +666,7 @@ impl SerializeStructVariant for Compound<'_> {
     ) -> Result<()> {
         SerializeStruct::serialize_field(self, key, value)
     }
-    fn end(mut self) -> Result<()> {
+    fn end(self) -> Result<()> {
         self.finish()
     }
 }
