@@ -296,13 +296,15 @@ impl<D: DeserializeOwned, E: ?Sized> Decoder for QdfCodec<D, E> {
         // usable with this frame skipped, or refuses everything that follows.
         src.advance(len);
         match decoded {
-            Ok(v) => {
+            // The value bound where it lies: a `map` over the result moved it once more.
+            Ok(Some((v, _))) => {
                 trace!(frame_len = len, buffered = src.len(), "qdf frame decoded");
                 if let Some(t) = grew(&mut self.dec_reported, || self.dec.stats()) {
                     tables_grew!("qdf decoder tables grew", len, t);
                 }
-                Ok(v.map(|(v, _)| v))
+                Ok(Some(v))
             }
+            Ok(None) => Ok(None),
             Err(e) => {
                 debug!(frame_len = len, error = %e, broken = ?self.dec.broken(), "qdf frame failed");
                 Err(e.into())

@@ -147,9 +147,14 @@ pub(crate) fn decode_body_with_state<'de, T: serde::Deserialize<'de>>(
 ) -> Result<T> {
     let mut de = Deserializer::new(body, 0, opts);
     de.src.carry_dense(opts, dense.take());
-    let r = T::deserialize(&mut de)
-        .map_err(|e| de.locate(e))
-        .and_then(|v| de.end().map(|()| v));
+    // Matched, not chained: each closure moved the value, a `memcpy` call for a large `T`.
+    let r = match T::deserialize(&mut de) {
+        Ok(v) => match de.end() {
+            Ok(()) => Ok(v),
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(de.locate(e)),
+    };
     *dense = de.src.into_dense();
     r
 }

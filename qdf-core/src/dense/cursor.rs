@@ -52,7 +52,9 @@ pub(crate) enum StructStart {
 /// What to write before a field's value.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum FieldStep {
-    /// Nothing: the shape predicted the name.
+    /// Nothing: the shape predicted the name (the tests' composition; the encoder asks
+    /// [`DenseState::predicts`] itself).
+    #[cfg(test)]
     ValueOnly,
     /// The name (through the intern path), then the value.
     Name,
@@ -120,9 +122,6 @@ pub(crate) struct ShapeCursor {
     mode: Mode,
     /// In [`Mode::Reuse`], the stored-name indices `names.0..names.1` of the shape's
     /// fields (the predicted name of field `idx` is stored name `names.0 + idx`), else empty.
-    /// With per-field strings `names.1` is `names.0`, so a predicted name misses the inline
-    /// test and takes the out-of-line step, which also gives the value its text slot:
-    /// other sessions' predicted fields pay nothing for it.
     names: (usize, usize),
     /// [`DenseState::slot_mode`]: the [`slot_class`](super::slot_class) bits whose values
     /// have slots (0 without slot state; per-field numbers, and strings with flag `40`,
@@ -213,7 +212,7 @@ impl DenseState {
             hash: NamesHash::default(),
             hashed: 0,
             first: None,
-            names: self.cursor_names(mode),
+            names: self.reuse_names(mode),
             mode,
             slots: self.slot_mode(),
         };
@@ -255,7 +254,7 @@ impl DenseState {
             hash: NamesHash::default(),
             hashed: 0,
             first: Some(h1),
-            names: self.cursor_names(mode),
+            names: self.reuse_names(mode),
             mode,
             slots: self.slot_mode(),
         };
@@ -271,8 +270,7 @@ impl DenseState {
     /// structs never need it.
     ///
     /// The encoder takes the same steps apart ([`super::encode::shape_name`]): the inline
-    /// [`predicts`](Self::predicts), then [`text_field`](Self::text_field), then
-    /// [`struct_field_step`](Self::struct_field_step).
+    /// [`predicts`](Self::predicts), then [`struct_field_step`](Self::struct_field_step).
     #[cfg(test)]
     pub(crate) fn struct_field(
         &mut self,
@@ -280,21 +278,30 @@ impl DenseState {
         key: &[u8],
         at: usize,
     ) -> Result<FieldStep> {
-        if self.predicts(cur, key) || cur.texts() && self.text_field(cur, key, at) {
+        if self.predicts(cur, key, at) {
             return Ok(FieldStep::ValueOnly);
         }
-        self.struct_field_step(cur, key, at)
+        self.struct_field_step(cur, key)
     }
 
     /// The inline part of [`struct_field`](Self::struct_field): counts the field, and
     /// whether it is a reuse's predicted name (then nothing is written before the value).
-    /// `false` sends the caller to [`struct_field_other`](Self::struct_field_other).
+    /// With per-field strings a predicted field's value, written from `out[at]` on, has
+    /// its text slot (`docs/SPEC.md` §15.3), which the string hook learns here: a store
+    /// in the inline path, where an out-of-line step per field cost ≈ 70 instructions.
+    /// `false` sends the caller to [`struct_field_step`](Self::struct_field_step).
     #[inline(always)]
-    pub(crate) fn predicts(&self, cur: &mut ShapeCursor, key: &[u8]) -> bool {
+    pub(crate) fn predicts(&mut self, cur: &mut ShapeCursor, key: &[u8], at: usize) -> bool {
         let k = cur.names.0 + cur.idx;
         cur.idx += 1;
         // `names` is empty outside a reuse, so this is the reuse's predicted-name test.
-        k < cur.names.1 && self.shapes.name_at_is(k, key)
+        if !(k < cur.names.1 && self.shapes.name_at_is(k, key)) {
+            return false;
+        }
+        if cur.texts() {
+            self.set_text_slot(at, k);
+        }
+        true
     }
 
     /// The `names` of a cursor in `mode`.
@@ -308,68 +315,20 @@ impl DenseState {
         }
     }
 
-    /// The `names` a cursor in `mode` keeps: [`reuse_names`](Self::reuse_names), empty with
-    /// per-field strings (see [`ShapeCursor`]'s `names`).
-    fn cursor_names(&self, mode: Mode) -> (usize, usize) {
-        let (start, end) = self.reuse_names(mode);
-        if self.slot_mode() & super::TEXT != 0 {
-            (start, start)
-        } else {
-            (start, end)
-        }
-    }
-
     /// Sets `cur`'s mode, keeping `names` in step.
     fn set_mode(&self, cur: &mut ShapeCursor, mode: Mode) {
-        cur.names = self.cursor_names(mode);
+        cur.names = self.reuse_names(mode);
         cur.mode = mode;
     }
 
-    /// With per-field strings every field misses the inline test (see [`ShapeCursor`]'s
-    /// `names`) and comes here: whether the name is the predicted one of a reuse's field,
-    /// as that test, and if so the value written at `at` has its text slot
-    /// (`docs/SPEC.md` §15.3), which the string hook learns. Names of up to 32 bytes only,
-    /// compared with no call, so this returns a flag and saves few registers: small and
-    /// cheap per field; a longer name goes to `struct_field_step`.
-    #[inline(never)]
-    pub(crate) fn text_field(&mut self, cur: &ShapeCursor, key: &[u8], at: usize) -> bool {
-        match self.predicted_text_slot(cur, key, 32) {
-            Some(k) => {
-                self.set_text_slot(at, k);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// With per-field strings: the slot of the field just named if it is the predicted
-    /// name of a reuse's field (the inline test of other sessions), for names of at most
-    /// `max` bytes.
-    #[inline(always)]
-    fn predicted_text_slot(&self, cur: &ShapeCursor, key: &[u8], max: usize) -> Option<usize> {
-        let Mode::Reuse(id) = cur.mode else {
-            return None;
-        };
-        let k = cur.names.0 + cur.idx - 1;
-        (key.len() <= max && k < self.shapes.name_indices(id).end && self.shapes.name_at_is(k, key))
-            .then_some(k)
-    }
-
-    /// [`struct_field_other`](Self::struct_field_other) for a name the shape does not
-    /// predict (or one of more than 32 bytes).
+    /// The out-of-line part of [`struct_field`](Self::struct_field), for a name the shape
+    /// does not predict.
     #[inline(never)]
     pub(crate) fn struct_field_step(
         &mut self,
         cur: &mut ShapeCursor,
         key: &[u8],
-        at: usize,
     ) -> Result<FieldStep> {
-        if cur.texts()
-            && let Some(k) = self.predicted_text_slot(cur, key, usize::MAX)
-        {
-            self.set_text_slot(at, k);
-            return Ok(FieldStep::ValueOnly);
-        }
         let step = match cur.mode {
             Mode::Plain | Mode::PlainCounted => FieldStep::Name,
             Mode::Tail { .. } => {

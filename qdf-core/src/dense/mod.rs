@@ -126,31 +126,62 @@ impl Emission {
         }
     }
 
+    /// Whether this is a reference (`E1`, `E8`, `E9`, `EA`): the same bytes whatever the
+    /// string.
+    #[inline(always)]
+    pub(crate) fn is_ref(self) -> bool {
+        matches!(
+            self,
+            Emission::Ref(_) | Emission::Repeat | Emission::Mtf(_) | Emission::Pair
+        )
+    }
+
     /// Appends a non-inline emission; returns `false` for [`Emission::Inline`], which the
-    /// caller writes with the plain tags, and for [`Emission::Undecided`].
-    #[inline]
+    /// caller writes with the plain tags, and for [`Emission::Undecided`]. The forms of
+    /// one or two fixed bytes (a steady stream's strings) are written inline: the call
+    /// cost more than the bytes.
+    #[inline(always)]
     pub(crate) fn write(self, out: &mut Vec<u8>, bytes: &[u8], kind: Kind) -> bool {
-        match self {
+        // Two fixed bytes (a variable length would be a `memcpy` call).
+        let form = match self {
             Emission::Inline | Emission::Undecided => return false,
+            Emission::Ref(id) if id < 0x80 => [tags::STATE_REF, id as u8],
+            Emission::Repeat => {
+                out.push(tags::REPEAT);
+                return true;
+            }
+            Emission::Mtf(rank) => [tags::MTF, rank],
+            Emission::Pair => [tags::PAIR, 0],
             Emission::Intern => {
-                out.push(match kind {
-                    Kind::Str => tags::INTERN_STR,
-                    Kind::Bin => tags::INTERN_BIN,
-                });
-                write_uvarint(out, bytes.len() as u64);
-                out.extend_from_slice(bytes);
+                write_def(out, bytes, kind);
+                return true;
             }
-            Emission::Ref(id) if id < 0x80 => out.extend_from_slice(&[tags::STATE_REF, id as u8]),
             Emission::Ref(id) => {
-                out.push(tags::STATE_REF);
-                write_uvarint(out, id as u64);
+                write_long_ref(out, id);
+                return true;
             }
-            Emission::Repeat => out.push(tags::REPEAT),
-            Emission::Mtf(rank) => out.extend_from_slice(&[tags::MTF, rank]),
-            Emission::Pair => out.extend_from_slice(&[tags::PAIR, 0]),
-        }
+        };
+        out.extend_from_slice(&form);
         true
     }
+}
+
+/// [`Emission::write`] of a definition: `E0`/`E2 uvarint(len) bytes`.
+#[inline(never)]
+fn write_def(out: &mut Vec<u8>, bytes: &[u8], kind: Kind) {
+    out.push(match kind {
+        Kind::Str => tags::INTERN_STR,
+        Kind::Bin => tags::INTERN_BIN,
+    });
+    write_uvarint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+/// [`Emission::write`] of a reference to an id of two bytes or more.
+#[inline(never)]
+fn write_long_ref(out: &mut Vec<u8>, id: u32) {
+    out.push(tags::STATE_REF);
+    write_uvarint(out, id as u64);
 }
 
 /// Bytes of the plain (Speed) form of a string or byte string of `len` bytes.

@@ -180,6 +180,8 @@ impl TextSlots {
         self.undo.clear();
         self.logging = true;
         self.mark_len = self.arena.len();
+        // A slot of the last message is none of this one's: its offset may come again.
+        self.pending = NO_TEXT_SLOT;
     }
 
     /// Keeps the changes since [`mark`](Self::mark) (and compacts if the arena grew past

@@ -71,6 +71,21 @@ impl<'a> Compound<'a> {
         len: Option<usize>,
         levels: u32,
     ) -> Result<Self> {
+        Compound::open_keyed(ser, header, len, levels, false)
+    }
+
+    /// [`open`](Self::open), and with `keys` the key set of
+    /// [`open_map`](Self::open_map). One function for both, so that neither moves the
+    /// compound after it is built (a `memcpy` call: it is larger than inline moves). Inline
+    /// in both, so that `open` is what it was without the key set.
+    #[inline(always)]
+    fn open_keyed(
+        ser: &'a mut Serializer,
+        header: Header,
+        len: Option<usize>,
+        levels: u32,
+        keys: bool,
+    ) -> Result<Self> {
         // A tuple variant's payload is an array on the wire, never a packed or columnar form.
         // Taken first, so that a failure below does not leave it for another array.
         let plain = std::mem::take(&mut ser.plain_array);
@@ -91,6 +106,7 @@ impl<'a> Compound<'a> {
             }
             None => (usize::MAX, 0),
         };
+        let keys = if keys { ser.open_key_set() } else { None };
         Ok(Compound {
             ser,
             kind,
@@ -104,7 +120,7 @@ impl<'a> Compound<'a> {
             key_open: false,
             cols: None,
             cols_ok,
-            keys: None,
+            keys,
         })
     }
 
@@ -112,9 +128,7 @@ impl<'a> Compound<'a> {
     /// its keys are checked. Struct field names are not: a derived `Serialize` never repeats
     /// one, and serde's derived `Deserialize` refuses a repeat with or without the option.
     pub(crate) fn open_map(ser: &'a mut Serializer, len: Option<usize>) -> Result<Self> {
-        let mut c = Compound::open(ser, Header::Map, len, 1)?;
-        c.keys = c.ser.open_key_set();
-        Ok(c)
+        Compound::open_keyed(ser, Header::Map, len, 1, true)
     }
 
     /// A struct whose shape header was written at `start` (one level entered by the caller).

@@ -140,7 +140,7 @@ impl Sink {
         // Inline, defined or referenced: the decoder hands out (and charges) every byte.
         self.count_output(b.len() as u64);
         if self.dense.is_some() {
-            return self.write_str_dense(b);
+            return self.write_str_dense(b, false);
         }
         self.write_plain_str(b)
     }
@@ -151,32 +151,40 @@ impl Sink {
     /// [`write_str`](Self::write_str) writes it.
     #[inline]
     pub(crate) fn write_str_value(&mut self, s: &str) -> Result<()> {
-        if self.hex_text
-            && let Some(upper) = hex_case(s.as_bytes())
-        {
-            return self.write_hex_str(s.as_bytes(), upper);
+        if self.hex_text {
+            let b = s.as_bytes();
+            if self.dense.is_some() {
+                // The intern lookup first: a reference is the same for hex text.
+                self.count_output(b.len() as u64);
+                return self.write_str_dense(b, true);
+            }
+            if let Some(upper) = hex_case(b) {
+                self.count_output(b.len() as u64);
+                return self.write_hex_str(b, upper, None);
+            }
         }
         self.write_str(s)
     }
 
-    /// A hex string `b` (letters uppercase when `upper`): the Dense state decides as for any
-    /// string; a definition is written `F2 0C` instead of `E0`, an inline string `F2 0B`
-    /// instead of fixstr/str*, each only when strictly shorter; references stay references
-    /// (`docs/SPEC.md` §9). The state update is the same either way.
+    /// A hex string `b` (letters uppercase when `upper`), of which the Dense state (if
+    /// any) decided `emission`, not a reference: a definition is written `F2 0C` instead
+    /// of `E0`, an inline string `F2 0B` instead of fixstr/str*, each only when strictly
+    /// shorter (`docs/SPEC.md` §9). The state update is the same either way.
     #[inline(never)]
-    fn write_hex_str(&mut self, b: &[u8], upper: bool) -> Result<()> {
+    fn write_hex_str(
+        &mut self,
+        b: &[u8],
+        upper: bool,
+        emission: Option<crate::dense::Emission>,
+    ) -> Result<()> {
         use crate::dense::{Emission, Kind};
-        self.count_output(b.len() as u64);
         let n = b.len() as u64 + u64::from(upper);
         let hex_len = 2 + varint::uvarint_len(n) + b.len() / 2;
         // Hex text is never a prefix form (`docs/SPEC.md` §15.3): decided at once.
-        let emission = self
-            .dense
-            .as_deref_mut()
-            .map(|d| match d.encode_str(b, Kind::Str) {
-                Emission::Undecided => d.encode_str_decided(b, Kind::Str),
-                e => e,
-            });
+        let emission = match (emission, self.dense.as_deref_mut()) {
+            (Some(Emission::Undecided), Some(d)) => Some(d.encode_str_decided(b, Kind::Str)),
+            (e, _) => e,
+        };
         let sub = match emission {
             Some(Emission::Intern) if hex_len < Emission::Intern.wire_len(b.len()) => ext::HEX_DEF,
             Some(Emission::Inline) | None
@@ -197,15 +205,22 @@ impl Sink {
         Ok(())
     }
 
-    /// [`Sink::write_str`] with a Dense state: intern, else the plain form. Out of line
-    /// so that the Speed path inlines without the intern table's register pressure.
+    /// [`Sink::write_str`] with a Dense state: intern, else the plain form (or hex text, if
+    /// `hex` and the string is hex digits). Out of line so that the Speed path inlines
+    /// without the intern table's register pressure.
     #[inline(never)]
-    fn write_str_dense(&mut self, b: &[u8]) -> Result<()> {
+    fn write_str_dense(&mut self, b: &[u8], hex: bool) -> Result<()> {
         use crate::dense::{Emission, Kind};
         let Some(d) = self.dense.as_deref_mut() else {
             return self.write_plain_str_cold(b);
         };
         let e = d.encode_str(b, Kind::Str);
+        if hex
+            && !e.is_ref()
+            && let Some(upper) = hex_case(b)
+        {
+            return self.write_hex_str(b, upper, Some(e));
+        }
         if e.write(&mut self.out, b, Kind::Str) {
             return Ok(());
         }

@@ -625,3 +625,49 @@ fn a_restarted_reuse_gives_its_first_value_a_text() {
     let wire = stream(texts(), &records);
     assert_eq!(decode_all::<TwoFirsts>(&wire), records);
 }
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct OneText {
+    s: String,
+}
+
+/// A text slot's offset belongs to its message: the last message ended inside the value of
+/// slot `s` (a reference, which leaves the slot pending), and the next one writes a string
+/// that is no slot's value at that same offset of its own buffer. It must not become a
+/// prefix form of `s`'s text, which the decoder would refuse outside a slot.
+#[test]
+fn a_slot_of_the_last_message_is_not_the_next_ones() {
+    let mut enc = EncoderSession::new(texts());
+    let mut frames: Vec<Vec<u8>> = Vec::new();
+    let one = OneText {
+        s: "abcdefghijklmnop-1".into(),
+    };
+    for _ in 0..4 {
+        let mut out = Vec::new();
+        enc.encode_frame(&one, &mut out).unwrap();
+        frames.push(out);
+    }
+    // The last frame is `len EC id E8`: the slot's value at offset 3, a reference (the
+    // repeat of `lastID`).
+    let last = frames.last().unwrap();
+    assert_eq!(last, &[3, 0xEC, 1, 0xE8]);
+    let other = (0u8, "abcdefghijklmnop-2".to_string());
+    let mut out = Vec::new();
+    enc.encode_frame(&other, &mut out).unwrap();
+    // `len A2 00` then the string at offset 3, written whole (no `F2 0D`).
+    assert_eq!(&out[..3], &[out.len() as u8 - 1, 0xA2, 0x00], "{out:02x?}");
+    assert_ne!(out[3], 0xF2, "{out:02x?}");
+    frames.push(out);
+    let wire = frames.concat();
+    let mut dec = DecoderSession::new(Options::default());
+    let mut rest = &wire[..];
+    for _ in 0..4 {
+        let (v, n) = dec.decode_frame::<OneText>(rest).unwrap().unwrap();
+        assert_eq!(v, one);
+        rest = &rest[n..];
+    }
+    let (v, n) = dec.decode_frame::<(u8, String)>(rest).unwrap().unwrap();
+    assert_eq!(v, other);
+    assert_eq!(n, rest.len());
+    walker_agrees(&wire);
+}
