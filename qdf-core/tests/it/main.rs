@@ -48,3 +48,4 @@ mod typed_targets;
 mod value_other_formats;
 mod value_serde;
 mod walker_depth;
+mod break7;
