@@ -5,6 +5,7 @@
 
 mod common;
 
+mod break7;
 mod checksum;
 mod columnar;
 mod data_model;
@@ -48,4 +49,3 @@ mod typed_targets;
 mod value_other_formats;
 mod value_serde;
 mod walker_depth;
-mod break7;
