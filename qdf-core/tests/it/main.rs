@@ -5,6 +5,7 @@
 
 mod common;
 
+mod break7;
 mod checksum;
 mod columnar;
 mod data_model;
