@@ -104,6 +104,22 @@ fn next_frame<T: DeserializeOwned>(_like: &T, dec: &mut DecoderSession, buf: &[u
     dec.decode_frame(buf).unwrap().expect("a whole frame")
 }
 
+/// Decodes every frame of `wire` with `dec`: exactly the values `sent`, in order, and
+/// nothing after them.
+fn frames_are<T: DeserializeOwned + PartialEq + Debug>(
+    sent: &[T],
+    dec: &mut DecoderSession,
+    wire: &[u8],
+) {
+    let mut pos = 0;
+    for v in sent {
+        let (b, n) = next_frame(v, dec, &wire[pos..]);
+        assert_eq!(&b, v);
+        pos += n;
+    }
+    assert_eq!(pos, wire.len());
+}
+
 fn row(i: u64) -> Row {
     Row {
         id: i,
@@ -594,24 +610,7 @@ fn inspect_agrees_with_decoder_on_mutations() {
                 body.splice(0..0, [0u8; 5]);
                 mutate(&mut body, &mut next);
                 m.extend_from_slice(&body[5..]);
-                let dec = qdf_core::from_slice_with_dictionary::<Value>(&m, opts, &d);
-                let walked =
-                    qdf_core::inspect::message_with_dictionary(&m, &opts, Some(&d), &mut |_| {});
-                match (&walked, &dec) {
-                    (Ok(()), Ok(_)) => {}
-                    (Err(w), Err(e))
-                        if w.error.code() == e.code() && w.error.offset() == e.offset() => {}
-                    _ => disagreements.push(format!(
-                        "{:?}: {} walker {:?} decoder {:?}",
-                        opts.features,
-                        hex(&m),
-                        walked
-                            .as_ref()
-                            .err()
-                            .map(|w| (w.error.code().clone(), w.error.offset())),
-                        dec.as_ref().err().map(|e| (e.code().clone(), e.offset()))
-                    )),
-                }
+                disagreements.extend(crate::inspect::dictionary_disagreement(&m, &opts, &d));
             }
         }
     }
@@ -736,13 +735,7 @@ fn restarts_and_own_ids_in_sessions() {
         enc.encode_frame(&v, &mut wire).unwrap();
         vals.push(v);
     }
-    let mut pos = 0;
-    for v in &vals {
-        let (b, n) = next_frame(v, &mut dec, &wire[pos..]);
-        assert_eq!(&b, v);
-        pos += n;
-    }
-    assert_eq!(pos, wire.len());
+    frames_are(&vals, &mut dec, &wire);
 }
 
 /// Mutated session streams on the dictionary (renewals, per-field state): the stream walker
@@ -954,13 +947,7 @@ fn failed_maps_on_dictionary_shapes_in_sessions() {
             }
         }
         let mut dec = DecoderSession::new(opts).with_dictionary(d.clone());
-        let mut pos = 0;
-        for g in &sent {
-            let (b, n) = next_frame(g, &mut dec, &wire[pos..]);
-            assert_eq!(&b, g);
-            pos += n;
-        }
-        assert_eq!(pos, wire.len());
+        frames_are(&sent, &mut dec, &wire);
     }
 }
 

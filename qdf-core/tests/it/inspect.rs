@@ -4,7 +4,7 @@
 //! and columns with their byte ranges (golden event lists).
 
 use qdf_core::inspect::{self, ColumnValues, Event, EventKind, Intern, RefForm, StringBlock};
-use qdf_core::{DecoderSession, EncoderSession, Options, Value};
+use qdf_core::{DecoderSession, Dictionary, EncoderSession, Options, Value};
 use serde::Serialize;
 
 /// The events of a walk, one line each: `offset..end depth [k] kind`.
@@ -58,6 +58,28 @@ pub(crate) fn agree(bytes: &[u8], opts: &Options, what: &str) {
             walked.as_ref().map(|_| ()),
             decoded.as_ref().map(|_| ())
         ),
+    }
+}
+
+/// Walks the message `m` on the dictionary `d` and decodes it into a `Value` under `opts`:
+/// `None` when both succeed or both fail with the same code at the same offset, else what
+/// each said.
+pub(crate) fn dictionary_disagreement(m: &[u8], opts: &Options, d: &Dictionary) -> Option<String> {
+    let dec = qdf_core::from_slice_with_dictionary::<Value>(m, *opts, d);
+    let walked = inspect::message_with_dictionary(m, opts, Some(d), &mut |_| {});
+    match (&walked, &dec) {
+        (Ok(()), Ok(_)) => None,
+        (Err(w), Err(e)) if w.error.code() == e.code() && w.error.offset() == e.offset() => None,
+        _ => Some(format!(
+            "{:?}: {} walker {:?} decoder {:?}",
+            opts.features,
+            crate::common::hex(m),
+            walked
+                .as_ref()
+                .err()
+                .map(|w| (w.error.code().clone(), w.error.offset())),
+            dec.as_ref().err().map(|e| (e.code().clone(), e.offset()))
+        )),
     }
 }
 
