@@ -61,7 +61,7 @@ use admit::{Admission, fingerprint};
 use colshape::{ColShapeMark, ColShapes};
 use numeric::NumSlots;
 pub(crate) use numeric::{
-    NUM_CLASSES, NumVal, PLAIN_NUM, PREDICTED, TEXT, XOR_MODE, is_predicted, plain_num, slot_class,
+    NUM_CLASSES, NumVal, PREDICTED, TEXT, XOR_MODE, is_predicted, plain_num, slot_class,
 };
 use predict::{PredMark, Predictors};
 use shape::ShapeMark;
@@ -73,7 +73,6 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::{Features, Options};
-use crate::wire::form::Form;
 use crate::wire::tags;
 use crate::wire::varint::{read_uvarint, uvarint_len, write_uvarint};
 
@@ -794,16 +793,6 @@ impl DenseState {
     pub(crate) fn encode_num(&mut self, out: &mut Vec<u8>, at: usize, k: usize) {
         if let Some(n) = self.nums.as_deref_mut() {
             n.encode(out, at, k);
-        }
-    }
-
-    /// Encoder: writes the number `v`, whose plain token is `f`, as the value of slot `k`;
-    /// see [`NumSlots::form`]. Plain on a side without the state.
-    #[inline(always)]
-    pub(crate) fn num_form(&mut self, k: usize, v: NumVal, f: Form) -> Form {
-        match self.nums.as_deref_mut() {
-            Some(n) => n.form(k, v, f),
-            None => f,
         }
     }
 

@@ -14,7 +14,6 @@
 //! stored shape name, so bounded by the shape caps of §16.1), plus the encoder's undo log.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::wire::form::Form;
 use crate::wire::tags;
 use crate::wire::varint::{read_uvarint, unzigzag, uvarint_len, zigzag};
 
@@ -263,9 +262,6 @@ const TAG_CLASS: [u8; 256] = {
 /// [`TAG_CLASS`] of the values a text slot follows.
 pub(crate) const TEXT: u8 = 0x40;
 
-/// [`slot_class`] bits of the plain numbers a slot keeps (`1..=9`).
-pub(crate) const PLAIN_NUM: u8 = 0x0F;
-
 /// [`slot_class`] bits a shape access tests: numbers (plain and predicted), and with
 /// per-field strings also [`TEXT`].
 pub(crate) const NUM_CLASSES: u8 = 0x8F;
@@ -378,60 +374,67 @@ impl NumSlots {
 
     /// Encoder: the value of slot `k` was just written plain at `out[at..]`. If it is a
     /// number, updates the slot and replaces the token by a predicted form when that is
-    /// shorter (ties keep the plain token). For values the serializer could not hand over
-    /// before writing them ([`form`](Self::form)): a `Some`'s number.
+    /// shorter (ties keep the plain token).
     #[inline(never)]
     pub(crate) fn encode(&mut self, out: &mut Vec<u8>, at: usize, k: usize) {
         let Some(v) = out.get(at..).and_then(plain_num) else {
             return;
         };
         let plain = out.len() - at;
-        let pick = self.pick(k, v, plain);
-        // The form is shorter than the token it replaces, so it is written in place.
-        if let Some(n) = put_pick(pick, &mut out[at..]) {
-            out.truncate(at + n);
-        }
-    }
-
-    /// Encoder: the number `v`, whose plain token is `f`, is the value of slot `k`: updates
-    /// the slot and returns the token to write, a predicted form when that is shorter than
-    /// `f` (ties keep `f`).
-    #[inline(always)]
-    pub(crate) fn form(&mut self, k: usize, v: NumVal, f: Form) -> Form {
-        let pick = self.pick(k, v, f.len);
-        let mut f = f;
-        // Shorter than the plain token, so it fits its buffer.
-        if let Some(n) = put_pick(pick, &mut f.buf) {
-            f.len = n;
-        }
-        f
-    }
-
-    /// The form of number `v` in slot `k`, whose plain token takes `plain` bytes; updates the
-    /// slot. Integers (most numbers) without the float machinery of `best`, and the step
-    /// computed once for the pick and the slot.
-    #[inline(always)]
-    fn pick(&mut self, k: usize, v: NumVal, plain: usize) -> Pick {
+        // Integers (most numbers) without the float machinery of `best`, and the step
+        // computed once for the pick and the slot.
         let NumVal::Int(v) = v else {
-            return self.pick_float(k, v, plain);
+            return self.encode_float(out, at, k, v);
         };
-        self.update(k, |slot| {
+        let pick = self.update(k, |slot| {
             let step = slot.step_to(v);
             (Slot::of_int(v, step), int_pick(step, slot.d, plain))
-        })
+        });
+        match pick {
+            Pick::Same => {
+                out[at] = tags::NUM_SAME;
+                out.truncate(at + 1);
+            }
+            Pick::Delta(p, _) => {
+                out[at] = tags::NUM_DELTA;
+                // Shorter than the token it replaces, so written in place.
+                let n = put_uvarint(&mut out[at + 1..], p);
+                out.truncate(at + 1 + n);
+            }
+            Pick::Plain | Pick::Float(..) => {}
+        }
     }
 
-    /// [`pick`](Self::pick) of a float `v`.
+    /// [`encode`](Self::encode) of a float `v`.
     #[inline(never)]
-    fn pick_float(&mut self, k: usize, v: NumVal, plain: usize) -> Pick {
-        self.update(k, |slot| {
+    fn encode_float(&mut self, out: &mut Vec<u8>, at: usize, k: usize, v: NumVal) {
+        let plain = out.len() - at;
+        let pick = self.update(k, |slot| {
             let pick = best(slot, v, plain);
             let e = match pick {
                 Pick::Delta(_, e) | Pick::Float(_, _, e) => e,
                 Pick::Plain | Pick::Same => None,
             };
             (slot.next(v, e), pick)
-        })
+        });
+        let len = match pick {
+            Pick::Plain => return,
+            Pick::Same => {
+                out[at] = tags::NUM_SAME;
+                1
+            }
+            Pick::Delta(p, _) => {
+                out[at] = tags::NUM_DELTA;
+                1 + put_uvarint(&mut out[at + 1..], p)
+            }
+            Pick::Float(mode, p, _) => {
+                out[at] = tags::NUM_FLOAT;
+                out[at + 1] = mode;
+                2 + put_uvarint(&mut out[at + 2..], p)
+            }
+        };
+        // The form is shorter than the token it replaces, so it was written in place.
+        out.truncate(at + len);
     }
 
     /// Decoder: the predicted form `tag` (consumed) whose payload starts `buf`, as the value
@@ -552,29 +555,6 @@ impl NumSlots {
         (self.slots.capacity() * std::mem::size_of::<Slot>()
             + self.undo.capacity() * std::mem::size_of::<(u32, Slot)>()) as u64
     }
-}
-
-/// Writes the predicted form `pick` at the front of `buf`, which has room for it (it is
-/// shorter than the plain token it stands for); returns its length, `None` for
-/// [`Pick::Plain`].
-#[inline(always)]
-fn put_pick(pick: Pick, buf: &mut [u8]) -> Option<usize> {
-    Some(match pick {
-        Pick::Plain => return None,
-        Pick::Same => {
-            buf[0] = tags::NUM_SAME;
-            1
-        }
-        Pick::Delta(p, _) => {
-            buf[0] = tags::NUM_DELTA;
-            1 + put_uvarint(&mut buf[1..], p)
-        }
-        Pick::Float(mode, p, _) => {
-            buf[0] = tags::NUM_FLOAT;
-            buf[1] = mode;
-            2 + put_uvarint(&mut buf[2..], p)
-        }
-    })
 }
 
 /// Writes `v` as a uvarint at the front of `buf`, which has room for it; returns its length.

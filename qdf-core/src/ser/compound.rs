@@ -304,15 +304,9 @@ impl<'a> Compound<'a> {
     /// text and may be rewritten as a prefix of it. One class test against the cursor's
     /// slot classes, as cheap as a number test, so other sessions pay nothing for strings;
     /// the class then tells the two apart, where the slot state's own test was.
-    ///
-    /// A number the serializer wrote straight into its slot ([`arm_slot`](Self::arm_slot))
-    /// is not looked at again.
     #[inline(always)]
     fn slotted_value(&mut self, at: usize) {
         if let Some(cur) = &self.shape {
-            if self.ser.sink.take_slot_hit() {
-                return;
-            }
             let c = self.ser.sink.slot_class_at(at) & cur.slot_classes();
             if c != 0
                 && let Some(k) = cur.reuse_slot()
@@ -323,19 +317,6 @@ impl<'a> Compound<'a> {
                     self.ser.sink.encode_num(at, k);
                 }
             }
-        }
-    }
-
-    /// Before a value: if the field has a number slot (`docs/SPEC.md` §15.2), the sink takes
-    /// a number written as the value itself into the slot as it writes it (one write, in its
-    /// final form). Anything else is left to [`slotted_value`](Self::slotted_value).
-    #[inline(always)]
-    fn arm_slot(&mut self) {
-        if let Some(cur) = &self.shape
-            && cur.slot_classes() & crate::dense::PLAIN_NUM != 0
-            && let Some(k) = cur.reuse_slot()
-        {
-            self.ser.sink.arm_slot(k);
         }
     }
 
@@ -622,20 +603,14 @@ impl SerializeMap for Compound<'_> {
         let at = self.ser.sink.len();
         let r = match self.kind {
             Kind::Carrier(subtype) => self.carried(subtype, value),
-            _ => {
-                self.arm_slot();
-                value.serialize(&mut *self.ser)
-            }
+            _ => value.serialize(&mut *self.ser),
         };
         match r {
             Ok(()) => {
                 self.slotted_value(at);
                 Ok(())
             }
-            Err(e) => {
-                self.ser.sink.take_slot_hit();
-                Err(self.ser.sink.poison(e))
-            }
+            Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
     fn end(self) -> Result<()> {
@@ -667,16 +642,12 @@ impl SerializeStruct for Compound<'_> {
             None => self.ser.sink.write_str(key),
         };
         let at = self.ser.sink.len();
-        self.arm_slot();
         match named.and_then(|()| value.serialize(&mut *self.ser)) {
             Ok(()) => {
                 self.slotted_value(at);
                 Ok(())
             }
-            Err(e) => {
-                self.ser.sink.take_slot_hit();
-                Err(self.ser.sink.poison(e))
-            }
+            Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
     fn end(self) -> Result<()> {

@@ -8,6 +8,7 @@ use super::compound::Compound;
 use crate::error::{Error, Result};
 use crate::sink::Header;
 use crate::wire::ext::{self, magic};
+use crate::wire::form::Form;
 use crate::wire::tags::*;
 
 impl Serializer {
@@ -100,12 +101,12 @@ impl<'a> serde::Serializer for &'a mut Serializer {
     /// Never narrowed: raw IEEE-754 bits, so −0.0, NaN payloads and subnormals survive.
     #[inline]
     fn serialize_f32(self, v: f32) -> Result<()> {
-        self.sink.write_f32(v);
+        self.sink.write_form(Form::f32(v));
         Ok(())
     }
     #[inline]
     fn serialize_f64(self, v: f64) -> Result<()> {
-        self.sink.write_f64(v);
+        self.sink.write_form(Form::f64(v));
         Ok(())
     }
     fn serialize_char(self, v: char) -> Result<()> {

@@ -70,13 +70,6 @@ pub(crate) struct Sink {
     /// The Dense state came from outside this message (a session's, or a pre-shared
     /// dictionary's): its intern table may already hold the message's strings.
     carried: bool,
-    /// An armed number slot ([`Sink::arm_slot`]): a number written at exactly this offset
-    /// and depth is slot `slot_k`'s value; `usize::MAX` when none is armed.
-    slot_at: usize,
-    slot_k: u32,
-    slot_depth: u32,
-    /// The armed slot took its number ([`Sink::take_slot_hit`]).
-    slot_hit: bool,
 }
 
 /// The encoder's Dense state for one message or one session, `None` outside the Dense tier.
@@ -112,10 +105,6 @@ impl Sink {
             trials: 0,
             hex_text: opts.has(Features::HEX_TEXT) && !opts.keeps_strings_borrowable(),
             carried: false,
-            slot_at: usize::MAX,
-            slot_k: 0,
-            slot_depth: 0,
-            slot_hit: false,
         }
     }
 
@@ -198,48 +187,6 @@ impl Sink {
         if let Some(d) = self.dense.as_deref_mut() {
             d.encode_num(&mut self.out, at, k);
         }
-    }
-
-    /// The value of shape field slot `k` is about to be written at the current offset: a
-    /// number written there at this depth (not inside a `Some` or a container) goes to the
-    /// slot before it is written ([`write_u64`](Self::write_u64) and the other number
-    /// writers), in its final form, instead of being re-read and rewritten after.
-    #[inline(always)]
-    pub(crate) fn arm_slot(&mut self, k: usize) {
-        self.slot_at = self.out.len();
-        self.slot_k = k as u32;
-        self.slot_depth = self.depth;
-        self.slot_hit = false;
-    }
-
-    /// Whether the armed slot took its number; disarms it.
-    #[inline(always)]
-    pub(crate) fn take_slot_hit(&mut self) -> bool {
-        self.slot_at = usize::MAX;
-        std::mem::take(&mut self.slot_hit)
-    }
-
-    /// Whether a number about to be written is the armed slot's value.
-    #[inline(always)]
-    pub(crate) fn slot_armed_here(&self) -> bool {
-        self.out.len() == self.slot_at
-    }
-
-    /// Writes the number `v`, whose plain token is `f`, as the armed slot's value: the Dense
-    /// state picks its form and writes it (`docs/SPEC.md` §15.2). Plain outside the armed
-    /// depth (a `Some`'s content is handled after it is written, as before).
-    #[inline(never)]
-    pub(crate) fn write_slotted(&mut self, v: crate::dense::NumVal, f: write::Form) {
-        if self.depth != self.slot_depth {
-            return self.write_form(f);
-        }
-        self.slot_at = usize::MAX;
-        self.slot_hit = true;
-        let f = match self.dense.as_deref_mut() {
-            Some(d) => d.num_form(self.slot_k as usize, v, f),
-            None => f,
-        };
-        self.write_form(f);
     }
 
     /// Whether a string, Dense string tag or hex text, which a slot's text follows, starts

@@ -14,41 +14,13 @@ impl Sink {
     /// Writes an unsigned integer in its smallest form ([`Form::u64`]).
     #[inline]
     pub(crate) fn write_u64(&mut self, v: u64) {
-        let f = Form::u64(v);
-        if self.slot_armed_here() {
-            return self.write_slotted(crate::dense::NumVal::Int(v as i128), f);
-        }
-        self.write_form(f);
+        self.write_form(Form::u64(v));
     }
 
     /// Writes a signed integer in its smallest form ([`Form::i64`]).
     #[inline]
     pub(crate) fn write_i64(&mut self, v: i64) {
-        let f = Form::i64(v);
-        if self.slot_armed_here() {
-            return self.write_slotted(crate::dense::NumVal::Int(v as i128), f);
-        }
-        self.write_form(f);
-    }
-
-    /// Writes an `f32` value: its raw bits ([`Form::f32`]), or the armed slot's form.
-    #[inline]
-    pub(crate) fn write_f32(&mut self, v: f32) {
-        let f = Form::f32(v);
-        if self.slot_armed_here() {
-            return self.write_slotted(crate::dense::NumVal::F32(v.to_bits()), f);
-        }
-        self.write_form(f);
-    }
-
-    /// Writes an `f64` value: its raw bits ([`Form::f64`]), or the armed slot's form.
-    #[inline]
-    pub(crate) fn write_f64(&mut self, v: f64) {
-        let f = Form::f64(v);
-        if self.slot_armed_here() {
-            return self.write_slotted(crate::dense::NumVal::F64(v.to_bits()), f);
-        }
-        self.write_form(f);
+        self.write_form(Form::i64(v));
     }
 
     /// Appends `f` through [`Sink::write_prefix`].
