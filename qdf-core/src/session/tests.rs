@@ -227,8 +227,8 @@ fn decode_frame_status_is_status_then_frame() {
         (Options::speed(), true, &[Some(1), None, Some(3)][..]),
         (Options::balanced(), false, &[Some(1), Some(3)][..]),
     ] {
-        let (wire, first) = two_frames(opts.clone(), bad);
-        let mut dec = DecoderSession::new(opts.clone());
+        let (wire, first) = two_frames(opts, bad);
+        let mut dec = DecoderSession::new(opts);
         let mut twin = DecoderSession::new(opts);
         // A cut first frame: the bytes `frame_status` asks for.
         let FrameStatus::Incomplete { needed } = twin.frame_status(&wire[..first - 1]).unwrap()
