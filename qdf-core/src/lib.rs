@@ -49,7 +49,7 @@ pub use dict::{
 pub use error::{Category, Error, ErrorCode, Result};
 pub use options::{Features, Limits, Options};
 pub use ser::{Compound, Serializer};
-pub use session::{DecoderSession, EncoderSession, FrameStatus, SessionStats};
+pub use session::{DecoderSession, EncoderSession, FrameDecode, FrameStatus, SessionStats};
 pub use sync_stream::{StreamDecoder, StreamEncoder};
 pub use value::{Value, Variant, VariantKind, from_value};
 

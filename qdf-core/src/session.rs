@@ -112,6 +112,25 @@ pub enum FrameStatus {
     },
 }
 
+/// What [`DecoderSession::decode_frame_status`] found at the front of a buffer.
+#[derive(Debug)]
+pub enum FrameDecode<T> {
+    /// At least `needed` more bytes must arrive, as [`FrameStatus::Incomplete`].
+    Incomplete {
+        /// Additional bytes needed (a lower bound).
+        needed: usize,
+    },
+    /// A whole frame of `len` bytes (header and length prefix included), consumed whether or
+    /// not it decoded.
+    Complete {
+        /// Bytes the frame occupies.
+        len: usize,
+        /// The decoded value, or the frame's error (a body error leaves the session usable
+        /// or broken as [`DecoderSession::decode_frame`] says).
+        value: Result<T>,
+    },
+}
+
 /// Stream options: the whole-message features (ColumnIndex, entropy pass) are always off in
 /// streams (`docs/SPEC.md` §17.1).
 fn stream_options(opts: Options) -> Options {
@@ -509,15 +528,61 @@ impl DecoderSession {
     /// byte, not from `buf`) and breaks the session.
     #[inline]
     pub fn decode_frame<T: DeserializeOwned>(&mut self, buf: &[u8]) -> Result<Option<(T, usize)>> {
-        let (flags, body_start, body_end, end) = match self.next(buf)? {
-            Next::Incomplete { .. } => return Ok(None),
+        match self.next(buf)? {
+            Next::Incomplete { .. } => Ok(None),
             Next::Complete {
                 flags,
                 body_start,
                 body_end,
                 end,
-            } => (flags, body_start, body_end, end),
-        };
+            } => {
+                // Matched, not mapped: a `map` moved the value once more.
+                match self.frame_body(buf, flags, body_start, body_end, end) {
+                    Ok(v) => Ok(Some((v, end))),
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+
+    /// [`frame_status`](Self::frame_status) and [`decode_frame`](Self::decode_frame) of the
+    /// same `buf` in one call, the frame's header read once: for a codec that must know the
+    /// frame's length whether or not its body decodes.
+    ///
+    /// Errors: `frame_status`'s (framing errors; nothing is consumed). Else
+    /// [`FrameDecode::Incomplete`], or [`FrameDecode::Complete`] with the frame's length and
+    /// what `decode_frame` would have returned for it, its errors included (the frame counts
+    /// as consumed either way).
+    #[inline]
+    pub fn decode_frame_status<T: DeserializeOwned>(
+        &mut self,
+        buf: &[u8],
+    ) -> Result<FrameDecode<T>> {
+        Ok(match self.next(buf)? {
+            Next::Incomplete { needed } => FrameDecode::Incomplete { needed },
+            Next::Complete {
+                flags,
+                body_start,
+                body_end,
+                end,
+            } => FrameDecode::Complete {
+                len: end,
+                value: self.frame_body(buf, flags, body_start, body_end, end),
+            },
+        })
+    }
+
+    /// The body of the whole frame at the front of `buf` that [`next`](Self::next) found:
+    /// the checksum checked, the value decoded, the frame counted as consumed.
+    #[inline(always)]
+    fn frame_body<T: DeserializeOwned>(
+        &mut self,
+        buf: &[u8],
+        flags: Option<u8>,
+        body_start: usize,
+        body_end: usize,
+        end: usize,
+    ) -> Result<T> {
         if let Some(f) = flags {
             self.set_flags(f);
         }
@@ -535,7 +600,7 @@ impl DecoderSession {
             });
         self.frames += 1;
         self.consumed += end as u64;
-        Ok(Some((value?, end)))
+        value
     }
 
     /// Decodes one unframed message that occupies all of `msg` (the header before the first).

@@ -4,7 +4,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use bytes::{Buf, BytesMut};
-use qdf_core::{DecoderSession, EncoderSession, FrameStatus, Options, SessionStats};
+use qdf_core::{DecoderSession, EncoderSession, FrameDecode, Options, SessionStats};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio_util::codec::{Decoder, Encoder};
@@ -275,16 +275,17 @@ impl<D: DeserializeOwned, E: ?Sized> Decoder for QdfCodec<D, E> {
         if self.lookup.is_some() && !self.pick_dictionary(src) {
             return Ok(None);
         }
-        let len = match self.dec.frame_status(src)? {
-            FrameStatus::Complete { len } => len,
-            FrameStatus::Incomplete { needed } => {
+        let renewals = self.dec.renewals();
+        // One header read for the status and the frame (`frame_status` then `decode_frame`
+        // read it twice).
+        let (len, decoded) = match self.dec.decode_frame_status::<D>(src)? {
+            FrameDecode::Complete { len, value } => (len, value),
+            FrameDecode::Incomplete { needed } => {
                 // Known-missing bytes only, grown in proportion to what arrived.
                 src.reserve(needed.min(src.len().max(MIN_RESERVE)));
                 return Ok(None);
             }
         };
-        let renewals = self.dec.renewals();
-        let decoded = self.dec.decode_frame::<D>(&src[..len]);
         if self.dec.renewals() != renewals {
             debug!(
                 generation = self.dec.renewals(),
@@ -297,14 +298,13 @@ impl<D: DeserializeOwned, E: ?Sized> Decoder for QdfCodec<D, E> {
         src.advance(len);
         match decoded {
             // The value bound where it lies: a `map` over the result moved it once more.
-            Ok(Some((v, _))) => {
+            Ok(v) => {
                 trace!(frame_len = len, buffered = src.len(), "qdf frame decoded");
                 if let Some(t) = grew(&mut self.dec_reported, || self.dec.stats()) {
                     tables_grew!("qdf decoder tables grew", len, t);
                 }
                 Ok(Some(v))
             }
-            Ok(None) => Ok(None),
             Err(e) => {
                 debug!(frame_len = len, error = %e, broken = ?self.dec.broken(), "qdf frame failed");
                 Err(e.into())

@@ -159,18 +159,33 @@ impl<'de> Deserializer<'de> {
     /// targets, so `300` into a `u8` is a `Data` error).
     #[inline]
     fn deserialize_num<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        self.deserialize_num_then(visitor, |_, _| {})
+    }
+
+    /// [`deserialize_num`](Self::deserialize_num) that shows the number read to `seen`
+    /// before the visitor gets it (a slotted field's number, `docs/SPEC.md` §15.2: the slot
+    /// takes the value of the one parse).
+    #[inline(always)]
+    pub(super) fn deserialize_num_then<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        seen: impl FnOnce(&mut Self, Num),
+    ) -> Result<V::Value> {
         // Fast paths for the common forms (fixint; f64 and u64 columns such as measurements
         // and ns timestamps): tag and payload consumed in one step, without `read_num`'s
         // jump table. A u64 that is not minimal, or a cut payload, takes the checked path.
         match self.src.peek() {
             Some(t) if t <= FIXINT_MAX => {
                 let _ = self.src.next("");
+                seen(self, Num::U64(t as u64));
                 return visitor.visit_u64(t as u64);
             }
             Some(F64) => {
                 if let Some(b) = self.src.peek_payload8() {
                     let _ = self.src.take(9, "");
-                    return visitor.visit_f64(f64::from_bits(u64::from_le_bytes(b)));
+                    let v = f64::from_bits(u64::from_le_bytes(b));
+                    seen(self, Num::F64(v));
+                    return visitor.visit_f64(v);
                 }
             }
             Some(U64) => {
@@ -178,6 +193,7 @@ impl<'de> Deserializer<'de> {
                     && u64::from_le_bytes(b) > u32::MAX as u64
                 {
                     let _ = self.src.take(9, "");
+                    seen(self, Num::U64(u64::from_le_bytes(b)));
                     return visitor.visit_u64(u64::from_le_bytes(b));
                 }
             }
@@ -185,7 +201,10 @@ impl<'de> Deserializer<'de> {
         }
         let tag = self.src.next_tag()?;
         match self.src.read_num(tag)? {
-            Some(n) => visit_num(n, visitor),
+            Some(n) => {
+                seen(self, n);
+                visit_num(n, visitor)
+            }
             None => Err(self.src.unexpected(tag, "a number")),
         }
     }

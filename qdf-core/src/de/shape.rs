@@ -217,8 +217,12 @@ impl<'de> de::MapAccess<'de> for ShapeAccess<'_, 'de> {
                 }
                 return self.slotted_text(seed, k, t);
             }
-            // A plain number: the slot keeps it, and the value is read as usual.
-            self.de.src.observe_plain(k);
+            // A plain number: the slot keeps it, and the value is read as usual (an integer
+            // target parses it once for both).
+            return seed.deserialize(SlottedNum {
+                de: &mut *self.de,
+                k,
+            });
         }
         seed.deserialize(&mut *self.de)
     }
@@ -313,5 +317,119 @@ impl<'de> ShapeAccess<'_, 'de> {
                 Phase::Shape => return self.predicted_name(seed).map(Some),
             }
         }
+    }
+}
+
+/// The deserializer of a slotted field whose value is a plain number (`docs/SPEC.md` §15.2):
+/// an integer target reads it once, and the slot keeps what was read
+/// ([`deserialize_num_then`](Deserializer::deserialize_num_then)); any other target reads it
+/// as usual after the slot has kept it ([`Source::observe_plain`](crate::source::Source)).
+/// Either way the slot sees the number exactly once, and the target what the plain
+/// deserializer gives it.
+struct SlottedNum<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    k: usize,
+}
+
+impl<'a, 'de> SlottedNum<'a, 'de> {
+    /// The plain deserializer, the slot having kept the number.
+    #[inline(always)]
+    fn observed(self) -> &'a mut Deserializer<'de> {
+        self.de.src.observe_plain(self.k);
+        self.de
+    }
+
+    /// An integer target: one parse for the slot and the visitor.
+    #[inline(always)]
+    fn int<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let k = self.k;
+        self.de
+            .deserialize_num_then(visitor, |de, n| de.src.observe_read(k, n))
+    }
+}
+
+/// `SlottedNum` methods that read the number once.
+macro_rules! slotted_ints {
+    ($($m:ident)*) => {$(
+        #[inline]
+        fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.int(visitor)
+        }
+    )*};
+}
+
+/// `SlottedNum` methods left to the plain deserializer.
+macro_rules! slotted_plain {
+    ($($m:ident)*) => {$(
+        fn $m<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            de::Deserializer::$m(self.observed(), visitor)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for SlottedNum<'_, 'de> {
+    type Error = Error;
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+
+    slotted_ints! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+    }
+
+    slotted_plain! {
+        deserialize_any deserialize_bool deserialize_i128 deserialize_u128 deserialize_f32
+        deserialize_f64 deserialize_char deserialize_str deserialize_string deserialize_bytes
+        deserialize_byte_buf deserialize_option deserialize_unit deserialize_seq
+        deserialize_map deserialize_identifier deserialize_ignored_any
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_unit_struct(self.observed(), name, visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_newtype_struct(self.observed(), name, visitor)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        de::Deserializer::deserialize_tuple(self.observed(), len, visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_tuple_struct(self.observed(), name, len, visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_struct(self.observed(), name, fields, visitor)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        de::Deserializer::deserialize_enum(self.observed(), name, variants, visitor)
     }
 }

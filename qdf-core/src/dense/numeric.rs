@@ -444,25 +444,42 @@ impl NumSlots {
     /// XOR, an unknown `FD` mode; varint errors.
     pub(crate) fn decode(&mut self, k: usize, tag: u8, buf: &[u8]) -> Result<(NumVal, usize)> {
         let slot = self.get(k);
-        let (v, e, used) = match (tag, slot.int(), slot.float()) {
-            (tags::NUM_SAME, Some((last, d)), _) => (int_val(last + d as i128)?, None, 0),
-            (tags::NUM_SAME, _, Some((bits, wide, _))) => (float_val(bits, wide), None, 0),
-            (tags::NUM_DELTA, Some((last, d)), _) => {
-                let (z, used) = read_uvarint(buf)?;
-                let x = unzigzag(z >> 1);
-                let step = if z & 1 == 0 {
-                    x
-                } else {
-                    d.checked_add(x)
-                        .ok_or_else(|| bad("delta-of-delta overflows"))?
-                };
-                (int_val(last + step as i128)?, None, used)
+        // Integers first (most slots): the step is known, so the next slot is the value and
+        // that step (what `Slot::next` would compute again in `i128`).
+        if let Some((last, d)) = slot.int() {
+            let (step, used) = match tag {
+                tags::NUM_SAME => (d, 0),
+                tags::NUM_DELTA => {
+                    let (z, used) = read_uvarint(buf)?;
+                    let x = unzigzag(z >> 1);
+                    let step = if z & 1 == 0 {
+                        x
+                    } else {
+                        d.checked_add(x)
+                            .ok_or_else(|| bad("delta-of-delta overflows"))?
+                    };
+                    (step, used)
+                }
+                _ => {
+                    return Err(bad(
+                        "a float form in a field whose last number is an integer",
+                    ));
+                }
+            };
+            let v = last + step as i128;
+            if !int_in_range(v) {
+                return Err(int_range());
             }
-            (tags::NUM_DELTA, _, Some((last, wide, e))) => {
+            self.set(k, Slot::of_int(v, Some(step)));
+            return Ok((NumVal::Int(v), used));
+        }
+        let (v, e, used) = match (tag, slot.float()) {
+            (tags::NUM_SAME, Some((bits, wide, _))) => (float_val(bits, wide), None, 0),
+            (tags::NUM_DELTA, Some((last, wide, e))) => {
                 let (z, used) = read_uvarint(buf)?;
                 (decimal(last, wide, e, unzigzag(z))?, Some(e), used)
             }
-            (tags::NUM_FLOAT, _, Some((last, wide, _))) => {
+            (tags::NUM_FLOAT, Some((last, wide, _))) => {
                 let &mode = buf.first().ok_or_else(|| {
                     Error::new(ErrorCode::UnexpectedEof {
                         expected: "a float form's mode",
@@ -478,7 +495,7 @@ impl NumSlots {
                     _ => (xor(last, wide, mode, p)?, None, 1 + used),
                 }
             }
-            (tags::NUM_SAME | tags::NUM_DELTA, None, None) => {
+            (tags::NUM_SAME | tags::NUM_DELTA, None) => {
                 return Err(bad("a predicted number in a field with no number yet"));
             }
             _ => {
@@ -599,12 +616,9 @@ fn int_pick(step: Option<i64>, d: i64, plain: usize) -> Pick {
     }
 }
 
-fn int_val(v: i128) -> Result<NumVal> {
-    if int_in_range(v) {
-        Ok(NumVal::Int(v))
-    } else {
-        Err(bad("a predicted integer outside the 64-bit forms"))
-    }
+#[cold]
+fn int_range() -> Error {
+    bad("a predicted integer outside the 64-bit forms")
 }
 
 fn float_val(bits: u64, wide: bool) -> NumVal {

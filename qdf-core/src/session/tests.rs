@@ -217,3 +217,58 @@ fn stats_report_the_dense_tables_on_both_sides() {
         .unwrap();
     assert_eq!(fast.stats(), SessionStats::default());
 }
+
+/// `decode_frame_status` is `frame_status` and `decode_frame` of the same buffer in one
+/// call: the same status, the same values and errors, the frame consumed after a body error
+/// (a stateless stream goes on after it; a Dense one is run without it, as it would break).
+#[test]
+fn decode_frame_status_is_status_then_frame() {
+    for (opts, bad, expected) in [
+        (Options::speed(), true, &[Some(1), None, Some(3)][..]),
+        (Options::balanced(), false, &[Some(1), Some(3)][..]),
+    ] {
+        let (wire, first) = two_frames(opts, bad);
+        let mut dec = DecoderSession::new(opts);
+        let mut twin = DecoderSession::new(opts);
+        // A cut first frame: the bytes `frame_status` asks for.
+        let FrameStatus::Incomplete { needed } = twin.frame_status(&wire[..first - 1]).unwrap()
+        else {
+            panic!("complete");
+        };
+        assert_eq!(needed, 1);
+        match dec.decode_frame_status::<u32>(&wire[..first - 1]).unwrap() {
+            FrameDecode::Incomplete { needed } => assert_eq!(needed, 1),
+            FrameDecode::Complete { len, .. } => panic!("complete at {len}"),
+        }
+        // The whole stream: each frame's length and value, a bad one an error it consumes.
+        let mut at = 0;
+        let mut seen = Vec::new();
+        while at < wire.len() {
+            let FrameStatus::Complete { len } = twin.frame_status(&wire[at..]).unwrap() else {
+                panic!("incomplete at {at}");
+            };
+            let FrameDecode::Complete { len: got, value } =
+                dec.decode_frame_status::<u32>(&wire[at..]).unwrap()
+            else {
+                panic!("incomplete at {at}");
+            };
+            assert_eq!(got, len);
+            match (value, twin.decode_frame::<u32>(&wire[at..])) {
+                (Ok(v), Ok(Some((w, n)))) => {
+                    assert_eq!((v, len), (w, n));
+                    seen.push(Some(v));
+                }
+                (Err(e), Err(f)) => {
+                    assert_eq!(e.to_string(), f.to_string());
+                    assert_eq!(e.classify(), Category::Data);
+                    seen.push(None);
+                }
+                (v, w) => panic!("{v:?} against {w:?}"),
+            }
+            at += len;
+        }
+        assert_eq!(seen, expected);
+        assert_eq!(dec.stats(), twin.stats());
+        assert_eq!(dec.broken(), None);
+    }
+}

@@ -15,7 +15,7 @@ pub(crate) mod parse;
 use std::borrow::Cow;
 
 use crate::dense::decode::DecState;
-use crate::dense::{DenseState, Text as SlotText, inline_str, is_predicted, plain_num};
+use crate::dense::{DenseState, NumVal, Text as SlotText, inline_str, is_predicted, plain_num};
 use crate::dict::Dictionary;
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
@@ -277,6 +277,21 @@ impl<'de> Source<'de> {
         if let Some(v) = plain_num(self.rest()) {
             self.dense().observe_num(k, v);
         }
+    }
+
+    /// The plain number `n` was just read as the value of numeric slot `k`
+    /// (`docs/SPEC.md` §15.2): the slot keeps it (a 128-bit integer, which no slot keeps,
+    /// leaves it alone).
+    #[inline]
+    pub(crate) fn observe_read(&mut self, k: usize, n: Num) {
+        let v = match n {
+            Num::U64(v) => NumVal::Int(v as i128),
+            Num::I64(v) => NumVal::Int(v as i128),
+            Num::F32(v) => NumVal::F32(v.to_bits()),
+            Num::F64(v) => NumVal::F64(v.to_bits()),
+            Num::U128(_) | Num::I128(_) => return,
+        };
+        self.dense().observe_num(k, v);
     }
 
     /// The value of numeric slot `k` is next (`docs/SPEC.md` §15.2): a predicted form is
