@@ -294,10 +294,6 @@ impl<'a> Compound<'a> {
         Ok(offer == Offer::Conflict)
     }
 
-    /// Ends the container in its final form, and counts the decoded output its own header
-    /// stands for (`docs/SPEC.md` §13): one unit per entry of a map or struct (plain or
-    /// shaped) and per element of a plain array; the packed and columnar forms count
-    /// themselves.
     /// The value of the field just named was written at `at..`: if the field has a slot
     /// and the value is a plain number (`docs/SPEC.md` §15.2), the Dense state keeps it and
     /// may rewrite it shorter; with per-field strings (§15.3) a string updates the field's
@@ -332,6 +328,10 @@ impl<'a> Compound<'a> {
         }
     }
 
+    /// Ends the container in its final form, and counts the decoded output its own header
+    /// stands for (`docs/SPEC.md` §13): one unit per entry of a map or struct (plain or
+    /// shaped) and per element of a plain array; the packed and columnar forms count
+    /// themselves.
     fn finish(mut self) -> Result<()> {
         if let Some(i) = self.keys {
             self.ser.close_key_set(i);
