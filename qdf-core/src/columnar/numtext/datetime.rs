@@ -225,15 +225,16 @@ fn ticks(f: &Fields, l: &Layout<'_>) -> i128 {
 }
 
 /// The fields of the instant `t` (units of 10^−F s since 1970), when its year is 0000–9999.
-fn from_ticks(t: i128, l: &Layout<'_>) -> Option<Fields> {
-    let scale = l.scale();
+fn from_ticks(t: i64, l: &Layout<'_>) -> Option<Fields> {
+    // 10^F ≤ 10^9 fits an i64.
+    let scale = l.scale() as i64;
     let (secs, frac) = (t.div_euclid(scale), t.rem_euclid(scale));
-    let (days, sod) = (secs.div_euclid(DAY), secs.rem_euclid(DAY));
-    // Past ±10^7 days no year is in range (and the day count fits an i64).
+    let (days, sod) = (secs.div_euclid(DAY as i64), secs.rem_euclid(DAY as i64));
+    // Past ±10^7 days no year is in range (and `civil_from_days` cannot overflow).
     if days.unsigned_abs() > 10_000_000 {
         return None;
     }
-    let (year, month, day) = civil_from_days(days as i64);
+    let (year, month, day) = civil_from_days(days);
     let sod = sod as u32;
     (0..=9999).contains(&year).then_some(Fields {
         year,
@@ -246,44 +247,58 @@ fn from_ticks(t: i128, l: &Layout<'_>) -> Option<Fields> {
     })
 }
 
-/// Appends `n` as exactly `width` digits (`n` < 10^width).
-fn put(out: &mut Vec<u8>, n: u64, width: usize) {
-    let at = out.len();
-    out.resize(at + width, b'0');
+/// Writes `n` (< 10^`dst.len()`) into `dst` as digits with leading zeros.
+fn put(dst: &mut [u8], n: u64) {
     let mut n = n;
-    for c in out[at..].iter_mut().rev() {
+    for c in dst.iter_mut().rev() {
         *c = b'0' + (n % 10) as u8;
         n /= 10;
     }
 }
 
-/// Appends `f` printed in layout `l`.
-fn print(out: &mut Vec<u8>, f: &Fields, l: &Layout<'_>) {
-    if l.pattern == CLF {
-        put(out, u64::from(f.day), 2);
-        out.push(b'/');
-        out.extend_from_slice(MONTHS[f.month as usize - 1]);
-        out.push(b'/');
-        put(out, f.year as u64, 4);
-        out.push(b':');
-    } else {
-        put(out, f.year as u64, 4);
-        out.push(b'-');
-        put(out, u64::from(f.month), 2);
-        out.push(b'-');
-        put(out, u64::from(f.day), 2);
-        out.push(if l.pattern == ISO_T { b'T' } else { b' ' });
-    }
-    put(out, u64::from(f.hour), 2);
-    out.push(b':');
-    put(out, u64::from(f.minute), 2);
-    out.push(b':');
-    put(out, u64::from(f.second), 2);
+/// Writes the two digits of `n` (< 100) at `dst[0..2]`.
+fn put2(dst: &mut [u8], n: u32) {
+    dst[0] = b'0' + (n / 10) as u8;
+    dst[1] = b'0' + (n % 10) as u8;
+}
+
+/// The text of every value in layout `l` with its fields left zero: the separators and the
+/// suffix, which [`print`] keeps.
+fn template(l: &Layout<'_>) -> Vec<u8> {
+    let mut t = Vec::with_capacity(l.text_len());
+    t.extend_from_slice(match l.pattern {
+        ISO_T => b"0000-00-00T00:00:00",
+        ISO_SPACE => b"0000-00-00 00:00:00",
+        _ => b"00/Jan/0000:00:00:00",
+    });
     if l.fraction > 0 {
-        out.push(b'.');
-        put(out, f.frac, usize::from(l.fraction));
+        t.push(b'.');
+        t.resize(t.len() + usize::from(l.fraction), b'0');
     }
-    out.extend_from_slice(l.suffix);
+    t.extend_from_slice(l.suffix);
+    t
+}
+
+/// Writes the fields of `f` into `dst`, a copy of [`template`]`(l)`.
+fn print(dst: &mut [u8], f: &Fields, l: &Layout<'_>) {
+    let time = if l.pattern == CLF {
+        put2(&mut dst[0..2], f.day);
+        dst[3..6].copy_from_slice(MONTHS[f.month as usize - 1]);
+        put(&mut dst[7..11], f.year as u64);
+        12
+    } else {
+        put(&mut dst[0..4], f.year as u64);
+        put2(&mut dst[5..7], f.month);
+        put2(&mut dst[8..10], f.day);
+        11
+    };
+    put2(&mut dst[time..], f.hour);
+    put2(&mut dst[time + 3..], f.minute);
+    put2(&mut dst[time + 6..], f.second);
+    if l.fraction > 0 {
+        let at = l.stamp_len() + 1;
+        put(&mut dst[at..at + usize::from(l.fraction)], f.frac);
+    }
 }
 
 /// The date-time body of `strs` when every value is a date-time of the first value's layout
@@ -354,22 +369,21 @@ pub(super) fn read<'de>(src: &mut Source<'de>, v: usize) -> Result<CheckedStrs<'
     let (vals, signed) = read_ints(src, v)?;
     let total = (v as u64).saturating_mul(l.text_len() as u64);
     src.charge(total)?;
-    let mut store = Vec::with_capacity(total as usize);
-    for &x in &vals {
-        let t = if signed {
-            i128::from(x as i64)
-        } else {
-            i128::from(x)
-        };
-        let f = from_ticks(t, &l).ok_or_else(|| {
-            bad(
-                ints_at,
-                "a date-time column's instant is outside the years 0000-9999",
-            )
-        })?;
-        print(&mut store, &f, &l);
+    let (len, tmpl) = (l.text_len(), template(&l));
+    let mut store = tmpl.repeat(v);
+    let outside = || {
+        bad(
+            ints_at,
+            "a date-time column's instant is outside the years 0000-9999",
+        )
+    };
+    for (&x, dst) in vals.iter().zip(store.chunks_exact_mut(len)) {
+        // An unsigned value past i64::MAX is past every year in range.
+        let t = if signed { Some(x as i64) } else { i64::try_from(x).ok() };
+        let f = t.and_then(|t| from_ticks(t, &l)).ok_or_else(outside)?;
+        print(dst, &f, &l);
     }
-    CheckedStrs::rebuilt(store, (0..v).map(|_| l.text_len())).map_err(|e| e.with_offset(at))
+    CheckedStrs::rebuilt(store, (0..v).map(|_| len)).map_err(|e| e.with_offset(at))
 }
 
 #[cfg(test)]
@@ -380,8 +394,8 @@ mod tests {
     fn round(s: &str) -> Option<(i128, String)> {
         let l = layout_of(s.as_bytes())?;
         let t = ticks(&fields(s.as_bytes(), &l)?, &l);
-        let mut out = Vec::new();
-        print(&mut out, &from_ticks(t, &l).unwrap(), &l);
+        let mut out = template(&l);
+        print(&mut out, &from_ticks(i64::try_from(t).ok()?, &l).unwrap(), &l);
         Some((t, String::from_utf8(out).unwrap()))
     }
 
@@ -420,7 +434,7 @@ mod tests {
                         frac: 0,
                     };
                     let t = ticks(&f, &l);
-                    assert_eq!(from_ticks(t, &l), Some(f));
+                    assert_eq!(from_ticks(t as i64, &l), Some(f));
                     if let Some(p) = prev.filter(|_| month != 1 || day != 1) {
                         assert_eq!(t - p, DAY, "{year}-{month}-{day}");
                     }
@@ -482,7 +496,11 @@ mod tests {
         let l = layout_of(b"2000-01-01T00:00:00").unwrap();
         assert_eq!(from_ticks(-62_167_219_201, &l), None);
         assert_eq!(from_ticks(253_402_300_800, &l), None);
-        assert_eq!(from_ticks(i128::from(i64::MIN), &l), None);
-        assert_eq!(from_ticks(i128::from(u64::MAX), &l), None);
+        assert_eq!(from_ticks(i64::MIN, &l), None);
+        assert_eq!(from_ticks(i64::MAX, &l), None);
+        let nanos = layout_of(b"2000-01-01T00:00:00.000000000").unwrap();
+        // In nanoseconds an i64 spans 1677-09-21 to 2262-04-11.
+        assert_eq!(from_ticks(i64::MIN, &nanos).map(|f| f.year), Some(1677));
+        assert_eq!(from_ticks(i64::MAX, &nanos).map(|f| f.year), Some(2262));
     }
 }
