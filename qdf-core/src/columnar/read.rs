@@ -306,13 +306,14 @@ impl Container<'_> {
 
 impl<'de> Column<'de> {
     fn new(name: Cow<'de, str>, kind: u8, at: u64) -> Result<Self> {
-        // Bits 10/20: number text on a string column, the map form or the `Some` wrapper
-        // (not both) on a tagged column; nowhere else.
+        // Bits 10/20: number text on a string column (both: date-time text), the map form
+        // or the `Some` wrapper (not both) on a tagged column; nowhere else.
         let text = Form::from_kind(kind);
         let class = Class::from_nibble(kind & 0x0F)
-            .filter(|&c| {
-                text == Some(Form::Plain)
-                    || (text.is_some() && matches!(c, Class::Str | Class::Tagged))
+            .filter(|&c| match text {
+                Form::Plain => true,
+                Form::DateTime => c == Class::Str,
+                Form::Decimal | Form::Hex => matches!(c, Class::Str | Class::Tagged),
             })
             .ok_or_else(|| bad(at, "column kind byte"))?;
         let tagged = class == Class::Tagged;
@@ -323,11 +324,7 @@ impl<'de> Column<'de> {
         Ok(Column {
             name,
             class,
-            text: if tagged {
-                Form::Plain
-            } else {
-                text.unwrap_or_default()
-            },
+            text: if tagged { Form::Plain } else { text },
             map_form: tagged && kind & MAP_FORM != 0,
             wrapped: tagged && kind & WRAPPED != 0,
             optional: kind & OPTIONAL != 0,

@@ -479,6 +479,9 @@ pub enum ColumnValues {
     /// column's integers (kind bit `10`) are [`Packed`](ColumnValues::Packed) or
     /// [`Array`](ColumnValues::Array).
     HexBytes,
+    /// A date-time text column (kind bits `30`, §22.1): its layout byte and suffix, then
+    /// one integer a value (a QPack value, its codec here, or `None` for a plain array).
+    DateTime(Option<Codec>),
     /// Residual: the values are in the rows (`F7`).
     Residual,
     /// A struct column (`docs/SPEC.md` §22.2) of this many child columns: their events
@@ -517,6 +520,8 @@ impl fmt::Display for ColumnValues {
             ColumnValues::Block(b) => write!(f, "{b}"),
             ColumnValues::PerValue => f.write_str("per-value strings"),
             ColumnValues::HexBytes => f.write_str("hex bytes"),
+            ColumnValues::DateTime(Some(c)) => write!(f, "date-time instants, {c}"),
+            ColumnValues::DateTime(None) => f.write_str("date-time instants, plain array"),
             ColumnValues::Residual => f.write_str("residual (in the rows)"),
             ColumnValues::Struct(k) => write!(f, "struct of {k} child columns"),
             ColumnValues::List {

@@ -696,6 +696,15 @@ impl<'de> Walker<'de, '_> {
                 },
             },
             (_, _) if col.text == Form::Hex => ColumnValues::HexBytes,
+            (_, _) if col.text == Form::DateTime => {
+                // The layout byte, the suffix's one-byte length (at most 32) and the suffix.
+                let suffix = self.byte_at(values_at + 1).unwrap_or(0);
+                let ints_at = values_at + 2 + u64::from(suffix);
+                match self.leaf_values(self.byte_at(ints_at), ints_at) {
+                    ColumnValues::Packed(codec, _) => ColumnValues::DateTime(Some(codec)),
+                    _ => ColumnValues::DateTime(None),
+                }
+            }
             (_, first) if col.class == Class::Str && col.text == Form::Plain => first
                 .and_then(block)
                 .map_or(ColumnValues::PerValue, ColumnValues::Block),

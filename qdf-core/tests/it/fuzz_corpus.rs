@@ -114,6 +114,23 @@ fn spans(n: u32) -> Vec<Span> {
         .collect()
 }
 
+/// Date-time text (`docs/SPEC.md` §22.1, kind bits `30`): an ISO 8601 column with
+/// milliseconds and `Z`, and a Common Log Format column with its offset.
+#[derive(serde::Serialize)]
+struct Stamps {
+    at: String,
+    logged: String,
+}
+
+fn stamps(n: u64) -> Vec<Stamps> {
+    (0..n)
+        .map(|i| Stamps {
+            at: format!("2010-01-01T{:02}:{:02}:07.{:03}Z", i / 60 % 24, i % 60, i * 7 % 1000),
+            logged: format!("{:02}/Oct/2000:13:{:02}:36 -0700", 1 + i % 28, i % 60),
+        })
+        .collect()
+}
+
 /// Seed bodies: the test encodings, without their header.
 fn seeds() -> Vec<Vec<u8>> {
     let body = |b: Vec<u8>| b[5..].to_vec();
@@ -141,6 +158,8 @@ fn seeds() -> Vec<Vec<u8>> {
         body(qdf_core::to_vec_with(&ids(40), qdf_core::Options::compression()).unwrap()),
         body(qdf_core::to_vec(&spans(20)).unwrap()),
         body(qdf_core::to_vec_with(&spans(40), qdf_core::Options::compression()).unwrap()),
+        body(qdf_core::to_vec(&stamps(20)).unwrap()),
+        body(qdf_core::to_vec_with(&stamps(40), qdf_core::Options::compression()).unwrap()),
     ]
 }
 

@@ -9,6 +9,7 @@ mod break7;
 mod checksum;
 mod columnar;
 mod data_model;
+mod datetime_text;
 mod dense;
 mod dictionary;
 mod dictionary_numbers;

@@ -1,5 +1,6 @@
 //! Number-text string columns (`docs/SPEC.md` §22.1): a string column of canonical decimal
-//! integers (kind bit `10`) or canonical fixed-length hex (kind bit `20`) round-trips to the
+//! integers (kind bit `10`) or canonical fixed-length hex (kind bit `20`; both bits are date-time
+//! text, `datetime_text.rs`) round-trips to the
 //! same `String`s in every tier and at every batch size; strings that only look numeric stay
 //! exact; hostile bodies are typed errors.
 
@@ -380,7 +381,7 @@ fn hostile_bodies_are_typed_errors() {
             Some(Syntax),
         ),
         ("hex bit on bool", 0x23, "e3 10 00 00", Some(Syntax)),
-        ("both bits", 0x34, "e6 03 00 64 02 10", Some(Syntax)),
+        ("both bits (date-time), layout byte e6", 0x34, "e6 03 00 64 02 10", Some(Syntax)),
         ("decimal floats", 0x14, F32S, Some(Syntax)),
         ("decimal bools", 0x14, "e3 10 00 00", Some(Syntax)),
         ("decimal count", 0x14, "e6 03 00 64 02 0f", Some(Syntax)),

@@ -101,19 +101,8 @@ pub(super) fn encode(strs: &[&[u8]], opts: &Options, beat: usize) -> Result<Opti
     if neg && big {
         return Ok(None);
     }
-    let v = vals.len() as u64;
-    let bytes = PackBuf::of(PackClass::Int, vals, neg).encode_seq(opts)?;
-    let packed = bytes.first().is_some_and(|&t| codec::is_qpack_tag(t));
-    // As `read` charges: 8 units a value (a plain array also its count), then the text.
-    let mut units = v.saturating_mul(ELEMENT_CHARGE + u64::from(!packed)) + chars;
-    let mut bytes = bytes;
-    if packed
-        && opts.feature_bits().contains(Features::ENTROPY)
-        && let Some(w) = codec::entropy::wrap(&bytes)
-    {
-        units += bytes.len() as u64;
-        bytes = w;
-    }
+    let (bytes, units) = int_body(vals, neg, opts)?;
+    let units = units + chars;
     Ok((bytes.len() < beat).then_some(Body {
         text: Form::Decimal,
         bytes,
@@ -121,8 +110,48 @@ pub(super) fn encode(strs: &[&[u8]], opts: &Options, beat: usize) -> Result<Opti
     }))
 }
 
+/// The body of `vals` (64-bit patterns, signed when `neg`) as Balanced writes a sequence of
+/// integers: a QPack value when smaller, else a plain array (an entropy-coded block around the
+/// QPack value when the options have `ENTROPY` and it is smaller still); with the output units
+/// [`read_ints`] charges for it.
+pub(super) fn int_body(vals: Vec<u64>, neg: bool, opts: &Options) -> Result<(Vec<u8>, u64)> {
+    let v = vals.len() as u64;
+    let mut bytes = PackBuf::of(PackClass::Int, vals, neg).encode_seq(opts)?;
+    let packed = bytes.first().is_some_and(|&t| codec::is_qpack_tag(t));
+    // As `read_ints` charges: 8 units a value (a plain array also its count).
+    let mut units = v.saturating_mul(ELEMENT_CHARGE + u64::from(!packed));
+    if packed
+        && opts.feature_bits().contains(Features::ENTROPY)
+        && let Some(w) = codec::entropy::wrap(&bytes)
+    {
+        units += bytes.len() as u64;
+        bytes = w;
+    }
+    Ok((bytes, units))
+}
+
 /// Reads a decimal body of `v` values and prints them.
 pub(super) fn read<'de>(src: &mut Source<'de>, v: usize) -> Result<CheckedStrs<'de>> {
+    let at = src.offset();
+    let (vals, signed) = read_ints(src, v)?;
+    let total: u64 = vals.iter().map(|&x| text_len(x, signed) as u64).sum();
+    src.charge(total)?;
+    let mut store = Vec::with_capacity(total as usize);
+    for &x in &vals {
+        print(&mut store, x, signed);
+    }
+    CheckedStrs::rebuilt(store, vals.iter().map(|&x| text_len(x, signed)))
+        .map_err(|e| e.with_offset(at))
+}
+
+/// Reads the `v` integers of an [`int_body`]: their 64-bit patterns and whether they are
+/// signed (a signed QPack kind, or a plain array holding a negative value).
+///
+/// Errors (`BadCodec` at the body's first byte unless said): not a QPack integer value or a
+/// plain array of 64-bit integers (at the failing value); a signed QPack kind without a
+/// negative value; a plain array mixing a negative value with one above `i64::MAX`; a count
+/// other than `v`; truncation; the output limit.
+pub(super) fn read_ints(src: &mut Source<'_>, v: usize) -> Result<(Vec<u64>, bool)> {
     let at = src.offset();
     let tag = src.next_tag()?;
     let (vals, signed) = if codec::is_qpack_tag(tag) {
@@ -180,14 +209,7 @@ pub(super) fn read<'de>(src: &mut Source<'de>, v: usize) -> Result<CheckedStrs<'
     if vals.len() != v {
         return Err(bad(at, "column value count differs from its masks"));
     }
-    let total: u64 = vals.iter().map(|&x| text_len(x, signed) as u64).sum();
-    src.charge(total)?;
-    let mut store = Vec::with_capacity(total as usize);
-    for &x in &vals {
-        print(&mut store, x, signed);
-    }
-    CheckedStrs::rebuilt(store, vals.iter().map(|&x| text_len(x, signed)))
-        .map_err(|e| e.with_offset(at))
+    Ok((vals, signed))
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
 //! Canonical number-text columns (`docs/SPEC.md` §22.1): a string column whose every value is
 //! a canonical decimal integer is stored as an integer body (kind bit [`DECIMAL`]), one whose
-//! every value is canonical fixed-length hex as packed bytes (kind bit [`HEX`]); the decoder
-//! prints the same strings back, byte for byte.
+//! every value is canonical fixed-length hex as packed bytes (kind bit [`HEX`]), one whose
+//! every value is a date and time of one layout as instants (both bits); the decoder prints
+//! the same strings back, byte for byte.
 //!
 //! - [`decimal`]: `"0"`, `"-12"`, `"1782036644636668325"` (no leading zeros, no `+`, no
 //!   `"-0"`, within `i64`/`u64`: QPack's reach) as a QPack value or a plain array of integers;
 //! - [`hex`]: `"4bf92f35…"` (even length, one length and one case over the column, empty
-//!   strings allowed) as a case/mask flag byte, the byte length and the packed bytes.
+//!   strings allowed) as a case/mask flag byte, the byte length and the packed bytes;
+//! - [`datetime`]: `"2010-01-01T01:00:00"`, `"10/Oct/2000:13:55:36 -0700"` (one layout over
+//!   the column, both kind bits) as a layout byte, a suffix and one integer a value.
 //!
 //! The writer offers a column's strings to [`encode`] with the size of the block it would
 //! write otherwise and takes the answer only when it is strictly smaller; a value that is not
@@ -14,6 +17,7 @@
 //! calls [`read`] for a string column with either bit and gets a [`CheckedStrs`] whose values
 //! the decoder rebuilt (never borrowed from the input).
 
+mod datetime;
 mod decimal;
 mod hex;
 
@@ -37,6 +41,8 @@ pub(crate) enum Form {
     Decimal,
     /// As bytes printed in hex (kind bit [`HEX`]).
     Hex,
+    /// As instants printed as dates and times of one layout (both bits).
+    DateTime,
 }
 
 impl Form {
@@ -46,16 +52,17 @@ impl Form {
             Form::Plain => 0,
             Form::Decimal => DECIMAL,
             Form::Hex => HEX,
+            Form::DateTime => DECIMAL | HEX,
         }
     }
 
-    /// The form of a kind byte's bits `30`; `None` for both bits set.
-    pub(crate) fn from_kind(kind: u8) -> Option<Form> {
+    /// The form of a kind byte's bits `30`.
+    pub(crate) fn from_kind(kind: u8) -> Form {
         match kind & (DECIMAL | HEX) {
-            0 => Some(Form::Plain),
-            DECIMAL => Some(Form::Decimal),
-            HEX => Some(Form::Hex),
-            _ => None,
+            0 => Form::Plain,
+            DECIMAL => Form::Decimal,
+            HEX => Form::Hex,
+            _ => Form::DateTime,
         }
     }
 }
@@ -71,13 +78,17 @@ pub(crate) struct Body {
 }
 
 /// The smallest number-text body of the string column `strs` (row order) when one is
-/// strictly smaller than `beat` bytes, else `None` (some value is not canonical in either
-/// form, or neither body is smaller).
+/// strictly smaller than `beat` bytes, else `None` (some value is not canonical in any
+/// form, or no body is smaller).
 pub(crate) fn encode(strs: &[&[u8]], opts: &Options, beat: usize) -> Result<Option<Body>> {
     let mut best = hex::encode(strs, beat);
     let limit = best.as_ref().map_or(beat, |b| b.bytes.len());
     if let Some(d) = decimal::encode(strs, opts, limit)? {
         best = Some(d);
+    }
+    // A date-time has separators, so it is never hex or decimal text.
+    if best.is_none() {
+        best = datetime::encode(strs, opts, beat)?;
     }
     Ok(best)
 }
@@ -85,15 +96,17 @@ pub(crate) fn encode(strs: &[&[u8]], opts: &Options, beat: usize) -> Result<Opti
 /// Reads the body of a string column of form `text` (not [`Form::Plain`]) holding `v`
 /// values, charging the rebuilt text to the output budget.
 ///
-/// Errors (`BadCodec`, Syntax, at the failing byte): a decimal body that is not integers,
+/// Errors (`BadCodec`, Syntax, at the failing byte): a decimal or date-time body that is not integers,
 /// holds 128-bit values, mixes a negative with a value above `i64::MAX`, or a signed QPack
 /// kind without a negative value; a hex body with unknown flag bits, a zero length, an empty
-/// mask without a set bit or with padding bits; a count that differs from `v`; truncation
+/// mask without a set bit or with padding bits; a date-time body with a bad layout byte or
+/// suffix, or an instant outside the years 0000–9999; a count that differs from `v`; truncation
 /// (`Eof`, `LengthOverrun`); the output limit.
 pub(crate) fn read<'de>(src: &mut Source<'de>, text: Form, v: usize) -> Result<CheckedStrs<'de>> {
     match text {
         Form::Decimal => decimal::read(src, v),
         Form::Hex => hex::read(src, v),
+        Form::DateTime => datetime::read(src, v),
         Form::Plain => Err(bad(
             src.offset(),
             "a plain string column has no number-text body",
