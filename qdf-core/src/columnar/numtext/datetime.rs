@@ -41,8 +41,7 @@ const RESERVED: u8 = 0xC0;
 
 /// English month abbreviations of the Common Log Format.
 const MONTHS: [&[u8; 3]; 12] = [
-    b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov",
-    b"Dec",
+    b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
 ];
 
 /// Seconds in a day.
@@ -96,9 +95,73 @@ impl Layout<'_> {
 /// bytes; its fields are checked by [`fields`].
 fn layout_of(s: &[u8]) -> Option<Layout<'_>> {
     let pattern = match s {
-        [_, _, _, _, b'-', _, _, b'-', _, _, b'T', _, _, b':', _, _, b':', _, _, ..] => ISO_T,
-        [_, _, _, _, b'-', _, _, b'-', _, _, b' ', _, _, b':', _, _, b':', _, _, ..] => ISO_SPACE,
-        [_, _, b'/', _, _, _, b'/', _, _, _, _, b':', _, _, b':', _, _, b':', _, _, ..] => CLF,
+        [
+            _,
+            _,
+            _,
+            _,
+            b'-',
+            _,
+            _,
+            b'-',
+            _,
+            _,
+            b'T',
+            _,
+            _,
+            b':',
+            _,
+            _,
+            b':',
+            _,
+            _,
+            ..,
+        ] => ISO_T,
+        [
+            _,
+            _,
+            _,
+            _,
+            b'-',
+            _,
+            _,
+            b'-',
+            _,
+            _,
+            b' ',
+            _,
+            _,
+            b':',
+            _,
+            _,
+            b':',
+            _,
+            _,
+            ..,
+        ] => ISO_SPACE,
+        [
+            _,
+            _,
+            b'/',
+            _,
+            _,
+            _,
+            b'/',
+            _,
+            _,
+            _,
+            _,
+            b':',
+            _,
+            _,
+            b':',
+            _,
+            _,
+            b':',
+            _,
+            _,
+            ..,
+        ] => CLF,
         _ => return None,
     };
     let stamp = if pattern == CLF { 20 } else { 19 };
@@ -161,7 +224,12 @@ fn fields(s: &[u8], l: &Layout<'_>) -> Option<Fields> {
         if s[4] != b'-' || s[7] != b'-' || s[10] != sep {
             return None;
         }
-        (digits(&s[0..4])?, two(&s[5..7])?, two(&s[8..10])?, &s[11..19])
+        (
+            digits(&s[0..4])?,
+            two(&s[5..7])?,
+            two(&s[8..10])?,
+            &s[11..19],
+        )
     };
     if time[2] != b':' || time[5] != b':' {
         return None;
@@ -351,7 +419,10 @@ pub(super) fn read<'de>(src: &mut Source<'de>, v: usize) -> Result<CheckedStrs<'
     let suffix_at = src.offset();
     let n = src.uvarint()?;
     if n > MAX_SUFFIX as u64 {
-        return Err(bad(suffix_at, "a date-time column's suffix is over 32 bytes"));
+        return Err(bad(
+            suffix_at,
+            "a date-time column's suffix is over 32 bytes",
+        ));
     }
     let suffix = src.take(n as usize, "a date-time column's suffix")?;
     if !suffix.iter().all(|c| (0x20..0x7F).contains(c)) {
@@ -379,7 +450,11 @@ pub(super) fn read<'de>(src: &mut Source<'de>, v: usize) -> Result<CheckedStrs<'
     };
     for (&x, dst) in vals.iter().zip(store.chunks_exact_mut(len)) {
         // An unsigned value past i64::MAX is past every year in range.
-        let t = if signed { Some(x as i64) } else { i64::try_from(x).ok() };
+        let t = if signed {
+            Some(x as i64)
+        } else {
+            i64::try_from(x).ok()
+        };
         let f = t.and_then(|t| from_ticks(t, &l)).ok_or_else(outside)?;
         print(dst, &f, &l);
     }
@@ -395,7 +470,11 @@ mod tests {
         let l = layout_of(s.as_bytes())?;
         let t = ticks(&fields(s.as_bytes(), &l)?, &l);
         let mut out = template(&l);
-        print(&mut out, &from_ticks(i64::try_from(t).ok()?, &l).unwrap(), &l);
+        print(
+            &mut out,
+            &from_ticks(i64::try_from(t).ok()?, &l).unwrap(),
+            &l,
+        );
         Some((t, String::from_utf8(out).unwrap()))
     }
 
