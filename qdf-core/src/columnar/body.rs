@@ -130,7 +130,7 @@ pub(crate) fn leaf_body(
                 }
                 Pick::PerValue => Body::PerValue,
             };
-            // Canonical decimal or hex text as numbers or bytes, when strictly smaller
+            // Canonical decimal, hex or date-time text as numbers or bytes, when strictly smaller
             // (its values are rebuilt on decode, so never for borrowable strings).
             let cost = match &body {
                 Body::Bytes(v) => v.len(),
