@@ -49,22 +49,7 @@ const MONTHS: [&str; 12] = [
 /// library's arithmetic).
 fn civil(days: i64) -> (i64, usize, i64) {
     let leap = |y: i64| y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    let month_len = |y: i64, m: usize| {
-        [
-            31,
-            if leap(y) { 29 } else { 28 },
-            31,
-            30,
-            31,
-            30,
-            31,
-            31,
-            30,
-            31,
-            30,
-            31,
-        ][m]
-    };
+    let month_len = |y: i64, m: usize| [31, if leap(y) { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m];
     let (mut y, mut m, mut d) = (1970i64, 0usize, days);
     while d < 0 {
         if m == 0 {
@@ -142,29 +127,10 @@ fn datasets(n: usize) -> Vec<(&'static str, Vec<String>, bool)> {
             true,
         ),
         ("before 1970", map(&|i| iso(-86_400 * 400 * i, 'T')), true),
-        (
-            "year 0 and 9999",
-            map(&|i| {
-                iso(
-                    if i % 2 == 0 {
-                        -62_167_219_200
-                    } else {
-                        253_402_300_799
-                    },
-                    'T',
-                )
-            }),
-            true,
-        ),
+        ("year 0 and 9999", map(&|i| iso(if i % 2 == 0 { -62_167_219_200 } else { 253_402_300_799 }, 'T')), true),
         (
             "leap second",
-            map(&|i| {
-                if i == 3 {
-                    "2016-12-31T23:59:60Z".into()
-                } else {
-                    iso(Y2010 + i, 'T') + "Z"
-                }
-            }),
+            map(&|i| if i == 3 { "2016-12-31T23:59:60Z".into() } else { iso(Y2010 + i, 'T') + "Z" }),
             false,
         ),
         (
@@ -179,41 +145,19 @@ fn datasets(n: usize) -> Vec<(&'static str, Vec<String>, bool)> {
         ),
         (
             "mixed fraction widths",
-            map(&|i| {
-                format!(
-                    "{}.{}",
-                    iso(Y2010 + i, 'T'),
-                    if i == 1 { "5" } else { "50" }
-                )
-            }),
+            map(&|i| format!("{}.{}", iso(Y2010 + i, 'T'), if i == 1 { "5" } else { "50" })),
             false,
         ),
         (
             "not a day",
-            map(&|i| {
-                if i == 4 {
-                    "2010-02-30T00:00:00".into()
-                } else {
-                    iso(Y2010 + i, 'T')
-                }
-            }),
+            map(&|i| if i == 4 { "2010-02-30T00:00:00".into() } else { iso(Y2010 + i, 'T') }),
             false,
         ),
         ("lowercase t", map(&|i| iso(Y2010 + i, 't')), false),
-        (
-            "dates only",
-            map(&|i| iso(Y2010 + 86_400 * i, 'T')[..10].to_owned()),
-            false,
-        ),
+        ("dates only", map(&|i| iso(Y2010 + 86_400 * i, 'T')[..10].to_owned()), false),
         (
             "empty among dates",
-            map(&|i| {
-                if i == 0 {
-                    String::new()
-                } else {
-                    iso(Y2010 + i, 'T')
-                }
-            }),
+            map(&|i| if i == 0 { String::new() } else { iso(Y2010 + i, 'T') }),
             false,
         ),
     ]
@@ -261,9 +205,7 @@ fn round_trips_are_exact_in_every_tier_and_size() {
 
 #[test]
 fn an_hourly_series_costs_a_few_bytes() {
-    let vals: Vec<String> = (0..8759)
-        .map(|i| iso(Y2010 + 3600 * (i + 1), 'T'))
-        .collect();
+    let vals: Vec<String> = (0..8759).map(|i| iso(Y2010 + 3600 * (i + 1), 'T')).collect();
     #[derive(Serialize)]
     struct D<'a> {
         date: &'a str,
@@ -298,10 +240,7 @@ fn golden_bodies() {
     let rows = |f: &dyn Fn(i64) -> String| (0..16).map(|i| S { t: f(i) }).collect::<Vec<_>>();
     // Every second from 2010-01-01T00:00:00Z: layout 00, suffix "Z", delta + FOR width 0.
     let b = qdf_core::to_vec(&rows(&|i| iso(Y2010 + i, 'T') + "Z")).unwrap();
-    assert_eq!(
-        hex(&b[5..]),
-        "ef 10 00 01 81 74 34 00 01 5a e6 03 00 80 f6 f4 d9 04 02 10"
-    );
+    assert_eq!(hex(&b[5..]), "ef 10 00 01 81 74 34 00 01 5a e6 03 00 80 f6 f4 d9 04 02 10");
     // The Common Log Format with its offset: layout 02, suffix " -0700".
     let b = qdf_core::to_vec(&rows(&|i| clf(971_186_136 + 60 * i) + " -0700")).unwrap();
     assert_eq!(
@@ -310,17 +249,13 @@ fn golden_bodies() {
     );
     let v: Value = qdf_core::from_slice(&b).unwrap();
     assert!(
-        v.to_string().starts_with(
-            r#"[{"t": "10/Oct/2000:13:55:36 -0700"}, {"t": "10/Oct/2000:13:56:36 -0700"}"#
-        ),
+        v.to_string()
+            .starts_with(r#"[{"t": "10/Oct/2000:13:55:36 -0700"}, {"t": "10/Oct/2000:13:56:36 -0700"}"#),
         "{v}"
     );
     // Milliseconds 50 apart, space separator: layout 0d (F = 3, pattern 1), no suffix.
     let b = qdf_core::to_vec(&rows(&|i| format!("{}.{:03}", iso(Y2010, ' '), 50 * i))).unwrap();
-    assert_eq!(
-        hex(&b[5..]),
-        "ef 10 00 01 81 74 34 0d 00 e6 03 00 80 f0 b9 b9 de 24 64 10"
-    );
+    assert_eq!(hex(&b[5..]), "ef 10 00 01 81 74 34 0d 00 e6 03 00 80 f0 b9 b9 de 24 64 10");
 }
 
 /// One-column containers of 16 rows named `t` with kind `kind` and body `body` (hex).
@@ -340,80 +275,25 @@ fn hostile_bodies_are_typed_errors() {
         ("ok", 0x34, format!("00 00 {OK}"), None),
         ("ok, optional", 0x74, format!("ff ff 00 00 {OK}"), None),
         ("both bits on a uint", 0x31, OK.into(), Some(Syntax)),
-        (
-            "both bits on a tagged column",
-            0x38,
-            OK.into(),
-            Some(Syntax),
-        ),
+        ("both bits on a tagged column", 0x38, OK.into(), Some(Syntax)),
         ("layout bit 6", 0x34, format!("40 00 {OK}"), Some(Syntax)),
         ("layout bit 7", 0x34, format!("80 00 {OK}"), Some(Syntax)),
         ("pattern 3", 0x34, format!("03 00 {OK}"), Some(Syntax)),
         ("fraction 10", 0x34, format!("28 00 {OK}"), Some(Syntax)),
-        (
-            "suffix of 33",
-            0x34,
-            format!("00 21 {} {OK}", "5a ".repeat(33)),
-            Some(Syntax),
-        ),
-        (
-            "suffix not ASCII",
-            0x34,
-            format!("00 01 c3 {OK}"),
-            Some(Syntax),
-        ),
-        (
-            "suffix control",
-            0x34,
-            format!("00 01 0a {OK}"),
-            Some(Syntax),
-        ),
+        ("suffix of 33", 0x34, format!("00 21 {} {OK}", "5a ".repeat(33)), Some(Syntax)),
+        ("suffix not ASCII", 0x34, format!("00 01 c3 {OK}"), Some(Syntax)),
+        ("suffix control", 0x34, format!("00 01 0a {OK}"), Some(Syntax)),
         ("suffix cut", 0x34, "00 05 5a".into(), Some(Eof)),
         ("no layout", 0x34, String::new(), Some(Eof)),
         // 10^11 seconds a step: the 16th instant is past 9999-12-31.
-        (
-            "past year 9999",
-            0x34,
-            "00 00 e6 03 00 00 80 a0 b7 87 e9 05 10".into(),
-            Some(Syntax),
-        ),
+        ("past year 9999", 0x34, "00 00 e6 03 00 00 80 a0 b7 87 e9 05 10".into(), Some(Syntax)),
         // -62 167 219 201: one second before 0000-01-01 (signed delta kind 07).
-        (
-            "before year 0",
-            0x34,
-            "00 00 e6 07 00 81 f0 a3 97 cf 03 00 10".into(),
-            Some(Syntax),
-        ),
-        (
-            "floats",
-            0x34,
-            format!("00 00 e4 0a 10 {}", "00 ".repeat(64)),
-            Some(Syntax),
-        ),
-        (
-            "a string block",
-            0x34,
-            "00 00 f9 01 31 10".into(),
-            Some(Syntax),
-        ),
-        (
-            "count",
-            0x34,
-            "00 00 e6 03 00 80 f6 f4 d9 04 02 0f".into(),
-            Some(Syntax),
-        ),
-        (
-            "signed without a negative",
-            0x34,
-            "00 00 e6 07 00 80 ec e9 b3 09 02 10".into(),
-            Some(Syntax),
-        ),
-        (
-            "integers cut",
-            0x34,
-            "00 00 e6 03 00 80 f6 f4 d9 04 02".into(),
-            Some(Eof),
-        ),
+        ("before year 0", 0x34, "00 00 e6 07 00 81 f0 a3 97 cf 03 00 10".into(), Some(Syntax)),
+        ("floats", 0x34, format!("00 00 e4 0a 10 {}", "00 ".repeat(64)), Some(Syntax)),
+        ("a string block", 0x34, "00 00 f9 01 31 10".into(), Some(Syntax)),
+        ("count", 0x34, "00 00 e6 03 00 80 f6 f4 d9 04 02 0f".into(), Some(Syntax)),
+        ("signed without a negative", 0x34, "00 00 e6 07 00 80 ec e9 b3 09 02 10".into(), Some(Syntax)),
+        ("integers cut", 0x34, "00 00 e6 03 00 80 f6 f4 d9 04 02".into(), Some(Eof)),
     ];
     for (what, kind, body, expect) in cases {
         let b = container(*kind, body);
@@ -421,8 +301,7 @@ fn hostile_bodies_are_typed_errors() {
         let r = qdf_core::from_slice::<Value>(&b);
         match (expect, r) {
             (None, Ok(v)) => assert!(
-                v.to_string()
-                    .starts_with(r#"[{"t": "2010-01-01T00:00:00"}"#),
+                v.to_string().starts_with(r#"[{"t": "2010-01-01T00:00:00"}"#),
                 "{what}: {v}"
             ),
             (None, Err(e)) => panic!("{what}: {e}"),
@@ -438,14 +317,9 @@ fn hostile_bodies_are_typed_errors() {
 #[test]
 fn mutated_messages_agree_with_the_walker() {
     let hourly: Vec<String> = (0..20).map(|i| iso(Y2010 + 3600 * i, 'T') + "Z").collect();
-    let logs: Vec<String> = (0..20)
-        .map(|i| clf(971_186_136 + 3 * i) + " -0700")
-        .collect();
+    let logs: Vec<String> = (0..20).map(|i| clf(971_186_136 + 3 * i) + " -0700").collect();
     let msgs = [
-        (
-            qdf_core::to_vec(&recs(&hourly)).unwrap(),
-            Options::balanced(),
-        ),
+        (qdf_core::to_vec(&recs(&hourly)).unwrap(), Options::balanced()),
         (
             qdf_core::to_vec_with(&recs(&logs), Options::compression()).unwrap(),
             Options::compression(),

@@ -125,12 +125,7 @@ struct Stamps {
 fn stamps(n: u64) -> Vec<Stamps> {
     (0..n)
         .map(|i| Stamps {
-            at: format!(
-                "2010-01-01T{:02}:{:02}:07.{:03}Z",
-                i / 60 % 24,
-                i % 60,
-                i * 7 % 1000
-            ),
+            at: format!("2010-01-01T{:02}:{:02}:07.{:03}Z", i / 60 % 24, i % 60, i * 7 % 1000),
             logged: format!("{:02}/Oct/2000:13:{:02}:36 -0700", 1 + i % 28, i % 60),
         })
         .collect()

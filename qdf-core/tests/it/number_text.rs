@@ -381,12 +381,7 @@ fn hostile_bodies_are_typed_errors() {
             Some(Syntax),
         ),
         ("hex bit on bool", 0x23, "e3 10 00 00", Some(Syntax)),
-        (
-            "both bits (date-time), layout byte e6",
-            0x34,
-            "e6 03 00 64 02 10",
-            Some(Syntax),
-        ),
+        ("both bits (date-time), layout byte e6", 0x34, "e6 03 00 64 02 10", Some(Syntax)),
         ("decimal floats", 0x14, F32S, Some(Syntax)),
         ("decimal bools", 0x14, "e3 10 00 00", Some(Syntax)),
         ("decimal count", 0x14, "e6 03 00 64 02 0f", Some(Syntax)),
