@@ -746,3 +746,80 @@ proptest! {
 struct Opt2 {
     t: Option<String>,
 }
+
+#[test]
+fn instants_at_the_ends_of_an_i64_of_nanoseconds() {
+    // i64::MIN and i64::MAX nanoseconds since 1970, alternating (their deltas overflow an
+    // i64), then one nanosecond past either end.
+    let min = stamp(-9_223_372_037, 0) + ".145224192Z";
+    let max = stamp(9_223_372_036, 0) + ".854775807Z";
+    assert_eq!(
+        (min.as_str(), max.as_str()),
+        (
+            "1677-09-21T00:12:43.145224192Z",
+            "2262-04-11T23:47:16.854775807Z"
+        )
+    );
+    let ends: Vec<String> = (0..20)
+        .map(|i| if i % 2 == 0 { min.clone() } else { max.clone() })
+        .collect();
+    let b = exact(&rows(&ends), "i64 ends");
+    assert!(is_date_time(&b, &Options::balanced(), "t"));
+    let all_max = vec![max.clone(); 17];
+    exact(&rows(&all_max), "i64::MAX only");
+    for (what, i, past) in [
+        (
+            "before i64::MIN",
+            4,
+            stamp(-9_223_372_037, 0) + ".145224191Z",
+        ),
+        ("after i64::MAX", 5, stamp(9_223_372_036, 0) + ".854775808Z"),
+    ] {
+        let mut vals = ends.clone();
+        vals[i] = past;
+        let b = exact(&rows(&vals), what);
+        assert!(!is_date_time(&b, &Options::balanced(), "t"), "{what}");
+    }
+}
+
+#[test]
+fn value_and_json_sources_round_trip() {
+    let vals: Vec<String> = (0..24)
+        .map(|i| stamp(Y2010 + 86_401 * i, 1) + ".5+01:00")
+        .collect();
+    let r = rows(&vals);
+    for (tier, opts) in tiers() {
+        // Decoded into a `Value`, written again from it: the same rows.
+        let b = qdf_core::to_vec_with(&r, opts).unwrap();
+        let v: Value = qdf_core::from_slice_with(&b, opts).unwrap();
+        let again = qdf_core::to_vec_with(&v, opts).unwrap();
+        let back: Vec<Row> = qdf_core::from_slice_with(&again, opts).unwrap();
+        assert_eq!(back, r, "{tier}: from Value");
+        // JSON objects (maps, not structs) as the source.
+        let j = serde_json::to_value(&r).unwrap();
+        let b = qdf_core::to_vec_with(&j, opts).unwrap();
+        let back: serde_json::Value = qdf_core::from_slice_with(&b, opts).unwrap();
+        assert_eq!(back, j, "{tier}: from JSON");
+        let typed: Vec<Row> = qdf_core::from_slice_with(&b, opts).unwrap();
+        assert_eq!(typed, r, "{tier}: JSON to rows");
+        agree(&b, &opts, "json");
+    }
+}
+
+#[test]
+fn session_messages_with_renewal() {
+    for (tier, opts) in tiers() {
+        let opts = opts.session_renewal(true);
+        let mut enc = EncoderSession::new(opts);
+        let mut dec = DecoderSession::new(opts);
+        for (i, batch) in session_batches().iter().enumerate() {
+            let mut m = Vec::new();
+            enc.encode_message(batch, &mut m).unwrap();
+            let got: Vec<Row> = dec.decode_message(&m).unwrap();
+            assert_eq!(&got, batch, "{tier} message {i}");
+            if i == 2 {
+                enc.renew();
+            }
+        }
+    }
+}
