@@ -823,3 +823,25 @@ fn session_messages_with_renewal() {
         }
     }
 }
+
+#[test]
+fn an_overlong_suffix_length_is_refused_or_described_alike() {
+    // S = 0 as the minimal `00` and as the overlong `80 00`.
+    const OK: &str = "e6 03 00 80 f6 f4 d9 04 02 10";
+    let describe = |b: &[u8]| {
+        let mut out = None;
+        inspect::message(b, &Options::default(), &mut |e| {
+            if let EventKind::Column { values, .. } = &e.kind {
+                out = Some(values.to_string());
+            }
+        })
+        .map(|()| out)
+    };
+    let minimal = container(0x34, &format!("00 00 {OK}"));
+    let overlong = container(0x34, &format!("00 80 00 {OK}"));
+    agree(&overlong, &Options::default(), "overlong S");
+    if let Ok(v) = qdf_core::from_slice::<Value>(&overlong) {
+        assert_eq!(v, qdf_core::from_slice::<Value>(&minimal).unwrap());
+        assert_eq!(describe(&overlong).ok(), describe(&minimal).ok());
+    }
+}
