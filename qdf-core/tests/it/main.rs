@@ -6,6 +6,7 @@
 mod common;
 
 mod break7;
+mod break8;
 mod checksum;
 mod columnar;
 mod data_model;
