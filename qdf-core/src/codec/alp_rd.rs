@@ -94,21 +94,12 @@ impl Plan {
         for &l in self.dict() {
             write_uvarint(out, l);
         }
-        let (r, m) = (self.r, mask(self.r));
-        let mut exceptions = Vec::new();
-        let mut p = Packer::new(r + self.code_bits());
-        for (i, v) in vals.iter().enumerate() {
-            let b = v.bits();
-            let left = b >> r;
-            let code = match self.dict().iter().position(|&l| l == left) {
-                Some(c) => c as u64,
-                None => {
-                    exceptions.push((i, left));
-                    0
-                }
-            };
-            p.push(code << r | (b & m), out);
-        }
+        let mut p = Packer::new(self.r + self.code_bits());
+        let lw = 8 * F::WIDTH as u32 - self.r;
+        let exceptions = match Table::new(self.dict(), lw, vals.len()) {
+            Some(t) => self.pack(vals, &t, &mut p, out),
+            None => self.pack(vals, &Search::new(self.dict()), &mut p, out),
+        };
         p.finish(out);
         write_uvarint(out, exceptions.len() as u64);
         let mut last = 0;
@@ -117,6 +108,85 @@ impl Plan {
             write_uvarint(out, left);
             last = i;
         }
+    }
+
+    /// Pushes every value's `code << r | right` and returns the exceptions `(position, left)`.
+    fn pack<F: AlpFloat, L: Lookup>(
+        &self,
+        vals: &[F],
+        codes: &L,
+        p: &mut Packer,
+        out: &mut Vec<u8>,
+    ) -> Vec<(usize, u64)> {
+        let (r, m) = (self.r, mask(self.r));
+        let mut exceptions = Vec::new();
+        for (i, v) in vals.iter().enumerate() {
+            let b = v.bits();
+            let left = b >> r;
+            let code = match codes.code(left) {
+                NONE => {
+                    exceptions.push((i, left));
+                    0
+                }
+                c => c as u64,
+            };
+            p.push(code << r | (b & m), out);
+        }
+        exceptions
+    }
+}
+
+/// No dictionary entry ([`Lookup::code`]).
+const NONE: u8 = u8::MAX;
+
+/// A left part's code, or [`NONE`].
+trait Lookup {
+    fn code(&self, left: u64) -> u8;
+}
+
+/// Codes indexed by left part, for left parts narrow against the column.
+struct Table(Vec<u8>);
+
+impl Table {
+    /// A table for left parts of `lw` bits when `2^lw` is at most twice `n` (filling it
+    /// costs less than searching), else `None`.
+    fn new(dict: &[u64], lw: u32, n: usize) -> Option<Table> {
+        if lw > MAX_LEFT || 1usize << lw > 2 * n {
+            return None;
+        }
+        let size = 1usize << lw;
+        let mut t = vec![NONE; size];
+        for (k, &l) in dict.iter().enumerate() {
+            t[l as usize] = k as u8;
+        }
+        Some(Table(t))
+    }
+}
+
+impl Lookup for Table {
+    #[inline(always)]
+    fn code(&self, left: u64) -> u8 {
+        // Left parts of the encoded width are below the size; anything else is no code.
+        self.0.get(left as usize).copied().unwrap_or(NONE)
+    }
+}
+
+/// A search of the entries, most frequent first.
+struct Search<'a>(&'a [u64]);
+
+impl<'a> Search<'a> {
+    fn new(dict: &'a [u64]) -> Self {
+        Search(dict)
+    }
+}
+
+impl Lookup for Search<'_> {
+    #[inline(always)]
+    fn code(&self, left: u64) -> u8 {
+        self.0
+            .iter()
+            .position(|&l| l == left)
+            .map_or(NONE, |k| k as u8)
     }
 }
 
@@ -211,34 +281,48 @@ pub fn plan_below<F: AlpFloat>(vals: &[F], bound: usize) -> Option<Plan> {
     if fixed >= bound || est >= bound as u128 + bound as u128 / 32 {
         return None;
     }
-    let dict_used = &dict[..d];
-    let (mut exc, mut exc_bytes, mut last) = (0usize, 0usize, 0usize);
+    let tail = match Table::new(&dict[..d], 8 * F::WIDTH as u32 - r, n) {
+        Some(t) => exceptions_below(vals, r, &t, bound - fixed),
+        None => exceptions_below(vals, r, &Search::new(&dict[..d]), bound - fixed),
+    }?;
+    let cost = fixed + tail;
+    (cost < bound).then_some(Plan { r, dict, d, cost })
+}
+
+/// Bytes of the exception list of `vals` cut at `r` (count, gaps, left parts), or `None` once
+/// they reach `room`: checked every [`CHUNK`] values (the list only grows).
+fn exceptions_below<F: AlpFloat, L: Lookup>(
+    vals: &[F],
+    r: u32,
+    codes: &L,
+    room: usize,
+) -> Option<usize> {
+    let (mut exc, mut bytes, mut last) = (0usize, 0usize, 0usize);
     for (k, chunk) in vals.chunks(CHUNK).enumerate() {
         for (j, v) in chunk.iter().enumerate() {
             let left = v.bits() >> r;
-            if !dict_used.contains(&left) {
+            if codes.code(left) == NONE {
                 let i = k * CHUNK + j;
-                exc_bytes += uvarint_len((i - last) as u64) + uvarint_len(left);
+                bytes += uvarint_len((i - last) as u64) + uvarint_len(left);
                 exc += 1;
                 last = i;
             }
         }
-        if fixed + 1 + exc_bytes >= bound {
+        if 1 + bytes >= room {
             return None;
         }
     }
-    let cost = fixed + uvarint_len(exc as u64) + exc_bytes;
-    (cost < bound).then_some(Plan { r, dict, d, cost })
+    Some(uvarint_len(exc as u64) + bytes)
 }
 
 /// Values unpacked at a time: a multiple of 8, so every chunk starts on a byte.
 const DECODE_CHUNK: usize = 1024;
 
 /// Reads a body after the kind byte. Errors (`BadCodec` at the byte): `r` outside
-/// `1..W`, `d` outside `1..=8`, a left value not below 2^(W−r) or repeated, a count the
-/// remaining bytes cannot hold, non-zero padding, a code not below `d`, an exception count
-/// above `n` or the bytes left, an exception position out of range or not increasing; the
-/// output budget; a truncated body is `UnexpectedEof`.
+/// `1..W`, `d` outside `1..=8`, a left value not below 2^(W−r) or repeated, non-zero
+/// padding, a code not below `d`, an exception count above `n`, an exception position out of
+/// range or not increasing; the output budget; a count of values or exceptions the remaining
+/// bytes cannot hold is `LengthOverrun` and a truncated body `UnexpectedEof` (both Eof).
 pub fn decode<F: AlpFloat>(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec<F>> {
     let w = 8 * F::WIDTH as u32;
     let n_at = cur.pos();
@@ -282,10 +366,12 @@ pub fn decode<F: AlpFloat>(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec
     }
     let exc_at = cur.pos();
     let exc = cur.uvarint("the ALP-RD exception count")?;
-    // Each exception takes at least two bytes.
-    if exc > n as u64 || exc.saturating_mul(2) > cur.remaining() as u64 {
-        return Err(cur.bad_at(exc_at, "ALP-RD exception count larger than the body allows"));
+    if exc > n as u64 {
+        return Err(cur.bad_at(exc_at, "ALP-RD exception count above n"));
     }
+    // Each exception takes at least two bytes: fewer left is a truncated body (Eof).
+    cur.check_count(exc, 16)
+        .map_err(|c| cur.err_at(exc_at, c))?;
     cur.charge(budget, n, n_at)?;
     let m = mask(r);
     let mut out: Vec<F> = Vec::with_capacity(n);

@@ -385,7 +385,12 @@ impl Codec {
             QP_PFOR => Codec::Pfor,
             QP_XOR if kind == Some(codec::chimp::KIND) => Codec::Chimp128,
             QP_XOR => Codec::Gorilla,
-            QP_ALP if matches!(kind, Some(codec::alp_rd::KIND_F32 | codec::alp_rd::KIND_F64)) => {
+            QP_ALP
+                if matches!(
+                    kind,
+                    Some(codec::alp_rd::KIND_F32 | codec::alp_rd::KIND_F64)
+                ) =>
+            {
                 Codec::AlpRd
             }
             QP_ALP => Codec::Alp,

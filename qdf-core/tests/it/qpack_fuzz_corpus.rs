@@ -28,8 +28,8 @@ fn replay_qpack_corpora() {
 /// [−1, 1), are written as ALP-RD in Balanced and Compression.
 #[test]
 fn alp_rd_seeds_reach_the_codec() {
-    use qdf_core::Features;
     use qdf_core::__qpack::{decode, encode_f32s, encode_f64s};
+    use qdf_core::Features;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
     let read = |p: &str| std::fs::read(root.join(p)).unwrap();
     let body = |p: &str| {
@@ -45,7 +45,14 @@ fn alp_rd_seeds_reach_the_codec() {
         let (packed, end) = decode(&b, 0, &mut u64::MAX.clone()).unwrap();
         assert_eq!((packed.len(), end), (n, b.len()), "{p}");
     }
-    assert!(decode(&body("qpack_decode/alp_rd_bad_code.bin"), 0, &mut u64::MAX.clone()).is_err());
+    assert!(
+        decode(
+            &body("qpack_decode/alp_rd_bad_code.bin"),
+            0,
+            &mut u64::MAX.clone()
+        )
+        .is_err()
+    );
     for (p, kind) in [
         ("qpack_roundtrip/alp_rd_mesh_f32_balanced.bin", 0x0E),
         ("qpack_roundtrip/alp_rd_mesh_f32_compression.bin", 0x0E),

@@ -260,11 +260,18 @@ fn hostile_bodies_are_typed_errors_at_their_byte() {
     };
     assert_eq!(
         err(&with(&[0x03, 0, 0, 0, 0, 0, 0])),
-        bad("ALP-RD exception count larger than the body allows", 14)
+        bad("ALP-RD exception count above n", 14)
     );
+    // Two exceptions in two bytes: a truncated body.
     assert_eq!(
         err(&with(&[0x02, 0, 0])),
-        bad("ALP-RD exception count larger than the body allows", 14)
+        (
+            ErrorCode::LengthOverrun {
+                len: 4,
+                remaining: 2
+            },
+            Some(14)
+        )
     );
     assert_eq!(
         err(&with(&[0x01, 0x02, 0x01])),
@@ -279,10 +286,16 @@ fn hostile_bodies_are_typed_errors_at_their_byte() {
         bad("ALP-RD left value wider than W − r bits", 16)
     );
     assert!(decode_one(&with(&[0x02, 0x00, 0x01, 0x01, 0x01])).is_ok());
-    // Truncated anywhere: an error, never a panic.
-    let good = round_trip(&unit(40, 5));
+    // Truncated anywhere: an Eof error, never a panic.
+    let mut f = unit(40, 5);
+    f[7] = 1e-30;
+    f[30] = -1e-30;
+    let good = round_trip(&f);
+    // The list ends in an exception's left part, not in a zero count.
+    assert_ne!(good.last(), Some(&0));
     for cut in 0..good.len() {
-        assert!(decode_one(&good[..cut]).is_err(), "prefix {cut}");
+        let e = decode_one(&good[..cut]).unwrap_err();
+        assert!(e.is_eof(), "prefix {cut}: {e}");
     }
     // A count of 2^40 with a few bytes of body: refused before allocating.
     let huge = [
