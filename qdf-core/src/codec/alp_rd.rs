@@ -144,18 +144,21 @@ trait Lookup {
     fn code(&self, left: u64) -> u8;
 }
 
-/// Codes indexed by left part, for left parts narrow against the column.
-struct Table(Vec<u8>);
+/// Codes indexed by left part, for left parts of at most [`TABLE_BITS`] bits (on the stack:
+/// no allocation per column).
+struct Table([u8; 1 << TABLE_BITS]);
+
+/// Widest left part [`Table`] indexes.
+const TABLE_BITS: u32 = 8;
 
 impl Table {
-    /// A table for left parts of `lw` bits when `2^lw` is at most twice `n` (filling it
-    /// costs less than searching), else `None`.
+    /// A table for left parts of `lw` bits when `lw ≤ TABLE_BITS` and `2^lw` is at most
+    /// twice `n` (filling it costs less than searching), else `None`.
     fn new(dict: &[u64], lw: u32, n: usize) -> Option<Table> {
-        if lw > MAX_LEFT || 1usize << lw > 2 * n {
+        if lw > TABLE_BITS || 1usize << lw > 2 * n {
             return None;
         }
-        let size = 1usize << lw;
-        let mut t = vec![NONE; size];
+        let mut t = [NONE; 1 << TABLE_BITS];
         for (k, &l) in dict.iter().enumerate() {
             t[l as usize] = k as u8;
         }
@@ -166,8 +169,9 @@ impl Table {
 impl Lookup for Table {
     #[inline(always)]
     fn code(&self, left: u64) -> u8 {
-        // Left parts of the encoded width are below the size; anything else is no code.
-        self.0.get(left as usize).copied().unwrap_or(NONE)
+        // Left parts of the table's width are below 2^TABLE_BITS; the mask keeps the index
+        // in bounds without a check.
+        self.0[(left & ((1 << TABLE_BITS) - 1)) as usize]
     }
 }
 
