@@ -22,8 +22,8 @@
 //! and then costs every value exactly.
 //!
 //! ```text
-//! [1.0, 1.5, -2.0] as f32, r = 23, d = 3 (7F, 7F.8 → 7F, 80):
-//! F4 0E 03 17 03 FF 01 80 02 80 03 ...
+//! 15 f32 of ±[0.5, 1) and 0.001 (docs/SPEC.md §19.2), r = 23, d = 2, 0.001 an exception:
+//! F4 0E 10 | 17 | 02 FE 02 7E | 48 bytes: 16 × (code << 23 | mantissa) | 01 | 05 75
 //! ```
 
 use super::alp::AlpFloat;
