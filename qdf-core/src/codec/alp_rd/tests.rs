@@ -307,3 +307,15 @@ fn hostile_bodies_are_typed_errors_at_their_byte() {
     let e = crate::codec::decode(&ok, 0, &mut budget).unwrap_err();
     assert!(matches!(e.code(), ErrorCode::OutputLimit { .. }), "{e}");
 }
+
+/// The inspector names ALP-RD bodies by their kind byte, and their element types.
+#[test]
+fn inspector_names_alp_rd() {
+    use crate::inspect::Codec;
+    assert_eq!(Codec::from_tag(0xF4, Some(KIND_F32)), Some(Codec::AlpRd));
+    assert_eq!(Codec::from_tag(0xF4, Some(KIND_F64)), Some(Codec::AlpRd));
+    assert_eq!(Codec::from_tag(0xF4, Some(0x0B)), Some(Codec::Alp));
+    assert_eq!(Codec::AlpRd.to_string(), "ALP-RD");
+    assert_eq!(crate::inspect::kind_name(KIND_F32), "f32");
+    assert_eq!(crate::inspect::kind_name(KIND_F64), "f64");
+}
