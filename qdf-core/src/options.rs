@@ -6,11 +6,11 @@
 //! | tier | preset | features |
 //! |---|---|---|
 //! | Speed | [`Options::speed`] | none: plain tags |
-//! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE | NESTED_COLUMNS | HEX_TEXT | STR_STATE` |
+//! | Balanced (default) | [`Options::balanced`] | `DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE | NESTED_COLUMNS | HEX_TEXT | STR_STATE | FLOAT_SPLIT` |
 //! | Compression | [`Options::compression`] | Balanced `| FLOAT_XOR | ENTROPY | FSST` |
 //!
 //! What the encoder writes today: Balanced = intern table, state-ref predictors, struct shapes,
-//! QPack sequences, columnar containers for sequences of ≥ 16 structs and, in sessions only,
+//! QPack sequences (ALP-RD for floats that it shrinks), columnar containers for sequences of ≥ 16 structs and, in sessions only,
 //! per-field numbers and strings across messages (`NUM_STATE`, `STR_STATE`, `docs/SPEC.md`
 //! §15.2, §15.3); Compression adds the
 //! float XOR/decimal codecs (Gorilla, Chimp128, ALP), FSST string columns and, in one-shot
@@ -37,15 +37,15 @@
 /// assert!(!(f - Features::DENSE).contains(Features::DENSE));
 /// assert_eq!(f & Features::MAP_SHAPE, Features::MAP_SHAPE);
 /// assert_eq!(!Features::NONE, Features::ALL);
-/// assert_eq!(f.bits(), 0x3E1F);
-/// assert_eq!(Features::from_bits(0x3E1F), Some(f));
-/// assert_eq!(Features::from_bits(0x4000), None);
+/// assert_eq!(f.bits(), 0x7E1F);
+/// assert_eq!(Features::from_bits(0x7E1F), Some(f));
+/// assert_eq!(Features::from_bits(0x8000), None);
 /// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Features(pub(crate) u32);
 
 /// The bits by name, in bit order (`Debug`).
-const FEATURE_NAMES: [(&str, Features); 14] = [
+const FEATURE_NAMES: [(&str, Features); 15] = [
     ("DENSE", Features::DENSE),
     ("QPACK", Features::QPACK),
     ("SHAPE_INTERN", Features::SHAPE_INTERN),
@@ -60,6 +60,7 @@ const FEATURE_NAMES: [(&str, Features); 14] = [
     ("NESTED_COLUMNS", Features::NESTED_COLUMNS),
     ("HEX_TEXT", Features::HEX_TEXT),
     ("STR_STATE", Features::STR_STATE),
+    ("FLOAT_SPLIT", Features::FLOAT_SPLIT),
 ];
 
 impl std::fmt::Debug for Features {
@@ -135,14 +136,21 @@ impl Features {
     /// decoding needs no feature bit (a decoder that predates it refuses the flag,
     /// `BadFlags`). In the Balanced and Compression presets.
     pub const STR_STATE: Features = Features(1 << 13);
+    /// Bit 14: ALP-RD float columns (tag `F4`, kinds `0E`/`0F`, `docs/SPEC.md` §19 rule 6):
+    /// each value's bits cut in two, the right part bit-packed as it is and the left part
+    /// (sign, exponent, a few mantissa bits) through a dictionary of up to 8 entries, for
+    /// floats without a decimal form (random, measured, computed: about 3.4 bytes an `f32`
+    /// uniform in [−1, 1)). Taken only when strictly smaller than every other float codec
+    /// allowed. In the Balanced and Compression presets; decoding needs no feature bit.
+    pub const FLOAT_SPLIT: Features = Features(1 << 14);
 
-    /// The Balanced preset, `0x3C1F`: bits 0–4, `NUM_STATE`, `NESTED_COLUMNS`, `HEX_TEXT`
-    /// and `STR_STATE`.
-    pub const BALANCED: Features = Features(0x3C1F);
-    /// The Compression preset, `0x3D7F`: Balanced plus `FLOAT_XOR`, `ENTROPY` and `FSST`.
-    pub const COMPRESSION: Features = Features(0x3D7F);
-    /// Every defined bit, `0x3FFF`.
-    pub const ALL: Features = Features(0x3FFF);
+    /// The Balanced preset, `0x7C1F`: bits 0–4, `NUM_STATE`, `NESTED_COLUMNS`, `HEX_TEXT`,
+    /// `STR_STATE` and `FLOAT_SPLIT`.
+    pub const BALANCED: Features = Features(0x7C1F);
+    /// The Compression preset, `0x7D7F`: Balanced plus `FLOAT_XOR`, `ENTROPY` and `FSST`.
+    pub const COMPRESSION: Features = Features(0x7D7F);
+    /// Every defined bit, `0x7FFF`.
+    pub const ALL: Features = Features(0x7FFF);
 
     /// The bits as a `u32` (bit `n` is the feature constant `1 << n` above).
     #[inline]
@@ -150,7 +158,7 @@ impl Features {
         self.0
     }
 
-    /// The set with these bits, if every one is a defined feature (`bits & !0x3FFF == 0`).
+    /// The set with these bits, if every one is a defined feature (`bits & !0x7FFF == 0`).
     #[inline]
     pub const fn from_bits(bits: u32) -> Option<Features> {
         if bits & !Features::ALL.0 == 0 {

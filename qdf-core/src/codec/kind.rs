@@ -1,7 +1,7 @@
 //! The QPack kind byte: `family << 2 | log2(width in bytes)` (wire notes §2).
 //!
 //! Families: unsigned 0, signed 1, float 2, special 3. The special kinds (Plane16 `0x0D`,
-//! ALP-RD `0x0E`/`0x0F`, Chimp128 `0x0F` under the XOR tag) are read by the codec that owns
+//! ALP-RD `0x0E`/`0x0F` under the ALP tag, Chimp128 `0x0F` under the XOR tag) are read by the codec that owns
 //! them, never through [`Kind`].
 
 /// The element kind of a QPack body, as written in its kind byte.

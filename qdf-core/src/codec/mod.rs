@@ -12,7 +12,7 @@
 //! | `ED` | dictionary | [`dict`] |
 //! | `EE` | patched FOR (PFOR) | [`pfor`] |
 //! | `E7` | Gorilla XOR floats; kind `0F`: Chimp128 | [`gorilla`], [`chimp`] |
-//! | `F4` | ALP decimal floats | [`alp`] |
+//! | `F4` | ALP decimal floats; kinds `0E`/`0F`: ALP-RD | [`alp`], [`alp_rd`] |
 //! | `FE` | entropy-coded block (tANS) holding one of the above | [`entropy`], [`tans`] |
 //!
 //! Decoders check every count against the bytes that remain and charge the output budget
@@ -20,6 +20,7 @@
 //! failing byte, never a panic.
 
 pub mod alp;
+pub mod alp_rd;
 pub mod bitpack;
 pub mod bits;
 pub mod bools;
@@ -175,7 +176,8 @@ fn decode_tagged(tag: u8, cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Pack
             match cur.byte("a kind byte")? {
                 0x0B => Packed::F64s(alp::decode::<f64>(cur, budget)?),
                 0x0A => Packed::F32s(alp::decode::<f32>(cur, budget)?),
-                0x0E | 0x0F => return Err(cur.bad_at(at, "ALP-RD kinds are not supported")),
+                alp_rd::KIND_F64 => Packed::F64s(alp_rd::decode::<f64>(cur, budget)?),
+                alp_rd::KIND_F32 => Packed::F32s(alp_rd::decode::<f32>(cur, budget)?),
                 _ => return Err(cur.bad_at(at, "ALP kind byte")),
             }
         }

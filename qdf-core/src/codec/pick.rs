@@ -12,11 +12,12 @@
 //! - above 2^24 values, bodies of zero bits per value (and RLE) are skipped: the decoder
 //!   cannot bound them by the input.
 //!
-//! Floats: raw unless [`Features::FLOAT_XOR`] is on; then Gorilla, Chimp128 (`f64` only) and
-//! ALP in that order, each when strictly smaller than the best so far.
+//! Floats: raw; with [`Features::FLOAT_XOR`] Gorilla, Chimp128 (`f64` only) and ALP, then
+//! with [`Features::FLOAT_SPLIT`] ALP-RD, in that order, each when strictly smaller than the
+//! best so far.
 
 use super::cursor::MAX_CONST_COUNT;
-use super::{Kind, alp, bools, chimp, delta, dict, for_, gorilla, pfor, raw, rle};
+use super::{Kind, alp, alp_rd, bools, chimp, delta, dict, for_, gorilla, pfor, raw, rle};
 use crate::options::Features;
 
 /// The widest bit-packing the encoders write (Go's limit; decoders accept 64).
@@ -181,6 +182,8 @@ pub enum FloatChoice {
     Chimp,
     /// ALP with this plan.
     Alp(alp::Plan),
+    /// ALP-RD with this plan.
+    AlpRd(alp_rd::Plan),
 }
 
 /// ALP when it costs fewer than `best` bytes (the cheapest codec so far, which it must beat).
@@ -191,38 +194,56 @@ fn alp_candidate<F: alp::AlpFloat>(vals: &[F], best: usize) -> Option<(FloatChoi
         .then_some((FloatChoice::Alp(plan), c))
 }
 
+/// ALP-RD when `feats` has [`Features::FLOAT_SPLIT`] and it beats `best`, else `best`.
+fn split_candidate<F: alp::AlpFloat>(
+    vals: &[F],
+    feats: Features,
+    best: (FloatChoice, usize),
+) -> (FloatChoice, usize) {
+    if !feats.contains(Features::FLOAT_SPLIT) || vals.is_empty() {
+        return best;
+    }
+    match alp_rd::plan_below(vals, best.1) {
+        Some(plan) => {
+            let c = plan.cost();
+            (FloatChoice::AlpRd(plan), c)
+        }
+        None => best,
+    }
+}
+
 /// Chooses the codec for an `f64` slice under `feats`, with its exact size.
 pub fn choose_f64(vals: &[f64], feats: Features) -> (FloatChoice, usize) {
     let mut best = (FloatChoice::Raw, raw::cost(vals.len(), Kind::F64));
-    if !feats.contains(Features::FLOAT_XOR) || vals.is_empty() {
-        return best;
-    }
-    for (choice, c) in [
-        (FloatChoice::Gorilla, gorilla::cost_f64(vals)),
-        (FloatChoice::Chimp, chimp::cost(vals)),
-    ] {
-        if c < best.1 {
-            best = (choice, c);
+    if feats.contains(Features::FLOAT_XOR) && !vals.is_empty() {
+        for (choice, c) in [
+            (FloatChoice::Gorilla, gorilla::cost_f64(vals)),
+            (FloatChoice::Chimp, chimp::cost(vals)),
+        ] {
+            if c < best.1 {
+                best = (choice, c);
+            }
         }
+        best = alp_candidate(vals, best.1).unwrap_or(best);
     }
-    alp_candidate(vals, best.1).unwrap_or(best)
+    split_candidate(vals, feats, best)
 }
 
 /// Chooses the codec for an `f32` slice under `feats`, with its exact size.
 pub fn choose_f32(vals: &[f32], feats: Features) -> (FloatChoice, usize) {
     let mut best = (FloatChoice::Raw, raw::cost(vals.len(), Kind::F32));
-    if !feats.contains(Features::FLOAT_XOR) || vals.is_empty() {
-        return best;
+    if feats.contains(Features::FLOAT_XOR) && !vals.is_empty() {
+        let gorilla = gorilla::cost_f32(vals);
+        if gorilla < best.1 {
+            best = (FloatChoice::Gorilla, gorilla);
+        }
+        best = alp_candidate(vals, best.1).unwrap_or(best);
     }
-    let gorilla = gorilla::cost_f32(vals);
-    if gorilla < best.1 {
-        best = (FloatChoice::Gorilla, gorilla);
-    }
-    alp_candidate(vals, best.1).unwrap_or(best)
+    split_candidate(vals, feats, best)
 }
 
 /// Appends the smallest encoding of `vals` allowed by `feats` (raw unless
-/// [`Features::FLOAT_XOR`]).
+/// [`Features::FLOAT_XOR`] or [`Features::FLOAT_SPLIT`]).
 pub fn encode_f64s(vals: &[f64], out: &mut Vec<u8>, feats: Features) {
     write_f64(vals, choose_f64(vals, feats).0, out);
 }
@@ -234,6 +255,7 @@ pub fn write_f64(vals: &[f64], choice: FloatChoice, out: &mut Vec<u8>) {
         FloatChoice::Gorilla => gorilla::encode_f64(vals, out),
         FloatChoice::Chimp => chimp::encode(vals, out),
         FloatChoice::Alp(plan) => plan.encode(Kind::F64.byte(), out),
+        FloatChoice::AlpRd(plan) => plan.encode(vals, out),
     }
 }
 
@@ -249,5 +271,6 @@ pub fn write_f32(vals: &[f32], choice: FloatChoice, out: &mut Vec<u8>) {
         // `choose_f32` never offers Chimp128 (it is `f64` only).
         FloatChoice::Gorilla | FloatChoice::Chimp => gorilla::encode_f32(vals, out),
         FloatChoice::Alp(plan) => plan.encode(Kind::F32.byte(), out),
+        FloatChoice::AlpRd(plan) => plan.encode(vals, out),
     }
 }

@@ -351,19 +351,40 @@ fn picker_reaches_every_integer_codec() {
 #[test]
 fn picker_reaches_every_float_codec() {
     let r = rand_u64s(300, 2);
+    let random: Vec<f64> = r.iter().map(|&b| f64::from_bits(b)).collect();
+    assert_eq!(head_f64(&random, BAL), [0xE4, 0x0B]);
+    assert_eq!(head_f64(&random, COMP), [0xE4, 0x0B]);
+    let random32: Vec<f32> = r.iter().map(|&b| f32::from_bits(b as u32)).collect();
+    assert_eq!(head_f32(&random32, BAL), [0xE4, 0x0A]);
+    assert_eq!(head_f32(&random32, COMP), [0xE4, 0x0A]);
+    // Two zero bits on top of random ones: ALP-RD's one-entry dictionary saves them.
     let noise: Vec<f64> = r.iter().map(|&b| f64::from_bits(b >> 2)).collect();
-    assert_eq!(head_f64(&noise, BAL), [0xE4, 0x0B]);
-    assert_eq!(head_f64(&noise, COMP), [0xE4, 0x0B]);
+    assert_eq!(head_f64(&noise, BAL), [0xF4, 0x0F]);
+    assert_eq!(head_f64(&noise, COMP), [0xF4, 0x0F]);
+    assert_eq!(
+        head_f64(&noise, BAL.without(Features::FLOAT_SPLIT)),
+        [0xE4, 0x0B]
+    );
+    // Uniform in [−1, 1), as issue #20's mesh: ALP-RD in both tiers.
+    let unit: Vec<f64> = r
+        .iter()
+        .map(|&u| (u >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
+        .collect();
+    assert_eq!(head_f64(&unit, BAL), [0xF4, 0x0F]);
+    assert_eq!(head_f64(&unit, COMP), [0xF4, 0x0F]);
+    let unit32: Vec<f32> = unit.iter().map(|&v| v as f32).collect();
+    assert_eq!(head_f32(&unit32, BAL), [0xF4, 0x0E]);
+    assert_eq!(head_f32(&unit32, COMP), [0xF4, 0x0E]);
     // Neighbours differ in the low bits only and need 17 digits: Gorilla's window wins.
     let walk: Vec<f64> = (0..200)
         .map(|i| f64::from_bits(0x4009_21FB_5444_2D18 + i * 3))
         .collect();
-    assert_eq!(head_f64(&walk, BAL), [0xE4, 0x0B]);
+    assert_eq!(head_f64(&walk, BAL), [0xF4, 0x0F]);
     assert_eq!(head_f64(&walk, COMP), [0xE7, 0x0B]);
     let walk32: Vec<f32> = (0..200)
         .map(|i| f32::from_bits(0x4049_0FDB + i * 3))
         .collect();
-    assert_eq!(head_f32(&walk32, BAL), [0xE4, 0x0A]);
+    assert_eq!(head_f32(&walk32, BAL), [0xF4, 0x0E]);
     // One mantissa over a wide range of exponents: no decimal form, an 8-bit XOR window.
     let scaled: Vec<f32> = r[..200]
         .iter()
@@ -373,7 +394,7 @@ fn picker_reaches_every_float_codec() {
     let cycle: Vec<f64> = (0..300).map(|i| noise[i % 10]).collect();
     assert_eq!(head_f64(&cycle, COMP), [0xE7, 0x0F]);
     let prices: Vec<f64> = r.iter().map(|v| (v % 100_000) as f64 / 100.0).collect();
-    assert_eq!(head_f64(&prices, BAL), [0xE4, 0x0B]);
+    assert_eq!(head_f64(&prices, BAL), [0xF4, 0x0F]);
     assert_eq!(head_f64(&prices, COMP), [0xF4, 0x0B]);
     let prices32: Vec<f32> = r.iter().map(|v| (v % 10_000) as f32 / 10.0).collect();
     assert_eq!(head_f32(&prices32, COMP), [0xF4, 0x0A]);
@@ -401,7 +422,8 @@ fn bad_tags_kinds_and_budget() {
         &[0xE4, 0x0D, 0x00],
         &[0xE4, 0x08, 0x00],
         &[0xE7, 0x03, 0x00],
-        &[0xF4, 0x0F, 0x00],
+        &[0xF4, 0x0C, 0x00],
+        &[0xF4, 0x0E, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00],
         &[0xF4, 0x0A, 0x01, 0x82, 0x00, 0x00, 0x00],
         &[0xF4, 0x0B, 0x01, 0x10, 0x00, 0x00, 0x00],
     ] {

@@ -365,13 +365,15 @@ pub enum Codec {
     Chimp128,
     /// `F4` ALP decimal floats.
     Alp,
+    /// `F4` with kind `0E`/`0F`: ALP-RD (split floats).
+    AlpRd,
     /// `FE` a QPack value coded with tANS (§21).
     Entropy,
 }
 
 impl Codec {
     /// The codec of QPack tag `tag` with kind byte `kind` (`E7`'s kind tells Gorilla from
-    /// Chimp128); `None` for a tag that is not QPack.
+    /// Chimp128, `F4`'s ALP from ALP-RD); `None` for a tag that is not QPack.
     pub fn from_tag(tag: u8, kind: Option<u8>) -> Option<Codec> {
         Some(match tag {
             QP_BOOL => Codec::Bools,
@@ -383,6 +385,14 @@ impl Codec {
             QP_PFOR => Codec::Pfor,
             QP_XOR if kind == Some(codec::chimp::KIND) => Codec::Chimp128,
             QP_XOR => Codec::Gorilla,
+            QP_ALP
+                if matches!(
+                    kind,
+                    Some(codec::alp_rd::KIND_F32 | codec::alp_rd::KIND_F64)
+                ) =>
+            {
+                Codec::AlpRd
+            }
             QP_ALP => Codec::Alp,
             ENTROPY => Codec::Entropy,
             _ => return None,
@@ -403,13 +413,14 @@ impl fmt::Display for Codec {
             Codec::Gorilla => "Gorilla",
             Codec::Chimp128 => "Chimp128",
             Codec::Alp => "ALP",
+            Codec::AlpRd => "ALP-RD",
             Codec::Entropy => "tANS-coded",
         })
     }
 }
 
-/// The element type a QPack kind byte names: `u8`…`i64`, `f32`, `f64` (`0F`, Chimp128, is
-/// `f64`); `"?"` for any other byte.
+/// The element type a QPack kind byte names: `u8`…`i64`, `f32`, `f64` (`0E`, ALP-RD, is
+/// `f32`; `0F`, Chimp128 or ALP-RD, is `f64`); `"?"` for any other byte.
 pub fn kind_name(kind: u8) -> &'static str {
     match kind {
         0x00 => "u8",
@@ -420,7 +431,7 @@ pub fn kind_name(kind: u8) -> &'static str {
         0x05 => "i16",
         0x06 => "i32",
         0x07 => "i64",
-        0x0A => "f32",
+        0x0A | 0x0E => "f32",
         0x0B | 0x0F => "f64",
         _ => "?",
     }

@@ -3,8 +3,8 @@ use super::*;
 #[test]
 fn presets_match_go_bits_plus_session_state_and_nested_columns() {
     assert_eq!(Options::speed().features.bits(), 0);
-    assert_eq!(Options::balanced().features.bits(), 0x3C1F);
-    assert_eq!(Options::compression().features.bits(), 0x3D7F);
+    assert_eq!(Options::balanced().features.bits(), 0x7C1F);
+    assert_eq!(Options::compression().features.bits(), 0x7D7F);
     assert_eq!(Options::default(), Options::balanced());
 }
 

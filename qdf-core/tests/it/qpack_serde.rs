@@ -70,8 +70,15 @@ fn golden_bytes() {
     assert_eq!(&bal(&b)[5..], [0xE3, 0x09, 0x0D, 0x01]);
     // Eight equal negative i16: FOR width 0, kind I64, min zigzag(−3) = 5.
     assert_eq!(&bal(&[-3i16; 8])[5..], [0xE5, 0x07, 0x00, 0x05, 0x08]);
-    // Eight f32 in Balanced: raw F32.
+    // Eight equal f32 in Balanced: ALP-RD (kind 0E), r = 16, one left part 3FC0, eight
+    // 16-bit right parts 0, no exception: 24 bytes against raw's 35.
     let f = [1.5f32; 8];
+    let mut want = vec![0xF4, 0x0E, 0x08, 0x10, 0x01, 0xC0, 0x7F];
+    want.extend([0; 16]);
+    want.push(0x00);
+    assert_eq!(&bal(&f)[5..], want);
+    // Eight f32 of eight exponents: no cut pays, raw F32.
+    let f = [1.5f32, -2.5, 0.0625, 7.0, -0.001, 1e6, -0.125, 123.25];
     let bytes = bal(&f);
     assert_eq!(&bytes[5..8], [0xE4, 0x0A, 0x08]);
     assert_eq!(bytes.len(), 5 + 3 + 32);

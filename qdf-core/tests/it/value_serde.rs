@@ -407,7 +407,7 @@ fn features_debug_names_the_bits() {
     use qdf_core::Features;
     assert_eq!(
         format!("{:?}", Features::BALANCED),
-        "Features(DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE | NESTED_COLUMNS | HEX_TEXT | STR_STATE)"
+        "Features(DENSE | QPACK | SHAPE_INTERN | PAIR_PRED | MTF | NUM_STATE | NESTED_COLUMNS | HEX_TEXT | STR_STATE | FLOAT_SPLIT)"
     );
     assert_eq!(format!("{:?}", Features::NONE), "Features(NONE)");
     assert_eq!(

@@ -1,0 +1,420 @@
+//! ALP-RD ("ALP for real doubles"), tag `F4` with kind `0E` (`f32`) or `0F` (`f64`):
+//! Afroozeh, Kuffó, Boncz, "ALP: Adaptive Lossless floating-Point Compression", SIGMOD 2024,
+//! §3.4; `docs/SPEC.md` §19, codec rule 6.
+//!
+//! Floats with no decimal form (random, measured, computed) still have a low-entropy top:
+//! the sign and exponent take few values. Each value's `W` bits (32 or 64) are cut at `r`:
+//! the right `r` bits are stored as they are, the left `W − r` bits through a dictionary of
+//! at most 8 entries; a left part outside the dictionary is an exception, stored after the
+//! body.
+//!
+//! Layout after the tag: `kind` (`0E`/`0F`), `uvarint(n)`; if n > 0: the right width byte
+//! `r` (1..W−1), `uvarint(d)` (1..=8), `d` distinct left values (`uvarint`, each below
+//! 2^(W−r)), `⌈n·(r+c)/8⌉` bytes of `code << r | right` bit-packed LSB-first at width
+//! `r + c` (`c = ⌈log2 d⌉`; codes below `d`), `uvarint(excN)` (≤ n), then `excN` times
+//! `uvarint(gap)` (as PFOR's: the first is the position, later ones > 0; positions < n) and
+//! `uvarint(left value)` (below 2^(W−r)), which replaces that slot's left part (the encoder
+//! writes code 0 there). Since the `d` left values are distinct and below 2^(W−r),
+//! `r + c ≤ W`.
+//!
+//! The encoder chooses `r` (left parts of 1 to 16 bits, as in the paper) and `d` from up to
+//! [`SAMPLES`] evenly spaced values, takes the most frequent left parts as the dictionary
+//! and then costs every value exactly.
+//!
+//! ```text
+//! 15 f32 of ±[0.5, 1) and 0.001 (docs/SPEC.md §19.2), r = 23, d = 2, 0.001 an exception:
+//! F4 0E 10 | 17 | 02 FE 02 7E | 48 bytes: 16 × (code << 23 | mantissa) | 01 | 05 75
+//! ```
+
+use super::alp::AlpFloat;
+use super::bitpack::{Packer, bit_width, mask, packed_len, padding_is_zero, unpack_add};
+use super::cursor::Cursor;
+use crate::error::Result;
+use crate::wire::tags::QP_ALP;
+use crate::wire::varint::{uvarint_len, write_uvarint};
+
+/// Kind byte of an `f32` body.
+pub const KIND_F32: u8 = 0x0E;
+/// Kind byte of an `f64` body.
+pub const KIND_F64: u8 = 0x0F;
+/// Most dictionary entries (3-bit codes).
+pub const MAX_DICT: usize = 8;
+/// Widest left part the encoder considers (the paper's bound).
+const MAX_LEFT: u32 = 16;
+/// Values sampled to choose the cut and the dictionary.
+pub const SAMPLES: usize = 256;
+/// Values costed between two checks of the bound.
+const CHUNK: usize = 4096;
+
+/// The kind byte of ALP-RD bodies of `F`.
+const fn kind_of<F: AlpFloat>() -> u8 {
+    // `0A` → `0E`, `0B` → `0F`: the special family at the same width.
+    F::KIND | 0x04
+}
+
+/// A cut and dictionary for one slice, with its exact size.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    r: u32,
+    dict: [u64; MAX_DICT],
+    d: usize,
+    cost: usize,
+}
+
+impl Plan {
+    /// Exact encoded size in bytes, tag included, of the slice it was made for.
+    pub fn cost(&self) -> usize {
+        self.cost
+    }
+
+    /// The right width `r`.
+    pub fn right_bits(&self) -> u32 {
+        self.r
+    }
+
+    /// The dictionary's left values, most frequent (in the sample) first.
+    pub fn dict(&self) -> &[u64] {
+        &self.dict[..self.d]
+    }
+
+    /// Code bits per value: `⌈log2 d⌉`.
+    fn code_bits(&self) -> u32 {
+        code_bits(self.d)
+    }
+
+    /// Appends the encoding of `vals`, the slice the plan was made for.
+    pub fn encode<F: AlpFloat>(&self, vals: &[F], out: &mut Vec<u8>) {
+        out.extend_from_slice(&[QP_ALP, kind_of::<F>()]);
+        write_uvarint(out, vals.len() as u64);
+        if vals.is_empty() {
+            return;
+        }
+        out.push(self.r as u8);
+        write_uvarint(out, self.d as u64);
+        for &l in self.dict() {
+            write_uvarint(out, l);
+        }
+        let mut p = Packer::new(self.r + self.code_bits());
+        let lw = 8 * F::WIDTH as u32 - self.r;
+        let exceptions = match Table::new(self.dict(), lw, vals.len()) {
+            Some(t) => self.pack(vals, &t, &mut p, out),
+            None => self.pack(vals, &Search::new(self.dict()), &mut p, out),
+        };
+        p.finish(out);
+        write_uvarint(out, exceptions.len() as u64);
+        let mut last = 0;
+        for (i, left) in exceptions {
+            write_uvarint(out, (i - last) as u64);
+            write_uvarint(out, left);
+            last = i;
+        }
+    }
+
+    /// Pushes every value's `code << r | right` and returns the exceptions `(position, left)`.
+    fn pack<F: AlpFloat, L: Lookup>(
+        &self,
+        vals: &[F],
+        codes: &L,
+        p: &mut Packer,
+        out: &mut Vec<u8>,
+    ) -> Vec<(usize, u64)> {
+        let (r, m) = (self.r, mask(self.r));
+        let mut exceptions = Vec::new();
+        for (i, v) in vals.iter().enumerate() {
+            let b = v.bits();
+            let left = b >> r;
+            let code = match codes.code(left) {
+                NONE => {
+                    exceptions.push((i, left));
+                    0
+                }
+                c => c as u64,
+            };
+            p.push(code << r | (b & m), out);
+        }
+        exceptions
+    }
+}
+
+/// No dictionary entry ([`Lookup::code`]).
+const NONE: u8 = u8::MAX;
+
+/// A left part's code, or [`NONE`].
+trait Lookup {
+    fn code(&self, left: u64) -> u8;
+}
+
+/// Codes indexed by left part, for left parts of at most [`TABLE_BITS`] bits (on the stack:
+/// no allocation per column).
+struct Table([u8; 1 << TABLE_BITS]);
+
+/// Widest left part [`Table`] indexes.
+const TABLE_BITS: u32 = 8;
+
+impl Table {
+    /// A table for left parts of `lw` bits when `lw ≤ TABLE_BITS` and `2^lw` is at most
+    /// twice `n` (filling it costs less than searching), else `None`.
+    fn new(dict: &[u64], lw: u32, n: usize) -> Option<Table> {
+        if lw > TABLE_BITS || 1usize << lw > 2 * n {
+            return None;
+        }
+        let mut t = [NONE; 1 << TABLE_BITS];
+        for (k, &l) in dict.iter().enumerate() {
+            t[l as usize] = k as u8;
+        }
+        Some(Table(t))
+    }
+}
+
+impl Lookup for Table {
+    #[inline(always)]
+    fn code(&self, left: u64) -> u8 {
+        // Left parts of the table's width are below 2^TABLE_BITS; the mask keeps the index
+        // in bounds without a check.
+        self.0[(left & ((1 << TABLE_BITS) - 1)) as usize]
+    }
+}
+
+/// A search of the entries, most frequent first.
+struct Search<'a>(&'a [u64]);
+
+impl<'a> Search<'a> {
+    fn new(dict: &'a [u64]) -> Self {
+        Search(dict)
+    }
+}
+
+impl Lookup for Search<'_> {
+    #[inline(always)]
+    fn code(&self, left: u64) -> u8 {
+        self.0
+            .iter()
+            .position(|&l| l == left)
+            .map_or(NONE, |k| k as u8)
+    }
+}
+
+/// `⌈log2 d⌉` for `d ≥ 1`.
+fn code_bits(d: usize) -> u32 {
+    bit_width(d as u64 - 1)
+}
+
+/// Bytes of everything but the packed values and the exceptions.
+fn head_len(n: usize, dict: &[u64]) -> usize {
+    let entries: usize = dict.iter().map(|&l| uvarint_len(l)).sum();
+    3 + uvarint_len(n as u64) + uvarint_len(dict.len() as u64) + entries
+}
+
+/// The cut and dictionary the sample of `vals` suggests, with the estimated size in bits of
+/// all `vals`: the sample's `S·(r + c)` bits and, per sampled exception, a byte of gap and
+/// its left value, scaled to `n`, plus the dictionary.
+fn choose<F: AlpFloat>(vals: &[F]) -> (u32, [u64; MAX_DICT], usize, u128) {
+    let w = 8 * F::WIDTH as u32;
+    let n = vals.len() as u128;
+    let step = vals.len().div_ceil(SAMPLES).max(1);
+    let mut sample: Vec<u64> = vals.iter().step_by(step).map(|v| v.bits()).collect();
+    // Sorted bits give sorted left parts at every cut: one pass of runs per cut.
+    sample.sort_unstable();
+    let s = sample.len();
+    let mut best = (u128::MAX, 0u32, [0u64; MAX_DICT], 0usize);
+    for r in (w - MAX_LEFT)..w {
+        // The most frequent left parts, counts descending (ties: the smaller value).
+        let mut top = [(0usize, 0u64); MAX_DICT];
+        let mut runs = 0usize;
+        let mut i = 0;
+        while i < s {
+            let left = sample[i] >> r;
+            let mut j = i + 1;
+            while j < s && sample[j] >> r == left {
+                j += 1;
+            }
+            runs += 1;
+            let count = j - i;
+            if count > top[MAX_DICT - 1].0 {
+                let mut k = MAX_DICT - 1;
+                while k > 0 && top[k - 1].0 < count {
+                    top[k] = top[k - 1];
+                    k -= 1;
+                }
+                top[k] = (count, left);
+            }
+            i = j;
+        }
+        let exc_bits = 8 * (1 + uvarint_len(mask(w - r)));
+        let (mut covered, mut dict_bits) = (0, 0);
+        for d in 1..=runs.min(MAX_DICT) {
+            covered += top[d - 1].0;
+            dict_bits += 8 * uvarint_len(top[d - 1].1) as u128;
+            let sampled = s * (r + code_bits(d)) as usize + (s - covered) * exc_bits;
+            let est = sampled as u128 * n / s as u128 + dict_bits;
+            if est < best.0 {
+                let mut dict = [0u64; MAX_DICT];
+                for (e, t) in dict.iter_mut().zip(&top[..d]) {
+                    *e = t.1;
+                }
+                best = (est, r, dict, d);
+            }
+        }
+    }
+    (best.1, best.2, best.3, best.0)
+}
+
+/// The plan for `vals` (see [`plan_below`]).
+pub fn plan<F: AlpFloat>(vals: &[F]) -> Plan {
+    plan_below(vals, usize::MAX).expect("no plan costs usize::MAX bytes")
+}
+
+/// The plan for `vals` when it costs fewer than `bound` bytes, else `None`: rejected from the
+/// sample's estimate when that is at least `bound`, else from the exact cost, computed
+/// every [`CHUNK`] values against the bound (the exceptions so far can only grow).
+pub fn plan_below<F: AlpFloat>(vals: &[F], bound: usize) -> Option<Plan> {
+    let n = vals.len();
+    if n == 0 {
+        let cost = 2 + uvarint_len(0);
+        return (cost < bound).then_some(Plan {
+            r: 1,
+            dict: [0; MAX_DICT],
+            d: 1,
+            cost,
+        });
+    }
+    let (r, dict, d, est_bits) = choose(vals);
+    let fixed = head_len(n, &dict[..d]) + packed_len(n, r + code_bits(d));
+    // A column the sample puts clearly above the bound is not costed value by value.
+    let est = (3 + uvarint_len(n as u64)) as u128 + est_bits / 8;
+    if fixed >= bound || est >= bound as u128 + bound as u128 / 32 {
+        return None;
+    }
+    let tail = match Table::new(&dict[..d], 8 * F::WIDTH as u32 - r, n) {
+        Some(t) => exceptions_below(vals, r, &t, bound - fixed),
+        None => exceptions_below(vals, r, &Search::new(&dict[..d]), bound - fixed),
+    }?;
+    let cost = fixed + tail;
+    (cost < bound).then_some(Plan { r, dict, d, cost })
+}
+
+/// Bytes of the exception list of `vals` cut at `r` (count, gaps, left parts), or `None` once
+/// they reach `room`: checked every [`CHUNK`] values (the list only grows).
+fn exceptions_below<F: AlpFloat, L: Lookup>(
+    vals: &[F],
+    r: u32,
+    codes: &L,
+    room: usize,
+) -> Option<usize> {
+    let (mut exc, mut bytes, mut last) = (0usize, 0usize, 0usize);
+    for (k, chunk) in vals.chunks(CHUNK).enumerate() {
+        for (j, v) in chunk.iter().enumerate() {
+            let left = v.bits() >> r;
+            if codes.code(left) == NONE {
+                let i = k * CHUNK + j;
+                bytes += uvarint_len((i - last) as u64) + uvarint_len(left);
+                exc += 1;
+                last = i;
+            }
+        }
+        if 1 + bytes >= room {
+            return None;
+        }
+    }
+    Some(uvarint_len(exc as u64) + bytes)
+}
+
+/// Values unpacked at a time: a multiple of 8, so every chunk starts on a byte.
+const DECODE_CHUNK: usize = 1024;
+
+/// Reads a body after the kind byte. Errors (`BadCodec` at the byte): `r` outside
+/// `1..W`, `d` outside `1..=8`, a left value not below 2^(W−r) or repeated, non-zero
+/// padding, a code not below `d`, an exception count above `n`, an exception position out of
+/// range or not increasing; the output budget; a count of values or exceptions the remaining
+/// bytes cannot hold is `LengthOverrun` and a truncated body `UnexpectedEof` (both Eof).
+pub fn decode<F: AlpFloat>(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec<F>> {
+    let w = 8 * F::WIDTH as u32;
+    let n_at = cur.pos();
+    let n = cur.uvarint("the ALP-RD count")?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let r_at = cur.pos();
+    let r = cur.byte("the ALP-RD right width")? as u32;
+    if r == 0 || r >= w {
+        return Err(cur.bad_at(r_at, "ALP-RD right width out of range"));
+    }
+    let left_max = mask(w - r);
+    let d_at = cur.pos();
+    let d = cur.uvarint("the ALP-RD dictionary size")?;
+    if d == 0 || d > MAX_DICT as u64 {
+        return Err(cur.bad_at(d_at, "ALP-RD dictionary size not in 1..=8"));
+    }
+    let d = d as usize;
+    // Each entry pre-shifted; unused slots stay 0 (codes there are rejected below).
+    let mut table = [0u64; MAX_DICT];
+    for k in 0..d {
+        let at = cur.pos();
+        let l = cur.uvarint("an ALP-RD dictionary entry")?;
+        if l > left_max {
+            return Err(cur.bad_at(at, "ALP-RD left value wider than W − r bits"));
+        }
+        if table[..k].contains(&(l << r)) {
+            return Err(cur.bad_at(at, "ALP-RD dictionary entry repeated"));
+        }
+        table[k] = l << r;
+    }
+    let width = r + code_bits(d);
+    let n = cur
+        .check_count(n, width as u64)
+        .map_err(|c| cur.err_at(n_at, c))?;
+    let body_at = cur.pos();
+    let body = cur.take(packed_len(n, width), "the ALP-RD body")?;
+    if !padding_is_zero(body, n, width) {
+        return Err(cur.bad("non-zero padding bits after a packed body"));
+    }
+    let exc_at = cur.pos();
+    let exc = cur.uvarint("the ALP-RD exception count")?;
+    if exc > n as u64 {
+        return Err(cur.bad_at(exc_at, "ALP-RD exception count above n"));
+    }
+    // Each exception takes at least two bytes: fewer left is a truncated body (Eof).
+    cur.check_count(exc, 16)
+        .map_err(|c| cur.err_at(exc_at, c))?;
+    cur.charge(budget, n, n_at)?;
+    let m = mask(r);
+    let mut out: Vec<F> = Vec::with_capacity(n);
+    let mut buf = [0u64; DECODE_CHUNK];
+    for start in (0..n).step_by(DECODE_CHUNK) {
+        let vals = &mut buf[..DECODE_CHUNK.min(n - start)];
+        unpack_add(&body[start / 8 * width as usize..], width, 0, vals);
+        let mut bad = false;
+        out.extend(vals.iter().map(|&v| {
+            let code = (v >> r) as usize;
+            bad |= code >= d;
+            F::from_bits64(table[code & (MAX_DICT - 1)] | (v & m))
+        }));
+        if bad {
+            let j = vals.iter().position(|&v| (v >> r) >= d as u64).unwrap_or(0);
+            return Err(cur.bad_at(
+                body_at + (start + j) * width as usize / 8,
+                "ALP-RD code not below the dictionary size",
+            ));
+        }
+    }
+    let mut pos = 0u64;
+    for k in 0..exc {
+        let gap_at = cur.pos();
+        let gap = cur.uvarint("an ALP-RD exception gap")?;
+        pos = pos.saturating_add(gap);
+        if (k > 0 && gap == 0) || pos >= n as u64 {
+            return Err(cur.bad_at(gap_at, "exception index out of range"));
+        }
+        let at = cur.pos();
+        let left = cur.uvarint("an ALP-RD exception left value")?;
+        if left > left_max {
+            return Err(cur.bad_at(at, "ALP-RD left value wider than W − r bits"));
+        }
+        let slot = &mut out[pos as usize];
+        *slot = F::from_bits64(left << r | (slot.bits() & m));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;
