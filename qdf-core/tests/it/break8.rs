@@ -16,6 +16,7 @@ use qdf_core::{
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::common::dates::{Y2010, month_len, stamp, written};
 use crate::common::{unhex, xorshift};
 use crate::inspect::{agree, agree_mutated, dictionary_disagreement};
 
@@ -74,76 +75,6 @@ fn exact<T: Serialize + DeserializeOwned + PartialEq + Debug>(rows: &T, what: &s
     }
     first.unwrap()
 }
-
-const MONTHS: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
-
-fn leap(y: i64) -> bool {
-    y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
-}
-
-fn month_len(y: i64, m: usize) -> i64 {
-    [
-        31,
-        if leap(y) { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ][m]
-}
-
-/// Year, month (0-based) and day of `days` since 1970-01-01, walking years then months.
-fn civil(days: i64) -> (i64, usize, i64) {
-    let year_len = |y: i64| if leap(y) { 366 } else { 365 };
-    let (mut y, mut d) = (1970i64, days);
-    while d < 0 {
-        y -= 1;
-        d += year_len(y);
-    }
-    while d >= year_len(y) {
-        d -= year_len(y);
-        y += 1;
-    }
-    let mut m = 0;
-    while d >= month_len(y, m) {
-        d -= month_len(y, m);
-        m += 1;
-    }
-    (y, m, d + 1)
-}
-
-/// The date and time of `secs` since 1970 in pattern 0 (`T`), 1 (space) or 2 (CLF).
-fn stamp(secs: i64, pattern: u8) -> String {
-    let (y, m, d) = civil(secs.div_euclid(86_400));
-    let s = secs.rem_euclid(86_400);
-    let (hh, mm, ss) = (s / 3600, s / 60 % 60, s % 60);
-    match pattern {
-        0 | 1 => {
-            let sep = if pattern == 0 { 'T' } else { ' ' };
-            format!("{y:04}-{:02}-{d:02}{sep}{hh:02}:{mm:02}:{ss:02}", m + 1)
-        }
-        _ => format!("{d:02}/{}/{y:04}:{hh:02}:{mm:02}:{ss:02}", MONTHS[m]),
-    }
-}
-
-/// Fields as written, for a date not derived from an instant.
-fn written(y: i64, m: usize, d: i64, time: &str, pattern: u8) -> String {
-    match pattern {
-        0 => format!("{y:04}-{:02}-{d:02}T{time}", m + 1),
-        1 => format!("{y:04}-{:02}-{d:02} {time}", m + 1),
-        _ => format!("{d:02}/{}/{y:04}:{time}", MONTHS[m]),
-    }
-}
-
-const Y2010: i64 = 1_262_304_000;
 
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
 struct Row {

@@ -4,6 +4,7 @@
 //! size; anything else stays a string column and exact; hostile bodies are typed errors on
 //! which the `inspect` walker and the decoder agree.
 
+use crate::common::dates::{Y2010, clf, iso};
 use crate::common::{hex, unhex, xorshift};
 use crate::inspect::{agree, agree_mutated};
 use proptest::prelude::*;
@@ -40,80 +41,6 @@ fn t_column(bytes: &[u8], opts: &Options) -> Option<(u8, String)> {
     .unwrap();
     out
 }
-
-const MONTHS: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
-
-/// Civil date of `days` since 1970-01-01 (a plain day-by-day walk, independent of the
-/// library's arithmetic).
-fn civil(days: i64) -> (i64, usize, i64) {
-    let leap = |y: i64| y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    let month_len = |y: i64, m: usize| {
-        [
-            31,
-            if leap(y) { 29 } else { 28 },
-            31,
-            30,
-            31,
-            30,
-            31,
-            31,
-            30,
-            31,
-            30,
-            31,
-        ][m]
-    };
-    let (mut y, mut m, mut d) = (1970i64, 0usize, days);
-    while d < 0 {
-        if m == 0 {
-            y -= 1;
-            m = 11;
-        } else {
-            m -= 1;
-        }
-        d += month_len(y, m);
-    }
-    while d >= month_len(y, m) {
-        d -= month_len(y, m);
-        m += 1;
-        if m == 12 {
-            m = 0;
-            y += 1;
-        }
-    }
-    (y, m, d + 1)
-}
-
-/// `secs` since 1970 printed as ISO 8601 with separator `sep`.
-fn iso(secs: i64, sep: char) -> String {
-    let (y, m, d) = civil(secs.div_euclid(86_400));
-    let s = secs.rem_euclid(86_400);
-    format!(
-        "{y:04}-{:02}-{d:02}{sep}{:02}:{:02}:{:02}",
-        m + 1,
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    )
-}
-
-/// `secs` since 1970 printed as the Common Log Format's date.
-fn clf(secs: i64) -> String {
-    let (y, m, d) = civil(secs.div_euclid(86_400));
-    let s = secs.rem_euclid(86_400);
-    format!(
-        "{d:02}/{}/{y:04}:{:02}:{:02}:{:02}",
-        MONTHS[m],
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    )
-}
-
-/// Seconds of 2010-01-01T00:00:00.
-const Y2010: i64 = 1_262_304_000;
 
 /// Named columns of `n` values and whether Balanced must store them as date-time text.
 fn datasets(n: usize) -> Vec<(&'static str, Vec<String>, bool)> {

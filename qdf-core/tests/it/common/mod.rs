@@ -10,6 +10,8 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_bytes::ByteBuf;
 
+pub mod dates;
+
 /// An f64 compared by bits (transparent on the wire: a newtype struct).
 #[derive(Serialize, Deserialize, Debug, Clone, Copy)]
 pub struct F64b(pub f64);
