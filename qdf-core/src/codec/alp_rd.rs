@@ -266,7 +266,7 @@ pub fn plan<F: AlpFloat>(vals: &[F]) -> Plan {
 
 /// The plan for `vals` when it costs fewer than `bound` bytes, else `None`: rejected from the
 /// sample's estimate when that is at least `bound`, else from the exact cost, computed
-/// every [`CHUNK`] values against the bound (the exceptions so far can only grow).
+/// every `CHUNK` values against the bound (the exceptions so far can only grow).
 pub fn plan_below<F: AlpFloat>(vals: &[F], bound: usize) -> Option<Plan> {
     let n = vals.len();
     if n == 0 {
