@@ -5,11 +5,11 @@
 //! which the `inspect` walker and the decoder agree.
 
 use crate::common::dates::{Y2010, clf, iso};
-use crate::common::{hex, unhex, xorshift};
+use crate::common::{hex, tiers, unhex, xorshift};
 use crate::inspect::{agree, agree_mutated};
 use proptest::prelude::*;
 use qdf_core::inspect::{self, EventKind};
-use qdf_core::{Category, Features, Options, Value};
+use qdf_core::{Category, Options, Value};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
@@ -142,18 +142,6 @@ fn datasets(n: usize) -> Vec<(&'static str, Vec<String>, bool)> {
                 }
             }),
             false,
-        ),
-    ]
-}
-
-fn tiers() -> [(&'static str, Options); 4] {
-    [
-        ("speed", Options::speed()),
-        ("balanced", Options::balanced()),
-        ("compression", Options::compression()),
-        (
-            "indexed",
-            Options::balanced().features(Features::BALANCED.with(Features::COLUMN_INDEX)),
         ),
     ]
 }

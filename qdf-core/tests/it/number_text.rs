@@ -6,10 +6,10 @@
 
 use std::borrow::Cow;
 
-use crate::common::{hex, unhex};
+use crate::common::{hex, tiers, unhex};
 use proptest::prelude::*;
 use qdf_core::inspect::{self, EventKind};
-use qdf_core::{Category, DecoderSession, EncoderSession, Features, Options, Value};
+use qdf_core::{Category, DecoderSession, EncoderSession, Options, Value};
 use serde::{Deserialize, Serialize};
 
 const DECIMAL: u8 = 0x10;
@@ -160,18 +160,6 @@ fn datasets(n: usize) -> Vec<(&'static str, Vec<String>, Option<u8>)> {
             None,
         ),
         ("spaces", map(&|i| format!(" {i}")), None),
-    ]
-}
-
-fn tiers() -> [(&'static str, Options); 4] {
-    [
-        ("speed", Options::speed()),
-        ("balanced", Options::balanced()),
-        ("compression", Options::compression()),
-        (
-            "indexed",
-            Options::balanced().features(Features::BALANCED.with(Features::COLUMN_INDEX)),
-        ),
     ]
 }
 

@@ -12,6 +12,21 @@ use serde_bytes::ByteBuf;
 
 pub mod dates;
 
+/// The three tiers and Balanced with the column index, by name: the option sets the
+/// number-text tests round-trip through.
+pub fn tiers() -> [(&'static str, Options); 4] {
+    [
+        ("speed", Options::speed()),
+        ("balanced", Options::balanced()),
+        ("compression", Options::compression()),
+        (
+            "indexed",
+            Options::balanced()
+                .features(qdf_core::Features::BALANCED.with(qdf_core::Features::COLUMN_INDEX)),
+        ),
+    ]
+}
+
 /// An f64 compared by bits (transparent on the wire: a newtype struct).
 #[derive(Serialize, Deserialize, Debug, Clone, Copy)]
 pub struct F64b(pub f64);
