@@ -75,7 +75,7 @@ impl Layout<'_> {
 
     /// Characters of the date and time before the fraction.
     fn stamp_len(&self) -> usize {
-        if self.pattern == CLF { 20 } else { 19 }
+        stamp_len(self.pattern)
     }
 
     /// Characters of every value.
@@ -90,82 +90,40 @@ impl Layout<'_> {
     }
 }
 
+/// Characters of a value of `pattern` before its fraction.
+fn stamp_len(pattern: u8) -> usize {
+    if pattern == CLF { 20 } else { 19 }
+}
+
+/// Whether `suffix` may end a date-time value: printable ASCII.
+fn printable(suffix: &[u8]) -> bool {
+    suffix.iter().all(|c| (0x20..0x7F).contains(c))
+}
+
+/// The pattern whose separators `s` has at their places, when `s` is long enough for it
+/// (its digits are [`fields`]' to check).
+fn pattern_of(s: &[u8]) -> Option<u8> {
+    let at = |i: usize, c: u8| s.get(i) == Some(&c);
+    let pattern = if at(4, b'-') && at(7, b'-') && at(13, b':') && at(16, b':') {
+        match s[10] {
+            b'T' => ISO_T,
+            b' ' => ISO_SPACE,
+            _ => return None,
+        }
+    } else if at(2, b'/') && at(6, b'/') && at(11, b':') && at(14, b':') && at(17, b':') {
+        CLF
+    } else {
+        return None;
+    };
+    (s.len() >= stamp_len(pattern)).then_some(pattern)
+}
+
 /// The layout `s` is written in, when it is a date-time of a known pattern with at most
 /// [`MAX_FRACTION`] fraction digits and a printable-ASCII suffix of at most [`MAX_SUFFIX`]
 /// bytes; its fields are checked by [`fields`].
 fn layout_of(s: &[u8]) -> Option<Layout<'_>> {
-    let pattern = match s {
-        [
-            _,
-            _,
-            _,
-            _,
-            b'-',
-            _,
-            _,
-            b'-',
-            _,
-            _,
-            b'T',
-            _,
-            _,
-            b':',
-            _,
-            _,
-            b':',
-            _,
-            _,
-            ..,
-        ] => ISO_T,
-        [
-            _,
-            _,
-            _,
-            _,
-            b'-',
-            _,
-            _,
-            b'-',
-            _,
-            _,
-            b' ',
-            _,
-            _,
-            b':',
-            _,
-            _,
-            b':',
-            _,
-            _,
-            ..,
-        ] => ISO_SPACE,
-        [
-            _,
-            _,
-            b'/',
-            _,
-            _,
-            _,
-            b'/',
-            _,
-            _,
-            _,
-            _,
-            b':',
-            _,
-            _,
-            b':',
-            _,
-            _,
-            b':',
-            _,
-            _,
-            ..,
-        ] => CLF,
-        _ => return None,
-    };
-    let stamp = if pattern == CLF { 20 } else { 19 };
-    let rest = &s[stamp..];
+    let pattern = pattern_of(s)?;
+    let rest = &s[stamp_len(pattern)..];
     let fraction = match rest {
         [b'.', tail @ ..] => tail.iter().take_while(|c| c.is_ascii_digit()).count(),
         _ => 0,
@@ -174,13 +132,11 @@ fn layout_of(s: &[u8]) -> Option<Layout<'_>> {
         return None;
     }
     let suffix = &rest[if fraction > 0 { fraction + 1 } else { 0 }..];
-    (suffix.len() <= MAX_SUFFIX && suffix.iter().all(|c| (0x20..0x7F).contains(c))).then_some(
-        Layout {
-            pattern,
-            fraction: fraction as u8,
-            suffix,
-        },
-    )
+    (suffix.len() <= MAX_SUFFIX && printable(suffix)).then_some(Layout {
+        pattern,
+        fraction: fraction as u8,
+        suffix,
+    })
 }
 
 /// The number two ASCII digits spell.
@@ -210,30 +166,16 @@ fn days_in_month(year: i64, month: u32) -> u32 {
 /// The fields of `s` written in layout `l`, when it is exactly that layout (separators,
 /// digits, suffix) and a valid date and time; `None` otherwise.
 fn fields(s: &[u8], l: &Layout<'_>) -> Option<Fields> {
-    if s.len() != l.text_len() || !s.ends_with(l.suffix) {
+    if s.len() != l.text_len() || !s.ends_with(l.suffix) || pattern_of(s) != Some(l.pattern) {
         return None;
     }
     let (year, month, day, time) = if l.pattern == CLF {
-        if s[2] != b'/' || s[6] != b'/' || s[11] != b':' {
-            return None;
-        }
         let month = MONTHS.iter().position(|m| &s[3..6] == *m)? as u32 + 1;
         (digits(&s[7..11])?, month, two(&s[0..2])?, &s[12..20])
     } else {
-        let sep = if l.pattern == ISO_T { b'T' } else { b' ' };
-        if s[4] != b'-' || s[7] != b'-' || s[10] != sep {
-            return None;
-        }
-        (
-            digits(&s[0..4])?,
-            two(&s[5..7])?,
-            two(&s[8..10])?,
-            &s[11..19],
-        )
+        let (year, month, day) = (digits(&s[0..4])?, two(&s[5..7])?, two(&s[8..10])?);
+        (year, month, day, &s[11..19])
     };
-    if time[2] != b':' || time[5] != b':' {
-        return None;
-    }
     let (hour, minute, second) = (two(&time[0..2])?, two(&time[3..5])?, two(&time[6..8])?);
     let year = year as i64;
     let frac = if l.fraction > 0 {
@@ -425,7 +367,7 @@ pub(super) fn read<'de>(src: &mut Source<'de>, v: usize) -> Result<CheckedStrs<'
         ));
     }
     let suffix = src.take(n as usize, "a date-time column's suffix")?;
-    if !suffix.iter().all(|c| (0x20..0x7F).contains(c)) {
+    if !printable(suffix) {
         return Err(bad(
             suffix_at,
             "a date-time column's suffix is not printable ASCII",
