@@ -277,6 +277,10 @@ impl<W: Write> Printer<'_, W> {
                             lengths: Some(_),
                             ..
                         }
+                        | ColumnValues::Map {
+                            lengths: Some(_),
+                            ..
+                        }
                         | ColumnValues::Tagged { tags: Some(_), .. }
                 ) {
                     self.counts.packed += 1;
@@ -358,6 +362,7 @@ fn class(kind: u8) -> String {
         6 => "f32",
         7 => "list",
         8 => "tagged",
+        9 => "map",
         0x0F => "residual",
         _ => "?",
     };

@@ -150,9 +150,8 @@ pub(crate) fn leaf_body(
                 None => body,
             }
         }
-        (Class::Str | Class::Residual | Class::Struct | Class::List | Class::Tagged, _) => {
-            Body::Rows
-        }
+        (Class::Str | Class::Residual, _)
+        | (Class::Struct | Class::List | Class::Map | Class::Tagged, _) => Body::Rows,
         _ => {
             let (pc, neg) = match class {
                 Class::Int { neg } => (PackClass::Int, neg),

@@ -27,7 +27,8 @@ pub(crate) mod write;
 
 use crate::options::{Features, Options};
 
-/// Fewest rows of a columnar container without a struct, list or tagged column (with one: 1).
+/// Fewest rows of a columnar container without a struct, list, map or tagged column (with
+/// one: 1).
 pub(crate) const MIN_ROWS: usize = 16;
 
 /// Kind-byte flag: the column starts with a presence mask (some rows lack the field).
@@ -63,6 +64,9 @@ pub(crate) enum Class {
     /// A tagged union (kind 8): a tag column, then one child column per variant over the
     /// values of that variant (`docs/SPEC.md` §22.3).
     Tagged,
+    /// A map (kind 9): a lengths column, then a key column and a value column over the
+    /// entries (`docs/SPEC.md` §22.2).
+    Map,
     /// Row-major values (kind `0F`, hybrid only).
     Residual,
 }
@@ -80,6 +84,7 @@ impl Class {
             Class::Struct => 5,
             Class::List => 7,
             Class::Tagged => 8,
+            Class::Map => 9,
             Class::Residual => RESIDUAL,
         }
     }
@@ -96,14 +101,25 @@ impl Class {
             5 => Class::Struct,
             7 => Class::List,
             8 => Class::Tagged,
+            9 => Class::Map,
             RESIDUAL => Class::Residual,
             _ => return None,
         })
     }
 
-    /// A struct, list or tagged column: its values are in child columns (§22.2, §22.3).
+    /// A struct, list, map or tagged column: its values are in child columns (§22.2, §22.3).
     pub(crate) fn nested(self) -> bool {
-        matches!(self, Class::Struct | Class::List | Class::Tagged)
+        matches!(
+            self,
+            Class::Struct | Class::List | Class::Map | Class::Tagged
+        )
+    }
+
+    /// A list or map column: a lengths column, then element columns (the list's one, the
+    /// map's key and value columns) with a slot per element or entry, declared without
+    /// names (§22.2).
+    pub(crate) fn lengths(self) -> bool {
+        matches!(self, Class::List | Class::Map)
     }
 }
 

@@ -4,16 +4,18 @@
 //! becomes a list column, a lengths column and one element column over the concatenated
 //! elements; a column whose values are all unit or newtype variants, or all one-entry maps
 //! with a string key, becomes a tagged column, a tag column and one child column per
-//! variant over its payloads. Children are planned the same way, recursively, and a leaf
-//! child picks its codec as a top-level column does ([`leaf_body`]).
+//! variant over its payloads; a column of other maps becomes a map column, a lengths column,
+//! then a key column and a value column over the concatenated entries. Children are planned
+//! the same way, recursively, and a leaf child picks its codec as a top-level column does
+//! ([`leaf_body`]).
 //!
 //! The captured values are walked on the [`Tape`]: a struct's fields are taken from its
 //! events as the rows of a [`Batch`] of their own (so a child's plan follows the same order
-//! rule as the top level), a sequence's items are read in place, a variant's payload or a
-//! map's value is a child cell. A value that is none of these (a map of another size, a
-//! tuple or struct variant, a tuple, `Some(None)`, a field order that contradicts the plan,
-//! an item kind that differs) leaves the whole top-level column residual, as today: the
-//! fallback is exact.
+//! rule as the top level), a sequence's items and a map's keys and values are read in
+//! place, a variant's payload or a one-entry map's value is a child cell. A value that is
+//! none of these (a tuple or struct variant, a tuple, `Some(None)`, a field order that
+//! contradicts the plan, an item kind that differs) leaves the whole top-level column
+//! residual, as today: the fallback is exact.
 //!
 //! A child column is pre-encoded when it is planned (masks and body, strings always as a
 //! block), so it never touches the Dense state and its bytes are known: the caller keeps
@@ -64,9 +66,9 @@ struct Child {
     entropy: bool,
 }
 
-/// Plans the struct or list column of top-level column `present` (its `(row, cell)` list)
-/// of batch `b`: `None` when its values are not all structs or all sequences of one planned
-/// shape (the column stays residual).
+/// Plans the struct, list, map or tagged column of top-level column `present` (its
+/// `(row, cell)` list) of batch `b`: `None` when its values are not all structs, all
+/// sequences, all maps or all variants of one planned shape (the column stays residual).
 pub(crate) fn plan_top(
     sink: &Sink,
     b: &Rows<'_>,
@@ -146,8 +148,8 @@ fn field_cell(tape: &Tape, at: usize) -> Cell {
 /// decoder's depth limit bounds what it accepts).
 const MAX_LEVELS: u32 = 32;
 
-/// The struct or list column of `vals` (non-null [`Cell::Other`] values on `tape`), or
-/// `None`.
+/// The struct, list, map or tagged column of `vals` (non-null [`Cell::Other`] values on
+/// `tape`), or `None`.
 fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<Nested>> {
     if vals.is_empty() || level >= MAX_LEVELS {
         return Ok(None);
@@ -166,7 +168,10 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
         Ev::Open(Open::Struct(..), _) => structs(sink, tape, &ats, level),
         Ev::Open(Open::Seq(_), _) => lists(sink, tape, &ats, level),
         _ if sink.carried() => Ok(None),
-        Ev::Open(Open::Map(_), _) => tagged(sink, tape, vals, &ats, level, true),
+        Ev::Open(Open::Map(_), _) => match tagged(sink, tape, vals, &ats, level, true)? {
+            Some(t) => Ok(Some(t)),
+            None => maps(sink, tape, &ats, level),
+        },
         Ev::UnitVariant(_) | Ev::NewtypeVariant(_) => tagged(sink, tape, vals, &ats, level, false),
         _ => Ok(None),
     }
@@ -408,34 +413,82 @@ fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<N
             i = tape.next(i);
         }
     }
-    let total = items.len() as u64;
     // Lists as long as a container on average are coded one by one in row mode (a
     // container, or a packed sequence with its own codec, often smaller than one column
     // over all of them, which the row estimate cannot see): they stay residual.
     if items.len() >= MIN_ROWS * ats.len() {
         return Ok(None);
     }
-    let lengths = leaf_body(sink, Class::Int { neg: false }, lens, &[], None, false)?;
-    let (Body::Bytes(lengths), units) = (lengths.body, lengths.units) else {
+    let n = items.len();
+    let Some(mut out) = lengths_column(sink, Class::List, lens, n, row_cost)? else {
         return Ok(None);
     };
-    let entropy = lengths.first() == Some(&tags::ENTROPY);
-    let mut out = Nested {
-        class: Class::List,
-        flags: 0,
-        children: Vec::with_capacity(1),
-        body: lengths,
-        // The decoder charges every element when it reads the lengths.
-        units: units.saturating_add(total.saturating_mul(ELEMENT_CHARGE)),
-        row_cost,
-        entropy,
-    };
-    let n = items.len();
     let Some(c) = child(sink, tape, "".into(), n, None, items, level + 1)? else {
         return Ok(None);
     };
     out.add(c);
     Ok(Some(out))
+}
+
+/// A map column over the maps at events `ats`: their entry counts, then a key column and a
+/// value column over all their entries (in entry order). A map whose keys and values do
+/// not alternate (not what serde's `SerializeMap` writes) leaves the column as it was.
+fn maps(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Nested>> {
+    let mut lens = Vec::with_capacity(ats.len());
+    let mut keys = Vec::new();
+    let mut vals = Vec::new();
+    let mut row_cost = 0;
+    for &at in ats {
+        let Some((_, n, mut i)) = tape.map_at(at as u32) else {
+            return Ok(None);
+        };
+        lens.push(n as u64);
+        // A map header: one byte up to 15 entries, else three (estimated).
+        row_cost += if n < 16 { 1 } else { 3 };
+        for _ in 0..n {
+            keys.push(cell_at(tape, i));
+            i = tape.next(i);
+            vals.push(cell_at(tape, i));
+            i = tape.next(i);
+        }
+    }
+    let Some(mut out) = lengths_column(sink, Class::Map, lens, keys.len(), row_cost)? else {
+        return Ok(None);
+    };
+    let n = keys.len();
+    for cells in [keys, vals] {
+        let Some(c) = child(sink, tape, "".into(), n, None, cells, level + 1)? else {
+            return Ok(None);
+        };
+        out.add(c);
+    }
+    Ok(Some(out))
+}
+
+/// A list or map column (`class`) before its element columns: the lengths column of
+/// `lens` (one per value), `total` elements or entries in all.
+fn lengths_column(
+    sink: &Sink,
+    class: Class,
+    lens: Vec<u64>,
+    total: usize,
+    row_cost: usize,
+) -> Result<Option<Nested>> {
+    let lengths = leaf_body(sink, Class::Int { neg: false }, lens, &[], None, false)?;
+    let (Body::Bytes(lengths), units) = (lengths.body, lengths.units) else {
+        return Ok(None);
+    };
+    let entropy = lengths.first() == Some(&tags::ENTROPY);
+    Ok(Some(Nested {
+        class,
+        flags: 0,
+        children: Vec::with_capacity(2),
+        body: lengths,
+        // The decoder charges every element (entry) when it reads the lengths.
+        units: units.saturating_add((total as u64).saturating_mul(ELEMENT_CHARGE)),
+        row_cost,
+        entropy,
+    }))
 }
 
 /// A tagged column (`docs/SPEC.md` §22.3) over the values at events `ats` (`vals`: their

@@ -105,13 +105,16 @@ pub(crate) struct Column<'de> {
     /// Neither optional nor hidden: the column shows in every row (the one test a row
     /// makes of a column in the common case).
     pub(crate) always: bool,
-    /// A struct column's child columns, a list column's element column (`docs/SPEC.md`
-    /// §22.2), a tagged column's variants (§22.3); their slots are this column's present
-    /// non-null values (a list's: its elements; a variant's: the values of its tag).
+    /// A struct column's child columns, a list column's element column, a map column's key
+    /// and value columns (`docs/SPEC.md` §22.2), a tagged column's variants (§22.3); their
+    /// slots are this column's present non-null values (a list's: its elements; a map's:
+    /// its entries; a variant's: the values of its tag).
     pub(crate) children: Vec<Column<'de>>,
-    /// A list column's lengths, a tagged column's tags, one per present non-null value.
+    /// A list or map column's lengths, a tagged column's tags, one per present non-null
+    /// value.
     pub(crate) lens: Vec<u64>,
-    /// A list column: elements handed out so far (the next list starts there).
+    /// A list or map column: elements (entries) handed out so far (the next value starts
+    /// there).
     pub(crate) next_elem: usize,
 }
 
@@ -385,13 +388,14 @@ impl<'de> Column<'de> {
 }
 
 impl<'de> Column<'de> {
-    /// Reads the children of a struct, list or tagged column with `v` present non-null
-    /// values (its masks read), one depth level deeper: a list's lengths column first (a
-    /// uint column of `v` values, whose sum is charged to the output budget before the
-    /// element column is read), a tagged column's tag column (a uint column of `v` values,
-    /// each below the variant count), then each child's masks and body over the struct's
-    /// `v` values, the list's elements or the values of the variant's tag (a unit variant
-    /// has no child column). `indexed`: string leaves must be blocks (they never touch the
+    /// Reads the children of a struct, list, map or tagged column with `v` present non-null
+    /// values (its masks read), one depth level deeper: a list's or map's lengths column
+    /// first (a uint column of `v` values, whose sum is charged to the output budget before
+    /// the element columns are read), a tagged column's tag column (a uint column of `v`
+    /// values, each below the variant count), then each child's masks and body over the
+    /// struct's `v` values, the list's elements, the map's entries (its key column, then its
+    /// value column) or the values of the variant's tag (a unit variant has no child
+    /// column). `indexed`: string leaves must be blocks (they never touch the
     /// Dense state).
     fn read_children(
         &mut self,
@@ -417,18 +421,19 @@ impl<'de> Column<'de> {
             }
             self.lens = tags;
             0
-        } else if self.class == Class::List {
+        } else if self.class.lengths() {
             let at = src.offset();
             let Packed::Ints(_, lens) = read_nums(src, Class::Int { neg: false }, v)? else {
-                return Err(bad(at, "list lengths must be a uint column"));
+                return Err(bad(at, "list or map lengths must be a uint column"));
             };
             let total = lens
                 .iter()
                 .try_fold(0u64, |acc, &l| acc.checked_add(l))
-                .ok_or_else(|| bad(at, "list lengths overflow"))?;
+                .ok_or_else(|| bad(at, "list or map lengths overflow"))?;
             src.charge(total.saturating_mul(ELEMENT_CHARGE))?;
             self.lens = lens;
-            usize::try_from(total).map_err(|_| bad(at, "list lengths do not fit in memory"))?
+            usize::try_from(total)
+                .map_err(|_| bad(at, "list or map lengths do not fit in memory"))?
         } else {
             v
         };
@@ -452,8 +457,8 @@ impl<'de> Column<'de> {
     }
 
     /// Reads the values of a column that is not residual, its masks read (`v` values):
-    /// numbers, strings (per-value, a block, or number text) or a struct or list column's
-    /// children.
+    /// numbers, strings (per-value, a block, or number text) or a struct, list, map or
+    /// tagged column's children.
     fn read_body(
         &mut self,
         src: &mut Source<'de>,
@@ -462,7 +467,7 @@ impl<'de> Column<'de> {
         arena: &mut String,
     ) -> Result<Data<'de>> {
         Ok(match self.class {
-            Class::Struct | Class::List | Class::Tagged => {
+            c if c.nested() => {
                 self.read_children(src, v, indexed, arena)?;
                 Data::Nested
             }
@@ -487,13 +492,13 @@ fn expect_block(src: &Source<'_>) -> Result<()> {
 }
 
 /// Reads one column's declaration (`docs/SPEC.md` §22.2, §22.3): its name (not for a list's
-/// element column), kind byte and, for a struct, list or tagged column, its children one
-/// depth level deeper; pushes its column-shape table entries onto `entries` (a struct's or
+/// element column or a map's key and value columns), kind byte and, for a struct, list, map
+/// or tagged column, its children one depth level deeper; pushes its column-shape table entries onto `entries` (a struct's or
 /// tagged column's entry is `uvarint(child count)` then its name).
 ///
 /// Errors: a struct column without a child or a tagged column without a variant, a residual
 /// child (other than a tagged column's unit variant, kind `0F`, which a one-entry-map column
-/// cannot have), an optional element or variant column, a repeated child name under
+/// cannot have), an optional element, key, value or variant column, a repeated child name under
 /// `deny_duplicate_keys`, nesting past the depth limit.
 fn read_decl<'de>(
     src: &mut Source<'de>,
@@ -537,10 +542,11 @@ fn read_decl<'de>(
             k
         }
         Class::List => 1,
+        Class::Map => 2,
         _ => return Ok(col),
     };
     src.enter()?;
-    let list = col.class == Class::List;
+    let list = col.class.lengths();
     let tagged = col.class == Class::Tagged;
     let mut seen = std::collections::HashSet::new();
     col.children.reserve(k as usize);
@@ -552,7 +558,10 @@ fn read_decl<'de>(
             return Err(bad(at, "a child column cannot be residual"));
         }
         if list && c.optional {
-            return Err(bad(at, "a list's element column cannot be optional"));
+            return Err(bad(
+                at,
+                "a list's or map's element column cannot be optional",
+            ));
         }
         if tagged && c.optional {
             return Err(bad(at, "a variant's column cannot be optional"));
@@ -578,6 +587,7 @@ fn from_entries<'de>(entries: &[(Vec<u8>, u8)], i: &mut usize) -> Option<Column<
             (k, &e[used..])
         }
         Class::List => (1, &e[..]),
+        Class::Map => (2, &e[..]),
         _ => (0, &e[..]),
     };
     let name = std::str::from_utf8(name).ok()?;

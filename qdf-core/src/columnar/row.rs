@@ -24,6 +24,7 @@ use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Class;
 use super::read::{Column, Container, Data, StrRef, bit};
+use crate::de::dupkeys::{DupCheck, KeyAt};
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::{Num, Source};
 
@@ -351,10 +352,10 @@ fn nested_value<'de, D: RowDecoder<'de>, S: DeserializeSeed<'de>>(
     .map_err(|e| e.with_offset(at))
 }
 
-/// Advances struct, list or tagged column `col` past its next value: `None` for a null,
-/// else the value's slot in the children (a struct: its index among the column's values,
-/// and 0; a list: its first element and its length; a tagged column: its tag, and its
-/// index among the column's values).
+/// Advances struct, list, map or tagged column `col` past its next value: `None` for a
+/// null, else the value's slot in the children (a struct: its index among the column's
+/// values, and 0; a list: its first element and its length; a map: its first entry and its
+/// length; a tagged column: its tag, and its index among the column's values).
 fn take(col: &mut Column<'_>) -> Result<Option<(usize, usize)>> {
     if col.nullable {
         let p = col.next_present;
@@ -370,7 +371,7 @@ fn take(col: &mut Column<'_>) -> Result<Option<(usize, usize)>> {
         let tag = *col.lens.get(k).ok_or_else(short_column)?;
         return Ok(Some((tag as usize, k)));
     }
-    if col.class != Class::List {
+    if !col.class.lengths() {
         return Ok(Some((k, 0)));
     }
     let len = col.lens.get(k).ok_or_else(short_column)?;
@@ -413,10 +414,11 @@ pub(crate) fn enter_value_levels(src: &mut Source<'_>, col: &mut Column<'_>) -> 
                 enter_value_levels(src, child)?;
             }
         }
-        Class::List => {
-            if let Some(elem) = col.children.first_mut() {
-                for _ in 0..len {
-                    enter_value_levels(src, elem)?;
+        Class::List | Class::Map => {
+            for _ in 0..len {
+                // A map's entry: its key, then its value, as the decoder reads them.
+                for c in &mut col.children {
+                    enter_value_levels(src, c)?;
                 }
             }
         }
@@ -445,8 +447,8 @@ fn skip_value(col: &mut Column<'_>, arena: &str) -> Result<()> {
     skip_children(col, val, arena)
 }
 
-/// Advances the children of struct, list or tagged column `col` past the slots of value
-/// `val` ([`take`]).
+/// Advances the children of struct, list, map or tagged column `col` past the slots of
+/// value `val` ([`take`]).
 fn skip_children(col: &mut Column<'_>, val: Option<(usize, usize)>, arena: &str) -> Result<()> {
     let Some((k, len)) = val else {
         return Ok(());
@@ -458,10 +460,11 @@ fn skip_children(col: &mut Column<'_>, val: Option<(usize, usize)>, arena: &str)
         }
         return Ok(());
     }
-    if col.class == Class::List {
-        if let Some(elem) = col.children.first_mut() {
+    if col.class.lengths() {
+        // A list's element column, a map's key and value columns: `len` slots each.
+        for c in &mut col.children {
             for _ in 0..len {
-                skip_value(elem, arena)?;
+                skip_value(c, arena)?;
             }
         }
         return Ok(());
@@ -474,10 +477,10 @@ fn skip_children(col: &mut Column<'_>, val: Option<(usize, usize)>, arena: &str)
     Ok(())
 }
 
-/// One value of a struct or list column (`docs/SPEC.md` §22.2), presented as row mode
+/// One value of a struct, list or map column (`docs/SPEC.md` §22.2), presented as row mode
 /// presents the same value: a null as `None`, a struct as a map of its children present in
-/// this slot (in column order), a list as a sequence of its elements; each one depth level,
-/// as in row mode.
+/// this slot (in column order), a list as a sequence of its elements, a map as a map of its
+/// entries (in entry order); each one depth level, as in row mode.
 struct NestedDe<'x, 'de, D> {
     de: &'x mut D,
     col: &'x mut Column<'de>,
@@ -494,51 +497,18 @@ impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for NestedDe<'_, 'de, D> {
     }
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let Some((k, len)) = self.val else {
-            return visitor.visit_none();
-        };
-        let at = self.col.at;
-        self.de.source().enter().map_err(|e| e.relocated(at))?;
-        let v = if self.col.class == Class::List {
-            let Some(elem) = self.col.children.first_mut() else {
-                return Err(short_column());
-            };
-            let mut seq = Elems {
-                de: &mut *self.de,
-                col: elem,
-                arena: self.arena,
-                left: len,
-            };
-            let v = visitor.visit_seq(&mut seq)?;
-            if seq.left != 0 {
-                return Err(Error::mismatch(
-                    "a list read to its end",
-                    format!("a list with {} more elements", seq.left),
-                ));
-            }
-            v
-        } else {
-            let mut map = RowMap {
-                rest: &mut self.col.children,
-                cur: None,
-                at: k / 8,
-                bit: 1 << (k % 8),
-                hide: false,
-                de: &mut *self.de,
-                arena: self.arena,
-            };
-            let v = visitor.visit_map(&mut map)?;
-            let left = map.left();
-            if left != 0 {
-                return Err(Error::mismatch(
-                    "a struct read to its end",
-                    format!("a struct with {left} more fields"),
-                ));
-            }
-            v
-        };
-        self.de.source().leave();
-        Ok(v)
+        self.visit(visitor, true)
+    }
+
+    /// A struct target reads a map value without the repeated-key check (serde derive
+    /// refuses a repeated field itself), as row mode does.
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.visit(visitor, false)
     }
 
     /// `None` for a null value, else `Some(value)` (one depth level, as row mode counts it).
@@ -580,7 +550,131 @@ impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for NestedDe<'_, 'de, D> {
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct seq tuple tuple_struct map struct enum identifier
+        unit unit_struct seq tuple tuple_struct map enum identifier
+    }
+}
+
+impl<'de, D: RowDecoder<'de>> NestedDe<'_, 'de, D> {
+    /// Presents the value to `visitor`, one depth level deeper (a null as `None`); `keys`: a
+    /// map value's keys are checked for repeats under `Options::deny_duplicate_keys`.
+    fn visit<V: Visitor<'de>>(self, visitor: V, keys: bool) -> Result<V::Value> {
+        let Some((k, len)) = self.val else {
+            return visitor.visit_none();
+        };
+        let at = self.col.at;
+        self.de.source().enter().map_err(|e| e.relocated(at))?;
+        let v = if self.col.class == Class::List {
+            let Some(elem) = self.col.children.first_mut() else {
+                return Err(short_column());
+            };
+            let mut seq = Elems {
+                de: &mut *self.de,
+                col: elem,
+                arena: self.arena,
+                left: len,
+            };
+            let v = visitor.visit_seq(&mut seq)?;
+            if seq.left != 0 {
+                return Err(Error::mismatch(
+                    "a list read to its end",
+                    format!("a list with {} more elements", seq.left),
+                ));
+            }
+            v
+        } else if self.col.class == Class::Map {
+            let [keys_col, vals_col] = self.col.children.as_mut_slice() else {
+                return Err(short_column());
+            };
+            let check = keys && self.de.source().dup_keys();
+            let mut map = Entries {
+                de: &mut *self.de,
+                keys: keys_col,
+                vals: vals_col,
+                arena: self.arena,
+                left: len,
+                value_next: false,
+            };
+            let v = if check {
+                visitor.visit_map(DupCheck::new(&mut map))?
+            } else {
+                visitor.visit_map(&mut map)?
+            };
+            if map.left != 0 {
+                return Err(Error::mismatch(
+                    "a map read to its end",
+                    format!("a map with {} more entries", map.left),
+                ));
+            }
+            v
+        } else {
+            let mut map = RowMap {
+                rest: &mut self.col.children,
+                cur: None,
+                at: k / 8,
+                bit: 1 << (k % 8),
+                hide: false,
+                de: &mut *self.de,
+                arena: self.arena,
+            };
+            let v = visitor.visit_map(&mut map)?;
+            let left = map.left();
+            if left != 0 {
+                return Err(Error::mismatch(
+                    "a struct read to its end",
+                    format!("a struct with {left} more fields"),
+                ));
+            }
+            v
+        };
+        self.de.source().leave();
+        Ok(v)
+    }
+}
+
+/// The entries of one map value: the next `left` values of the key column, each followed
+/// by the next value of the value column.
+struct Entries<'x, 'de, D> {
+    de: &'x mut D,
+    keys: &'x mut Column<'de>,
+    vals: &'x mut Column<'de>,
+    arena: &'x str,
+    left: usize,
+    /// A key was handed out and its value not yet.
+    value_next: bool,
+}
+
+impl<'de, D: RowDecoder<'de>> de::MapAccess<'de> for Entries<'_, 'de, D> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        if self.value_next {
+            return Err(Error::mismatch("a map value before the next key", "a key"));
+        }
+        self.left -= 1;
+        self.value_next = true;
+        column_value(&mut *self.de, &mut *self.keys, self.arena, seed).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        if !self.value_next {
+            return Err(Error::mismatch("a map key before its value", "a value"));
+        }
+        self.value_next = false;
+        column_value(&mut *self.de, &mut *self.vals, self.arena, seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+impl<D> KeyAt for Entries<'_, '_, D> {
+    /// The key column's first byte (a key's own bytes are inside its column's body).
+    fn key_at(&self) -> u64 {
+        self.keys.at
     }
 }
 

@@ -386,13 +386,13 @@ fn shape_list(plans: &[ColPlan]) -> Vec<(Cow<'_, [u8]>, u8)> {
     out
 }
 
-/// The declaration of a struct, list or tagged column's children after its kind byte: a
-/// struct's child count (a tagged column's variant count), then each child's name (through
-/// the Dense rules) and kind byte; a list's element kind byte alone; each followed by its
-/// own children.
+/// The declaration of a struct, list, map or tagged column's children after its kind byte:
+/// a struct's child count (a tagged column's variant count), then each child's name
+/// (through the Dense rules) and kind byte; a list's element kind byte alone, a map's key
+/// and value kind bytes alone; each followed by its own children.
 fn write_children(sink: &mut Sink, kind: u8, children: &[Decl]) -> Result<()> {
     let list = match Class::from_nibble(kind & 0x0F) {
-        Some(Class::List) => true,
+        Some(c) if c.lengths() => true,
         Some(Class::Struct | Class::Tagged) => false,
         _ => return Ok(()),
     };

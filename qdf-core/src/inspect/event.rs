@@ -158,10 +158,11 @@ pub enum EventKind<'a> {
         interned: Range<u32>,
     },
     /// One column of a columnar container, a leaf covering its masks and values; a struct,
-    /// list or tagged column ([`ColumnValues::Struct`], [`ColumnValues::List`],
-    /// [`ColumnValues::Tagged`]) opens instead, covering its children too, which follow one
-    /// level deeper (their `index` counts among their siblings; a list's element column has
-    /// an empty name, a variant's the variant's), then a [`EventKind::Close`].
+    /// list, map or tagged column ([`ColumnValues::Struct`], [`ColumnValues::List`],
+    /// [`ColumnValues::Map`], [`ColumnValues::Tagged`]) opens instead, covering its children
+    /// too, which follow one level deeper (their `index` counts among their siblings; a
+    /// list's element column and a map's key and value columns have an empty name, a
+    /// variant's the variant's), then a [`EventKind::Close`].
     Column {
         /// Position in the declaration, from 0.
         index: usize,
@@ -507,6 +508,15 @@ pub enum ColumnValues {
         /// The lengths column's codec (`None`: a plain array).
         lengths: Option<Codec>,
     },
+    /// A map column (§22.2): a lengths column (its QPack codec, `None` for a plain array)
+    /// for `entries` entries in all; its key column's and value column's events follow one
+    /// level deeper, then a [`EventKind::Close`].
+    Map {
+        /// Entries of all its maps (the key and value columns' slots).
+        entries: u64,
+        /// The lengths column's codec (`None`: a plain array).
+        lengths: Option<Codec>,
+    },
     /// A tagged column (§22.3): a tag column (its QPack codec, `None` for a plain array),
     /// then one column event per variant one level deeper (its `name` the variant's, its
     /// slots the values of its tag), then a [`EventKind::Close`].
@@ -543,6 +553,14 @@ impl fmt::Display for ColumnValues {
                 elements,
                 lengths: None,
             } => write!(f, "list of {elements} elements, lengths as a plain array"),
+            ColumnValues::Map {
+                entries,
+                lengths: Some(c),
+            } => write!(f, "map of {entries} entries, lengths {c}"),
+            ColumnValues::Map {
+                entries,
+                lengths: None,
+            } => write!(f, "map of {entries} entries, lengths as a plain array"),
             ColumnValues::Tagged {
                 variants,
                 map,

@@ -644,9 +644,10 @@ impl<'de> Walker<'de, '_> {
     }
 
     /// Emits the event of column `col` (position `index` among its siblings), decoded by the
-    /// columnar reader over `slots` slots, its bytes ending at `end`. A struct, list or
+    /// columnar reader over `slots` slots, its bytes ending at `end`. A struct, list, map or
     /// tagged column opens: its child columns follow one level deeper (slots: its values,
-    /// its lists' elements, or the values of each variant's tag), then a `Close`. `next_id`: the next intern id a per-value string
+    /// its lists' elements, its maps' entries, or the values of each variant's tag), then a
+    /// `Close`. `next_id`: the next intern id a per-value string
     /// column defines (columns are read in this order).
     fn column(
         &mut self,
@@ -695,6 +696,13 @@ impl<'de> Walker<'de, '_> {
                     _ => None,
                 },
             },
+            _ if col.class == Class::Map => ColumnValues::Map {
+                entries: col.lens.iter().sum(),
+                lengths: match self.leaf_values(first, values_at) {
+                    ColumnValues::Packed(codec, _) => Some(codec),
+                    _ => None,
+                },
+            },
             (_, _) if col.text == Form::Hex => ColumnValues::HexBytes,
             (_, _) if col.text == Form::DateTime => {
                 // The layout byte, the suffix's one-byte length (at most 32) and the suffix.
@@ -736,12 +744,16 @@ impl<'de> Walker<'de, '_> {
         });
         if !matches!(
             values,
-            ColumnValues::Struct(_) | ColumnValues::List { .. } | ColumnValues::Tagged { .. }
+            ColumnValues::Struct(_)
+                | ColumnValues::List { .. }
+                | ColumnValues::Map { .. }
+                | ColumnValues::Tagged { .. }
         ) {
             return Ok(());
         }
         let slots = match values {
             ColumnValues::List { elements, .. } => elements as usize,
+            ColumnValues::Map { entries, .. } => entries as usize,
             _ => count as usize,
         };
         self.depth += 1;

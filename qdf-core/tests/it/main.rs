@@ -24,6 +24,7 @@ mod fuzz_corpus;
 mod hex_text;
 mod hostile;
 mod inspect;
+mod map_columns;
 mod nested_columns;
 mod nested_wire;
 mod new_user;

@@ -1,0 +1,54 @@
+//! Map columns (`docs/SPEC.md` §22.2, class 9): a column of maps in a columnar container is
+//! a lengths column, then a key column and a value column over all its entries.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::common::{TIERS, hex, round_trip};
+use qdf_core::inspect::{self, ColumnValues, EventKind};
+use qdf_core::{Features, Options, Value};
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Event {
+    ts: i64,
+    tags: BTreeMap<String, String>,
+}
+
+fn events(n: usize) -> Vec<Event> {
+    (0..n)
+        .map(|i| Event {
+            ts: 1_700_000_000 + i as i64,
+            tags: [("version", "v3.42.1"), ("client", "go-client/1.20")]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+        })
+        .collect()
+}
+
+/// The map columns a message holds: `(depth, name, entries)`.
+fn map_columns(bytes: &[u8], opts: &Options) -> Vec<(u32, String, u64)> {
+    let mut out = Vec::new();
+    inspect::message(bytes, opts, &mut |e| {
+        if let EventKind::Column {
+            name,
+            values: ColumnValues::Map { entries, .. },
+            ..
+        } = &e.kind
+        {
+            out.push((e.depth, name.to_string(), *entries));
+        }
+    })
+    .unwrap();
+    out
+}
+
+#[test]
+fn smoke() {
+    let v = events(20);
+    round_trip(&v);
+    let opts = Options::balanced();
+    let bytes = qdf_core::to_vec_with(&v, opts).unwrap();
+    println!("{}", hex(&bytes));
+    assert_eq!(map_columns(&bytes, &opts), [(2, "tags".to_string(), 40)]);
+}
