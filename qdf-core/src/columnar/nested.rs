@@ -795,3 +795,4 @@ pub(crate) fn shape_entries<'n>(
 
 #[cfg(test)]
 mod tests;
+

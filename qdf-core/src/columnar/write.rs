@@ -534,3 +534,4 @@ fn write_residuals<W: ValueWriter>(
         write_residual(w, &b.cells[i as usize].cell, b.tape)?;
     }
 }
+

@@ -172,7 +172,7 @@ pub(crate) fn pick_with<'v>(
     }
     if n >= MIN_ROWS {
         if !mostly_distinct
-            && let Some(block) = dict_family(census.finish())
+            && let Some(block) = dict_family(census.finish(), true)
             && beats(census, &block)
         {
             return Pick::Block(block);
@@ -198,6 +198,12 @@ pub(crate) fn pick_with<'v>(
             && a.cost() < slab
         {
             consider(StrBlock::Alpha(a));
+        }
+        // Without Dense (child and indexed columns) a block is the only form, so the
+        // dictionary competes on its size alone: 8-bit codes into 200 long values beat a
+        // slab of them, and a head of interleaved keys' values looks distinct.
+        if !dense && let Some(b) = dict_family(census.finish(), false) {
+            consider(b);
         }
         consider(StrBlock::Slab(values));
         if let Some((b, _)) = best
@@ -239,13 +245,16 @@ pub(crate) fn pick_borrowable<'v>(census: &mut Census<'v>) -> Pick<'v> {
     Pick::Block(StrBlock::Slab(values))
 }
 
-/// The dictionary block of the column `census` counted, if the §20.8 gates pass.
-fn dict_family<'v>(census: &Census<'v>) -> Option<StrBlock<'v>> {
+/// The dictionary block of the column `census` counted, if the §20.8 gates pass (2 to 256
+/// distinct values; `gated`: also the index smaller than one byte a value).
+fn dict_family<'v>(census: &Census<'v>, gated: bool) -> Option<StrBlock<'v>> {
     let dict = census.dict()?;
     let d = dict.entries.len();
     let n = census.values().len();
     let index = bits::packed_len(n, dict.width())?;
-    if d < super::MIN_DICT || 1 + uvarint_len(d as u64) + uvarint_len(n as u64) + index >= n {
+    if d < super::MIN_DICT
+        || (gated && 1 + uvarint_len(d as u64) + uvarint_len(n as u64) + index >= n)
+    {
         return None;
     }
     if let Some(front) = Front::build(&dict)
