@@ -795,4 +795,3 @@ pub(crate) fn shape_entries<'n>(
 
 #[cfg(test)]
 mod tests;
-

@@ -534,4 +534,3 @@ fn write_residuals<W: ValueWriter>(
         write_residual(w, &b.cells[i as usize].cell, b.tape)?;
     }
 }
-
