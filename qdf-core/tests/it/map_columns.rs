@@ -52,3 +52,34 @@ fn smoke() {
     println!("{}", hex(&bytes));
     assert_eq!(map_columns(&bytes, &opts), [(2, "tags".to_string(), 40)]);
 }
+
+#[test]
+fn zz_print_examples() {
+    #[derive(Serialize)]
+    struct T {
+        t: BTreeMap<String, u8>,
+    }
+    let a: Vec<T> = (0..16u8)
+        .map(|i| T { t: [("a".to_string(), i % 2), ("b".to_string(), i)].into_iter().collect() })
+        .collect();
+    let bytes = qdf_core::to_vec(&a).unwrap();
+    println!("{}", hex(&bytes));
+    let v: Value = qdf_core::from_slice(&bytes).unwrap();
+    println!("{v}");
+    for h in [
+        "51 44 46 01 00 ef 02 00 01 81 6d 09 04 01 a2 02 01 81 61 81 62 81 61 a3 01 02 03",
+        "51 44 46 01 00 ef 04 00 01 81 6d 89 01 83 0d a3 01 00 02 a3 0a 0a 0b 03 a2 c2 c1",
+        "51 44 46 01 00 ef 02 00 01 81 6d 09 04 01 a2 02 02 81 61 81 62 81 61 81 62 a3 01 02 03",
+        "51 44 46 01 00 ef 02 00 01 81 6d 09 44 01 a2 02 01 81 61 81 62 81 61 a3 01 02 03",
+        "51 44 46 01 00 ef 02 00 01 81 6d 09 04 0f a2 02 01 81 61 81 62 81 61 a3 01 02 03",
+        "51 44 46 01 00 ef 01 00 01 81 6d 09 04 01 a1 02 81 61 a1 01",
+        "51 44 46 01 00 ef 01 00 01 81 6d 09 04 01 a1 01 81 61",
+        "51 44 46 01 00 ef 01 00 01 81 6d 09 04 a1 01 81 61",
+    ] {
+        let b = crate::common::unhex(h);
+        match qdf_core::from_slice::<Value>(&b) {
+            Ok(v) => println!("OK {v}"),
+            Err(e) => println!("ERR {:?} {e}", e.classify()),
+        }
+    }
+}
