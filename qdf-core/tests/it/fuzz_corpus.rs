@@ -114,6 +114,31 @@ fn spans(n: u32) -> Vec<Span> {
         .collect()
 }
 
+/// Map columns (`docs/SPEC.md` §22.2, class 9): string tags and a map of integer keys to
+/// optional floats.
+#[derive(serde::Serialize)]
+struct Tagged {
+    tags: std::collections::BTreeMap<&'static str, &'static str>,
+    by_id: std::collections::BTreeMap<u16, Option<f64>>,
+}
+
+fn tagged(n: u16) -> Vec<Tagged> {
+    (0..n)
+        .map(|i| Tagged {
+            tags: [
+                ("env", "prod"),
+                ("region", ["eu", "us"][usize::from(i % 2)]),
+            ]
+            .into_iter()
+            .take(1 + usize::from(i % 3 != 0))
+            .collect(),
+            by_id: (0..i % 4)
+                .map(|k| (k * 100 + i, (k != 1).then_some(f64::from(i) / 8.0)))
+                .collect(),
+        })
+        .collect()
+}
+
 /// Date-time text (`docs/SPEC.md` §22.1, kind bits `30`): an ISO 8601 column with
 /// milliseconds and `Z`, and a Common Log Format column with its offset.
 #[derive(serde::Serialize)]
@@ -165,6 +190,8 @@ fn seeds() -> Vec<Vec<u8>> {
         body(qdf_core::to_vec_with(&spans(40), qdf_core::Options::compression()).unwrap()),
         body(qdf_core::to_vec(&stamps(20)).unwrap()),
         body(qdf_core::to_vec_with(&stamps(40), qdf_core::Options::compression()).unwrap()),
+        body(qdf_core::to_vec(&tagged(20)).unwrap()),
+        body(qdf_core::to_vec_with(&tagged(40), qdf_core::Options::compression()).unwrap()),
     ]
 }
 
@@ -368,19 +395,50 @@ fn seeds_pass_the_checks() {
 
 /// Struct and list columns (as [`qdf_core::inspect`] reports them) in a message.
 fn child_columns(bytes: &[u8], opts: &qdf_core::Options) -> (usize, usize) {
+    let n = column_counts(bytes, opts);
+    (n[0], n[1])
+}
+
+/// Struct, list and map columns (as [`qdf_core::inspect`] reports them) in a message.
+fn column_counts(bytes: &[u8], opts: &qdf_core::Options) -> [usize; 3] {
     use qdf_core::inspect::{ColumnValues, EventKind};
-    let mut n = (0, 0);
+    let mut n = [0; 3];
     qdf_core::inspect::message(bytes, opts, &mut |e| {
         if let EventKind::Column { values, .. } = &e.kind {
             match values {
-                ColumnValues::Struct(_) => n.0 += 1,
-                ColumnValues::List { .. } => n.1 += 1,
+                ColumnValues::Struct(_) => n[0] += 1,
+                ColumnValues::List { .. } => n[1] += 1,
+                ColumnValues::Map { .. } => n[2] += 1,
                 _ => {}
             }
         }
     })
     .unwrap();
     n
+}
+
+/// The map seeds hold two map columns each; so do the Balanced encodings of some batches the
+/// committed `nested_round_trip` inputs build (their `tags`).
+#[test]
+fn map_seeds_hold_map_columns() {
+    use qdf_core::Options;
+    let (b, c) = (Options::balanced(), Options::compression());
+    assert_eq!(
+        column_counts(&qdf_core::to_vec(&tagged(20)).unwrap(), &b),
+        [0, 0, 2]
+    );
+    let bytes = qdf_core::to_vec_with(&tagged(40), c).unwrap();
+    assert_eq!(column_counts(&bytes, &c), [0, 0, 2]);
+    let mut maps = 0;
+    for e in std::fs::read_dir(corpus_dir("nested_round_trip")).unwrap() {
+        let data = std::fs::read(e.unwrap().path()).unwrap();
+        let mut u = arbitrary::Unstructured::new(&data);
+        let Ok(batch) = checks::nested_checks::batch(&mut u) else {
+            continue;
+        };
+        maps += column_counts(&qdf_core::to_vec_with(&batch, b).unwrap(), &b)[2];
+    }
+    assert!(maps > 0, "{maps}");
 }
 
 /// The nested seeds hold struct and list columns; so do the Balanced encodings of the

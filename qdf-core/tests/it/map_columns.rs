@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::common::{TIERS, hex, round_trip};
+use crate::common::{TIERS, round_trip};
 use qdf_core::inspect::{self, ColumnValues, EventKind};
 use qdf_core::{Features, Options, Value};
 use serde::{Deserialize, Serialize};
@@ -43,43 +43,244 @@ fn map_columns(bytes: &[u8], opts: &Options) -> Vec<(u32, String, u64)> {
     out
 }
 
-#[test]
-fn smoke() {
-    let v = events(20);
-    round_trip(&v);
-    let opts = Options::balanced();
-    let bytes = qdf_core::to_vec_with(&v, opts).unwrap();
-    println!("{}", hex(&bytes));
-    assert_eq!(map_columns(&bytes, &opts), [(2, "tags".to_string(), 40)]);
+/// Round trips in every tier; the `Value` of every tier's bytes equals the row-mode one.
+fn check<T>(v: &T)
+where
+    T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    round_trip(v);
+    let rows: Value =
+        qdf_core::from_slice(&qdf_core::to_vec_with(v, Options::speed()).unwrap()).unwrap();
+    let indexed = Options::balanced().features(Features::BALANCED.with(Features::COLUMN_INDEX));
+    for opts in TIERS.map(|t| t()).into_iter().chain([indexed]) {
+        let bytes = qdf_core::to_vec_with(v, opts).unwrap();
+        let back: T = qdf_core::from_slice_with(&bytes, opts).unwrap();
+        assert_eq!(&back, v, "{opts:?}");
+        let val: Value = qdf_core::from_slice_with(&bytes, opts).unwrap();
+        assert_eq!(val, rows, "{opts:?}");
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Point {
+    x: i32,
+    label: Option<String>,
+}
+
+/// Maps of every shape a column may hold: string and integer keys, struct, list, map and
+/// `Option` values, absent, null and empty maps.
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Row {
+    id: u32,
+    tags: BTreeMap<String, String>,
+    counts: HashMap<u16, Option<i64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    points: Option<BTreeMap<String, Point>>,
+    lists: BTreeMap<u8, Vec<f64>>,
+    nested: Vec<BTreeMap<String, BTreeMap<String, bool>>>,
+    maybe: Option<BTreeMap<String, u8>>,
+}
+
+fn rows(n: usize) -> Vec<Row> {
+    (0..n)
+        .map(|i| Row {
+            id: i as u32,
+            tags: (0..i % 4)
+                .map(|k| {
+                    (
+                        format!("k{k}"),
+                        ["GET", "POST", "x"][(i + k) % 3].to_string(),
+                    )
+                })
+                .collect(),
+            counts: (0..(i * 7) % 5)
+                .map(|k| (k as u16 * 3, (k != 2).then_some(i as i64 - 50 * k as i64)))
+                .collect(),
+            points: (i % 3 != 0).then(|| {
+                (0..i % 3)
+                    .map(|k| {
+                        let label = (k == 0).then(|| format!("p{i}"));
+                        (
+                            format!("pt{k}"),
+                            Point {
+                                x: -(i as i32) * k as i32,
+                                label,
+                            },
+                        )
+                    })
+                    .collect()
+            }),
+            lists: (0..i % 2 + 1)
+                .map(|k| {
+                    (
+                        k as u8,
+                        (0..k + i % 3).map(|j| j as f64 * 0.25 - i as f64).collect(),
+                    )
+                })
+                .collect(),
+            nested: (0..i % 3)
+                .map(|k| {
+                    let inner: BTreeMap<String, bool> =
+                        [("on".to_string(), i % 2 == 0), ("off".to_string(), k == 1)].into();
+                    [
+                        (format!("outer{k}"), inner),
+                        ("z".to_string(), BTreeMap::new()),
+                    ]
+                    .into()
+                })
+                .collect(),
+            maybe: match i % 3 {
+                0 => None,
+                1 => Some(BTreeMap::new()),
+                _ => Some([("a".to_string(), i as u8)].into_iter().collect()),
+            },
+        })
+        .collect()
 }
 
 #[test]
-fn zz_print_examples() {
-    #[derive(Serialize)]
-    struct T {
-        t: BTreeMap<String, u8>,
+fn map_columns_round_trip_at_every_size() {
+    for n in [1, 2, 15, 16, 17, 100, 1000] {
+        check(&rows(n));
     }
-    let a: Vec<T> = (0..16u8)
-        .map(|i| T { t: [("a".to_string(), i % 2), ("b".to_string(), i)].into_iter().collect() })
+    // From 16 rows the maps are map columns in Balanced, at the top level, inside a list
+    // (depth 3) and as a map's values (depth 4).
+    let opts = Options::balanced();
+    let bytes = qdf_core::to_vec_with(&rows(100), opts).unwrap();
+    let cols: Vec<String> = map_columns(&bytes, &opts)
+        .into_iter()
+        .map(|(d, name, _)| format!("{d} {name}"))
         .collect();
-    let bytes = qdf_core::to_vec(&a).unwrap();
-    println!("{}", hex(&bytes));
-    let v: Value = qdf_core::from_slice(&bytes).unwrap();
-    println!("{v}");
-    for h in [
-        "51 44 46 01 00 ef 02 00 01 81 6d 09 04 01 a2 02 01 81 61 81 62 81 61 a3 01 02 03",
-        "51 44 46 01 00 ef 04 00 01 81 6d 89 01 83 0d a3 01 00 02 a3 0a 0a 0b 03 a2 c2 c1",
-        "51 44 46 01 00 ef 02 00 01 81 6d 09 04 01 a2 02 02 81 61 81 62 81 61 81 62 a3 01 02 03",
-        "51 44 46 01 00 ef 02 00 01 81 6d 09 44 01 a2 02 01 81 61 81 62 81 61 a3 01 02 03",
-        "51 44 46 01 00 ef 02 00 01 81 6d 09 04 0f a2 02 01 81 61 81 62 81 61 a3 01 02 03",
-        "51 44 46 01 00 ef 01 00 01 81 6d 09 04 01 a1 02 81 61 a1 01",
-        "51 44 46 01 00 ef 01 00 01 81 6d 09 04 01 a1 01 81 61",
-        "51 44 46 01 00 ef 01 00 01 81 6d 09 04 a1 01 81 61",
+    for want in [
+        "2 tags", "2 counts", "2 points", "2 lists", "2 maybe", "3 ", "4 ",
     ] {
-        let b = crate::common::unhex(h);
-        match qdf_core::from_slice::<Value>(&b) {
-            Ok(v) => println!("OK {v}"),
-            Err(e) => println!("ERR {:?} {e}", e.classify()),
+        assert!(cols.iter().any(|c| c == want), "{want}: {cols:?}");
+    }
+}
+
+/// The TelemetryBatch fixture's constant two-tag map: a map column is a few hundred bytes
+/// where the rows spent about 10 a map (sizes pinned: the encoder is deterministic).
+#[test]
+fn a_constant_tag_map_costs_bits_a_row() {
+    let v = events(1000);
+    check(&v);
+    let opts = Options::balanced();
+    let with = qdf_core::to_vec_with(&v, opts).unwrap();
+    let without = qdf_core::to_vec_with(
+        &v,
+        opts.features(opts.features.without(Features::NESTED_COLUMNS)),
+    )
+    .unwrap();
+    assert_eq!(map_columns(&with, &opts), [(2, "tags".to_string(), 2000)]);
+    assert_eq!((with.len(), without.len()), (SIZE_WITH, SIZE_WITHOUT));
+}
+
+const SIZE_WITH: usize = 586;
+const SIZE_WITHOUT: usize = 10_066;
+
+#[test]
+fn subset_decode_skips_map_columns() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Ids {
+        id: u32,
+        maybe: Option<BTreeMap<String, u8>>,
+    }
+    for n in [2, 16, 100] {
+        let v = rows(n);
+        for opts in TIERS.map(|t| t()) {
+            let bytes = qdf_core::to_vec_with(&v, opts).unwrap();
+            let ids: Vec<Ids> = qdf_core::from_slice_with(&bytes, opts).unwrap();
+            let want: Vec<Ids> = v
+                .iter()
+                .map(|r| Ids {
+                    id: r.id,
+                    maybe: r.maybe.clone(),
+                })
+                .collect();
+            assert_eq!(ids, want, "{opts:?}");
         }
     }
+}
+
+/// A map column read into a struct (string keys as field names), as row mode reads a map.
+#[test]
+fn a_map_column_reads_into_a_struct() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Tags {
+        version: String,
+        client: String,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct E {
+        ts: i64,
+        tags: Tags,
+    }
+    let v = events(20);
+    let bytes = qdf_core::to_vec_with(&v, Options::balanced()).unwrap();
+    assert_eq!(map_columns(&bytes, &Options::balanced()).len(), 1);
+    let back: Vec<E> = qdf_core::from_slice(&bytes).unwrap();
+    assert_eq!(back.len(), 20);
+    assert_eq!(back[19].ts, 1_700_000_019);
+    assert_eq!(
+        back[19].tags,
+        Tags {
+            version: "v3.42.1".into(),
+            client: "go-client/1.20".into()
+        }
+    );
+}
+
+/// 2 rows whose first map repeats key `a` (hand-written: the encoder refuses repeated keys
+/// under the option): refused under `deny_duplicate_keys` at the key column's first byte,
+/// as row mode refuses them; without it the map target keeps the last value.
+#[test]
+fn repeated_keys_in_a_map_column() {
+    let bytes = crate::common::unhex(
+        "51 44 46 01 00 ef 02 00 01 81 6d 09 04 01 a2 02 01 81 61 81 61 81 62 a3 01 02 03",
+    );
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct R {
+        m: BTreeMap<String, u8>,
+    }
+    let opts = Options::balanced().deny_duplicate_keys(true);
+    let err = qdf_core::from_slice_with::<Vec<R>>(&bytes, opts).unwrap_err();
+    assert_eq!(err.classify(), qdf_core::Category::Data, "{err}");
+    assert_eq!(err.offset(), Some(17), "{err}");
+    let err = qdf_core::from_slice_with::<Value>(&bytes, opts).unwrap_err();
+    assert_eq!(err.classify(), qdf_core::Category::Data, "{err}");
+    let back: Vec<R> = qdf_core::from_slice(&bytes).unwrap();
+    assert_eq!(back[0].m, [("a".to_string(), 2)].into_iter().collect());
+    assert_eq!(back[1].m, [("b".to_string(), 3)].into_iter().collect());
+}
+
+/// Lengths that claim more entries than the output limit allows are refused when they are
+/// read, before a key is: memory stays O(input).
+#[test]
+fn lengths_past_the_output_limit_are_refused_before_the_entries() {
+    // 1 row, a map of 2^40 entries, nothing after.
+    let bytes = crate::common::unhex(
+        "51 44 46 01 00 ef 01 00 01 81 6d 09 04 01 a1 c6 00 00 00 00 00 01 00 00",
+    );
+    let err = qdf_core::from_slice::<Value>(&bytes).unwrap_err();
+    assert_eq!(err.classify(), qdf_core::Category::Limit, "{err}");
+}
+
+/// Sessions keep maps in the rows (their intern table may hold the keys, §22.3's reason):
+/// the same batch is a map column one-shot and none in a session's message.
+#[test]
+fn sessions_keep_maps_in_the_rows() {
+    let v = events(100);
+    let opts = Options::balanced();
+    let mut enc = qdf_core::EncoderSession::new(opts);
+    let mut msg = Vec::new();
+    enc.encode_message(&v, &mut msg).unwrap();
+    let mut dec = qdf_core::DecoderSession::new(opts);
+    let back: Vec<Event> = dec.decode_message(&msg).unwrap();
+    assert_eq!(back, v);
+    assert_eq!(map_columns(&msg, &opts), []);
+    let one_shot = qdf_core::to_vec_with(&v, opts).unwrap();
+    assert_eq!(
+        map_columns(&one_shot, &opts),
+        [(2, "tags".to_string(), 200)]
+    );
 }
