@@ -27,7 +27,7 @@
 //! ```
 
 use super::alp::AlpFloat;
-use super::bitpack::{Packer, bit_width, mask, packed_len, padding_is_zero, unpack_add};
+use super::bitpack::{bit_width, mask, pack_map, packed_len, padding_is_zero, unpack_add};
 use super::cursor::Cursor;
 use crate::error::Result;
 use crate::wire::tags::QP_ALP;
@@ -43,7 +43,7 @@ pub const MAX_DICT: usize = 8;
 const MAX_LEFT: u32 = 16;
 /// Values sampled to choose the cut and the dictionary.
 pub const SAMPLES: usize = 256;
-/// Values costed between two checks of the bound.
+/// Values costed between two checks of the bound (a multiple of 8).
 const CHUNK: usize = 4096;
 
 /// The kind byte of ALP-RD bodies of `F`.
@@ -321,11 +321,11 @@ fn pack_below<F: AlpFloat, L: Lookup>(
 ) -> Option<Packed> {
     let m = mask(r);
     let mut body = Vec::with_capacity(packed_len(vals.len(), width));
-    let mut p = Packer::new(width);
     let mut exc = Exceptions::default();
     let mut i = 0;
+    // `CHUNK` is a multiple of 8: every chunk packs whole bytes onto the last.
     for chunk in vals.chunks(CHUNK) {
-        for v in chunk {
+        pack_map(chunk, width, &mut body, |v| {
             let b = v.bits();
             let left = b >> r;
             let mut code = codes.code(left);
@@ -334,15 +334,14 @@ fn pack_below<F: AlpFloat, L: Lookup>(
                 // The slot's left part comes from the exception.
                 code = 0;
             }
-            // Below 2^width: codes are below 2^c and the right part is masked.
-            p.push_bits((code as u64) << r | (b & m), width, &mut body);
             i += 1;
-        }
+            // Below 2^width: codes are below 2^c and the right part is masked.
+            (code as u64) << r | (b & m)
+        });
         if 1 + exc.bytes.len() >= room {
             return None;
         }
     }
-    p.finish(&mut body);
     Some(Packed {
         body,
         exc: exc.n,
@@ -414,12 +413,12 @@ pub fn decode<F: AlpFloat>(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec
     for start in (0..n).step_by(DECODE_CHUNK) {
         let vals = &mut buf[..DECODE_CHUNK.min(n - start)];
         unpack_add(&body[start / 8 * width as usize..], width, 0, vals);
-        let mut bad = false;
-        out.extend(vals.iter().map(|&v| {
-            let code = (v >> r) as usize;
-            bad |= code >= d;
-            F::from_bits64(table[code & (MAX_DICT - 1)] | (v & m))
-        }));
+        // Codes are below 2^c, so below `d` too when `d` is a power of two: no test then.
+        let bad = if d.is_power_of_two() {
+            rebuild::<F, false>(vals, &table, r, d, &mut out)
+        } else {
+            rebuild::<F, true>(vals, &table, r, d, &mut out)
+        };
         if bad {
             let j = vals.iter().position(|&v| (v >> r) >= d as u64).unwrap_or(0);
             return Err(cur.bad_at(
@@ -445,6 +444,28 @@ pub fn decode<F: AlpFloat>(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec
         *slot = F::from_bits64(left << r | (slot.bits() & m));
     }
     Ok(out)
+}
+
+/// Appends the values `packed` holds (`code << r | right`), each left part from `table`
+/// (pre-shifted); with `CHECK`, returns whether a code is not below `d`, else `false`.
+#[inline(always)]
+fn rebuild<F: AlpFloat, const CHECK: bool>(
+    packed: &[u64],
+    table: &[u64; MAX_DICT],
+    r: u32,
+    d: usize,
+    out: &mut Vec<F>,
+) -> bool {
+    let m = mask(r);
+    let mut bad = false;
+    out.extend(packed.iter().map(|&v| {
+        let code = (v >> r) as usize;
+        if CHECK {
+            bad |= code >= d;
+        }
+        F::from_bits64(table[code & (MAX_DICT - 1)] | (v & m))
+    }));
+    bad
 }
 
 #[cfg(test)]
