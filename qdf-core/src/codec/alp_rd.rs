@@ -88,7 +88,10 @@ impl Plan {
     /// Appends the encoding of `vals`, which must be the slice the plan was made for: the
     /// plan holds its packed values (`vals` gives the kind and the count).
     pub fn encode<F: AlpFloat>(&self, vals: &[F], out: &mut Vec<u8>) {
-        debug_assert_eq!(self.body.len(), packed_len(vals.len(), self.r + code_bits(self.d)));
+        debug_assert_eq!(
+            self.body.len(),
+            packed_len(vals.len(), self.r + code_bits(self.d))
+        );
         out.extend_from_slice(&[QP_ALP, kind_of::<F>()]);
         write_uvarint(out, vals.len() as u64);
         if vals.is_empty() {

@@ -74,7 +74,10 @@ fn packer_matches_a_bitwise_reference() {
 #[test]
 fn pack_map_equals_pack() {
     let vals: Vec<u64> = (0..131u64)
-        .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(i as u32 * 5))
+        .map(|i| {
+            i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(i as u32 * 5)
+        })
         .collect();
     for bits in 1..=64u32 {
         for n in [0usize, 1, 7, 8, 9, 64, 131] {
