@@ -27,7 +27,9 @@
 //! ```
 
 use super::alp::AlpFloat;
-use super::bitpack::{bit_width, mask, pack_map, packed_len, padding_is_zero, unpack_add};
+use super::bitpack::{
+    bit_width, mask, pack_map, packed_len, padding_is_zero, unpack_add, unpack_map,
+};
 use super::cursor::Cursor;
 use crate::error::Result;
 use crate::wire::tags::QP_ALP;
@@ -352,9 +354,6 @@ fn pack_below<F: AlpFloat, L: Lookup>(
     })
 }
 
-/// Values unpacked at a time: a multiple of 8, so every chunk starts on a byte.
-const DECODE_CHUNK: usize = 1024;
-
 /// Reads a body after the kind byte. Errors (`BadCodec` at the byte): `r` outside
 /// `1..W`, `d` outside `1..=8`, a left value not below 2^(W−r) or repeated, non-zero
 /// padding, a code not below `d`, an exception count above `n`, an exception position out of
@@ -411,24 +410,25 @@ pub fn decode<F: AlpFloat>(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec
         .map_err(|c| cur.err_at(exc_at, c))?;
     cur.charge(budget, n, n_at)?;
     let m = mask(r);
-    let mut out: Vec<F> = Vec::with_capacity(n);
-    let mut buf = [0u64; DECODE_CHUNK];
-    for start in (0..n).step_by(DECODE_CHUNK) {
-        let vals = &mut buf[..DECODE_CHUNK.min(n - start)];
-        unpack_add(&body[start / 8 * width as usize..], width, 0, vals);
-        // Codes are below 2^c, so below `d` too when `d` is a power of two: no test then.
-        let bad = if d.is_power_of_two() {
-            rebuild::<F, false>(vals, &table, r, d, &mut out)
-        } else {
-            rebuild::<F, true>(vals, &table, r, d, &mut out)
-        };
-        if bad {
-            let j = vals.iter().position(|&v| (v >> r) >= d as u64).unwrap_or(0);
-            return Err(cur.bad_at(
-                body_at + (start + j) * width as usize / 8,
-                "ALP-RD code not below the dictionary size",
-            ));
-        }
+    let mut out = vec![F::from_bits64(0); n];
+    // Codes are below 2^c, so below `d` too when `d` is a power of two: no test then.
+    let bad = if d.is_power_of_two() {
+        rebuild::<F, false>(body, width, &table, r, d, &mut out)
+    } else {
+        rebuild::<F, true>(body, width, &table, r, d, &mut out)
+    };
+    if bad {
+        // Hostile input only: unpack again to find the first bad code.
+        let mut codes = vec![0u64; n];
+        unpack_add(body, width, 0, &mut codes);
+        let j = codes
+            .iter()
+            .position(|&v| (v >> r) >= d as u64)
+            .unwrap_or(0);
+        return Err(cur.bad_at(
+            body_at + j * width as usize / 8,
+            "ALP-RD code not below the dictionary size",
+        ));
     }
     let mut pos = 0u64;
     for k in 0..exc {
@@ -449,25 +449,27 @@ pub fn decode<F: AlpFloat>(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec
     Ok(out)
 }
 
-/// Appends the values `packed` holds (`code << r | right`), each left part from `table`
-/// (pre-shifted); with `CHECK`, returns whether a code is not below `d`, else `false`.
+/// Fills `out` with the values packed in `body` at `width` (`code << r | right`), each left
+/// part from `table` (pre-shifted); with `CHECK`, returns whether a code is not below `d`,
+/// else `false`.
 #[inline(always)]
 fn rebuild<F: AlpFloat, const CHECK: bool>(
-    packed: &[u64],
+    body: &[u8],
+    width: u32,
     table: &[u64; MAX_DICT],
     r: u32,
     d: usize,
-    out: &mut Vec<F>,
+    out: &mut [F],
 ) -> bool {
     let m = mask(r);
     let mut bad = false;
-    out.extend(packed.iter().map(|&v| {
+    unpack_map(body, width, out, |v| {
         let code = (v >> r) as usize;
         if CHECK {
             bad |= code >= d;
         }
         F::from_bits64(table[code & (MAX_DICT - 1)] | (v & m))
-    }));
+    });
     bad
 }
 

@@ -170,12 +170,20 @@ pub fn padding_is_zero(src: &[u8], n: usize, bits: u32) -> bool {
 /// Fills `out` with the `out.len()` values packed in `src` at `bits` width, each plus
 /// `base` (wrapping). `src` must hold at least [`packed_len`]`(out.len(), bits)` bytes.
 pub fn unpack_add(src: &[u8], bits: u32, base: u64, out: &mut [u64]) {
+    unpack_map(src, bits, out, |v| base.wrapping_add(v));
+}
+
+/// Fills `out` with `f` of each of the `out.len()` values packed in `src` at `bits` width
+/// (≤ 64), in order: the values go straight where they are wanted, with no buffer between.
+/// `src` must hold at least [`packed_len`]`(out.len(), bits)` bytes (else a panic).
+#[inline(always)]
+pub fn unpack_map<T>(src: &[u8], bits: u32, out: &mut [T], mut f: impl FnMut(u64) -> T) {
     assert!(bits <= 64 && src.len() >= packed_len(out.len(), bits));
     macro_rules! dispatch {
         ($($b:literal)*) => {
             match bits {
-                0 => out.fill(base),
-                $($b => unpack_const::<$b>(src, base, out),)*
+                0 => out.iter_mut().for_each(|d| *d = f(0)),
+                $($b => unpack_const::<$b, T>(src, out, &mut f),)*
                 _ => unreachable!("width checked above"),
             }
         };
@@ -196,7 +204,7 @@ fn get_slow(src: &[u8], bit: usize, b: u32) -> u64 {
 }
 
 #[inline(always)]
-fn unpack_const<const B: usize>(src: &[u8], base: u64, out: &mut [u64]) {
+fn unpack_const<const B: usize, T>(src: &[u8], out: &mut [T], f: &mut impl FnMut(u64) -> T) {
     // Widths up to 56 fit one 8-byte load after a shift of at most 7; wider ones load 16.
     let look = if B <= 56 { 8 } else { 16 };
     let m = mask(B as u32);
@@ -215,11 +223,11 @@ fn unpack_const<const B: usize>(src: &[u8], base: u64, out: &mut [u64]) {
             } else {
                 (u128::from_le_bytes(chunk[byte..byte + 16].try_into().unwrap()) >> sh) as u64
             };
-            *d = base.wrapping_add(w & m);
+            *d = f(w & m);
         }
     }
     for (i, d) in out.iter_mut().enumerate().skip(fast_groups * 8) {
-        *d = base.wrapping_add(get_slow(src, i * B, B as u32));
+        *d = f(get_slow(src, i * B, B as u32));
     }
 }
 
