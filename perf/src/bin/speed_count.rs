@@ -11,10 +11,11 @@
 //! Arguments: `logbatch|iot|logs|otlp|rtb|weblog|savegame|gamestate|mesh` (`otlp`: OTLP 4×512,
 //! `rtb`: RTB 1024; the last four are the issue #19 shapes of `qdf_fixtures::outside` at their
 //! benchmark sizes: 10 000 log lines, 500 players, 1 000 game-state updates, 125 000 triangles),
-//! `encode|decode|digest`, `qdf|balanced|rmp|postcard` (`qdf` is the Speed tier, `balanced`
-//! `Options::balanced()`; `digest` prints the length and FNV-1a hash of one qdf encode, for
-//! `qdf|balanced|compression`, to check that a change keeps the bytes), number of calls. Instructions per call = (count for 11 calls − count
-//! for 1 call) / 10.
+//! `encode|decode|digest`, `qdf|balanced|compression|rmp|postcard` (`qdf` is the Speed tier,
+//! `balanced` `Options::balanced()`, `compression` `Options::compression()`; `digest` prints
+//! the length and FNV-1a hash of one qdf encode, for `qdf|balanced|compression`, to check that
+//! a change keeps the bytes), number of calls. Instructions per call = (count for 11 calls −
+//! count for 1 call) / 10.
 
 use std::hint::black_box;
 
@@ -29,10 +30,13 @@ const USAGE: &str = "usage: speed_count logbatch|iot|logs|otlp|rtb|weblog|savega
 
 fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usize) {
     let qdf_bytes = qdf::to_vec_with(data, Options::speed()).expect("encodes");
-    // Only when decoded: a Balanced encode here changes the heap's layout for the other rows
+    // The Balanced or Compression bytes, only when decoded: a Balanced encode here changes the heap's layout for the other rows
     // (the output `Vec`'s growth then copies, +107 k instructions on LogBatch Speed encode).
-    let balanced_bytes = match (op, codec) {
+    let tier_bytes = match (op, codec) {
         ("decode", "balanced") => qdf::to_vec_with(data, Options::balanced()).expect("encodes"),
+        ("decode", "compression") => {
+            qdf::to_vec_with(data, Options::compression()).expect("encodes")
+        }
         _ => Vec::new(),
     };
     let rmp_bytes = rmp_serde::to_vec_named(data).expect("encodes");
@@ -62,6 +66,11 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
             ("encode", "balanced") => {
                 black_box(qdf::to_vec_with(black_box(data), Options::balanced()).expect("encodes"));
             }
+            ("encode", "compression") => {
+                black_box(
+                    qdf::to_vec_with(black_box(data), Options::compression()).expect("encodes"),
+                );
+            }
             ("encode", "rmp") => {
                 black_box(rmp_serde::to_vec_named(black_box(data)).expect("encodes"));
             }
@@ -72,8 +81,8 @@ fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usiz
                 let v: T = qdf::from_slice(black_box(&qdf_bytes)).expect("decodes");
                 black_box(v);
             }
-            ("decode", "balanced") => {
-                let v: T = qdf::from_slice(black_box(&balanced_bytes)).expect("decodes");
+            ("decode", "balanced" | "compression") => {
+                let v: T = qdf::from_slice(black_box(&tier_bytes)).expect("decodes");
                 black_box(v);
             }
             ("decode", "rmp") => {

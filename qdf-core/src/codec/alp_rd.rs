@@ -19,7 +19,7 @@
 //!
 //! The encoder chooses `r` (left parts of 1 to 16 bits, as in the paper) and `d` from up to
 //! [`SAMPLES`] evenly spaced values, takes the most frequent left parts as the dictionary
-//! and then costs every value exactly.
+//! and then costs every value exactly, packing it on the way (the plan holds the bytes).
 //!
 //! ```text
 //! 15 f32 of ±[0.5, 1) and 0.001 (docs/SPEC.md §19.2), r = 23, d = 2, 0.001 an exception:
@@ -27,7 +27,9 @@
 //! ```
 
 use super::alp::AlpFloat;
-use super::bitpack::{Packer, bit_width, mask, packed_len, padding_is_zero, unpack_add};
+use super::bitpack::{
+    bit_width, mask, pack_map, packed_len, padding_is_zero, unpack_add, unpack_map,
+};
 use super::cursor::Cursor;
 use crate::error::Result;
 use crate::wire::tags::QP_ALP;
@@ -43,7 +45,7 @@ pub const MAX_DICT: usize = 8;
 const MAX_LEFT: u32 = 16;
 /// Values sampled to choose the cut and the dictionary.
 pub const SAMPLES: usize = 256;
-/// Values costed between two checks of the bound.
+/// Values costed between two checks of the bound (a multiple of 8).
 const CHUNK: usize = 4096;
 
 /// The kind byte of ALP-RD bodies of `F`.
@@ -52,13 +54,21 @@ const fn kind_of<F: AlpFloat>() -> u8 {
     F::KIND | 0x04
 }
 
-/// A cut and dictionary for one slice, with its exact size.
+/// A cut and dictionary for one slice, with its exact size and its packed values and
+/// exception list: costing a value exactly means finding its code, so the costing pass packs
+/// it too and writing the plan is a copy (a second pass would look every left part up again).
 #[derive(Clone, Debug)]
 pub struct Plan {
     r: u32,
     dict: [u64; MAX_DICT],
     d: usize,
     cost: usize,
+    /// `⌈n·(r+c)/8⌉` bytes of `code << r | right`.
+    body: Vec<u8>,
+    /// `excN`.
+    exc: usize,
+    /// `excN` pairs of `uvarint(gap)`, `uvarint(left value)`.
+    exc_bytes: Vec<u8>,
 }
 
 impl Plan {
@@ -77,13 +87,13 @@ impl Plan {
         &self.dict[..self.d]
     }
 
-    /// Code bits per value: `⌈log2 d⌉`.
-    fn code_bits(&self) -> u32 {
-        code_bits(self.d)
-    }
-
-    /// Appends the encoding of `vals`, the slice the plan was made for.
+    /// Appends the encoding of `vals`, which must be the slice the plan was made for: the
+    /// plan holds its packed values (`vals` gives the kind and the count).
     pub fn encode<F: AlpFloat>(&self, vals: &[F], out: &mut Vec<u8>) {
+        debug_assert_eq!(
+            self.body.len(),
+            packed_len(vals.len(), self.r + code_bits(self.d))
+        );
         out.extend_from_slice(&[QP_ALP, kind_of::<F>()]);
         write_uvarint(out, vals.len() as u64);
         if vals.is_empty() {
@@ -94,45 +104,9 @@ impl Plan {
         for &l in self.dict() {
             write_uvarint(out, l);
         }
-        let mut p = Packer::new(self.r + self.code_bits());
-        let lw = 8 * F::WIDTH as u32 - self.r;
-        let exceptions = match Table::new(self.dict(), lw, vals.len()) {
-            Some(t) => self.pack(vals, &t, &mut p, out),
-            None => self.pack(vals, &Search::new(self.dict()), &mut p, out),
-        };
-        p.finish(out);
-        write_uvarint(out, exceptions.len() as u64);
-        let mut last = 0;
-        for (i, left) in exceptions {
-            write_uvarint(out, (i - last) as u64);
-            write_uvarint(out, left);
-            last = i;
-        }
-    }
-
-    /// Pushes every value's `code << r | right` and returns the exceptions `(position, left)`.
-    fn pack<F: AlpFloat, L: Lookup>(
-        &self,
-        vals: &[F],
-        codes: &L,
-        p: &mut Packer,
-        out: &mut Vec<u8>,
-    ) -> Vec<(usize, u64)> {
-        let (r, m) = (self.r, mask(self.r));
-        let mut exceptions = Vec::new();
-        for (i, v) in vals.iter().enumerate() {
-            let b = v.bits();
-            let left = b >> r;
-            let code = match codes.code(left) {
-                NONE => {
-                    exceptions.push((i, left));
-                    0
-                }
-                c => c as u64,
-            };
-            p.push(code << r | (b & m), out);
-        }
-        exceptions
+        out.extend_from_slice(&self.body);
+        write_uvarint(out, self.exc as u64);
+        out.extend_from_slice(&self.exc_bytes);
     }
 }
 
@@ -145,17 +119,22 @@ trait Lookup {
 }
 
 /// Codes indexed by left part, for left parts of at most [`TABLE_BITS`] bits (on the stack:
-/// no allocation per column).
+/// no allocation per column; 4 KiB, filled by one `memset`).
 struct Table([u8; 1 << TABLE_BITS]);
 
-/// Widest left part [`Table`] indexes.
-const TABLE_BITS: u32 = 8;
+/// Widest left part [`Table`] indexes: 12 takes the sign and exponent of an `f64` (and of an
+/// `f32`, 9 bits), the usual cuts, off the search.
+const TABLE_BITS: u32 = 12;
+
+/// Fewest values for a [`Table`]: below it, searching up to 8 entries a value is assumed
+/// cheaper than filling 4 KiB (an estimate, not measured).
+const TABLE_MIN: usize = 64;
 
 impl Table {
-    /// A table for left parts of `lw` bits when `lw ≤ TABLE_BITS` and `2^lw` is at most
-    /// twice `n` (filling it costs less than searching), else `None`.
+    /// A table for left parts of `lw` bits when `lw ≤ TABLE_BITS` and there are at least
+    /// [`TABLE_MIN`] values (filling it costs less than searching), else `None`.
     fn new(dict: &[u64], lw: u32, n: usize) -> Option<Table> {
-        if lw > TABLE_BITS || 1usize << lw > 2 * n {
+        if lw > TABLE_BITS || n < TABLE_MIN {
             return None;
         }
         let mut t = [NONE; 1 << TABLE_BITS];
@@ -266,7 +245,8 @@ pub fn plan<F: AlpFloat>(vals: &[F]) -> Plan {
 
 /// The plan for `vals` when it costs fewer than `bound` bytes, else `None`: rejected from the
 /// sample's estimate when that is at least `bound`, else from the exact cost, computed
-/// every `CHUNK` values against the bound (the exceptions so far can only grow).
+/// every `CHUNK` values against the bound (the exceptions so far can only grow) while the
+/// values are packed.
 pub fn plan_below<F: AlpFloat>(vals: &[F], bound: usize) -> Option<Plan> {
     let n = vals.len();
     if n == 0 {
@@ -276,51 +256,103 @@ pub fn plan_below<F: AlpFloat>(vals: &[F], bound: usize) -> Option<Plan> {
             dict: [0; MAX_DICT],
             d: 1,
             cost,
+            body: Vec::new(),
+            exc: 0,
+            exc_bytes: Vec::new(),
         });
     }
     let (r, dict, d, est_bits) = choose(vals);
-    let fixed = head_len(n, &dict[..d]) + packed_len(n, r + code_bits(d));
+    let width = r + code_bits(d);
+    let fixed = head_len(n, &dict[..d]) + packed_len(n, width);
     // A column the sample puts clearly above the bound is not costed value by value.
     let est = (3 + uvarint_len(n as u64)) as u128 + est_bits / 8;
     if fixed >= bound || est >= bound as u128 + bound as u128 / 32 {
         return None;
     }
-    let tail = match Table::new(&dict[..d], 8 * F::WIDTH as u32 - r, n) {
-        Some(t) => exceptions_below(vals, r, &t, bound - fixed),
-        None => exceptions_below(vals, r, &Search::new(&dict[..d]), bound - fixed),
+    let room = bound - fixed;
+    let packed = match Table::new(&dict[..d], 8 * F::WIDTH as u32 - r, n) {
+        Some(t) => pack_below(vals, r, width, &t, room),
+        None => pack_below(vals, r, width, &Search::new(&dict[..d]), room),
     }?;
-    let cost = fixed + tail;
-    (cost < bound).then_some(Plan { r, dict, d, cost })
+    let cost = fixed + uvarint_len(packed.exc as u64) + packed.exc_bytes.len();
+    (cost < bound).then_some(Plan {
+        r,
+        dict,
+        d,
+        cost,
+        body: packed.body,
+        exc: packed.exc,
+        exc_bytes: packed.exc_bytes,
+    })
 }
 
-/// Bytes of the exception list of `vals` cut at `r` (count, gaps, left parts), or `None` once
-/// they reach `room`: checked every [`CHUNK`] values (the list only grows).
-fn exceptions_below<F: AlpFloat, L: Lookup>(
+/// What [`pack_below`] makes: the fields of a [`Plan`] past its cut and dictionary.
+struct Packed {
+    body: Vec<u8>,
+    exc: usize,
+    exc_bytes: Vec<u8>,
+}
+
+/// The exception list as it is written: `uvarint(gap)`, `uvarint(left value)` each.
+#[derive(Default)]
+struct Exceptions {
+    n: usize,
+    bytes: Vec<u8>,
+    last: usize,
+}
+
+impl Exceptions {
+    /// Appends the exception at position `i` (after the last one). Out of line: exceptions
+    /// are rare, and the packing loop keeps its registers without this path.
+    #[cold]
+    #[inline(never)]
+    fn push(&mut self, i: usize, left: u64) {
+        write_uvarint(&mut self.bytes, (i - self.last) as u64);
+        write_uvarint(&mut self.bytes, left);
+        self.n += 1;
+        self.last = i;
+    }
+}
+
+/// `vals` cut at `r` and packed at `width` (`r` plus the code bits), with their exception
+/// list, or `None` once the list (count, gaps, left parts) reaches `room` bytes: checked
+/// every [`CHUNK`] values (the list only grows).
+fn pack_below<F: AlpFloat, L: Lookup>(
     vals: &[F],
     r: u32,
+    width: u32,
     codes: &L,
     room: usize,
-) -> Option<usize> {
-    let (mut exc, mut bytes, mut last) = (0usize, 0usize, 0usize);
-    for (k, chunk) in vals.chunks(CHUNK).enumerate() {
-        for (j, v) in chunk.iter().enumerate() {
-            let left = v.bits() >> r;
-            if codes.code(left) == NONE {
-                let i = k * CHUNK + j;
-                bytes += uvarint_len((i - last) as u64) + uvarint_len(left);
-                exc += 1;
-                last = i;
+) -> Option<Packed> {
+    let m = mask(r);
+    let mut body = Vec::with_capacity(packed_len(vals.len(), width));
+    let mut exc = Exceptions::default();
+    let mut i = 0;
+    // `CHUNK` is a multiple of 8: every chunk packs whole bytes onto the last.
+    for chunk in vals.chunks(CHUNK) {
+        pack_map(chunk, width, &mut body, |v| {
+            let b = v.bits();
+            let left = b >> r;
+            let mut code = codes.code(left);
+            if code == NONE {
+                exc.push(i, left);
+                // The slot's left part comes from the exception.
+                code = 0;
             }
-        }
-        if 1 + bytes >= room {
+            i += 1;
+            // Below 2^width: codes are below 2^c and the right part is masked.
+            (code as u64) << r | (b & m)
+        });
+        if 1 + exc.bytes.len() >= room {
             return None;
         }
     }
-    Some(uvarint_len(exc as u64) + bytes)
+    Some(Packed {
+        body,
+        exc: exc.n,
+        exc_bytes: exc.bytes,
+    })
 }
-
-/// Values unpacked at a time: a multiple of 8, so every chunk starts on a byte.
-const DECODE_CHUNK: usize = 1024;
 
 /// Reads a body after the kind byte. Errors (`BadCodec` at the byte): `r` outside
 /// `1..W`, `d` outside `1..=8`, a left value not below 2^(W−r) or repeated, non-zero
@@ -378,24 +410,25 @@ pub fn decode<F: AlpFloat>(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec
         .map_err(|c| cur.err_at(exc_at, c))?;
     cur.charge(budget, n, n_at)?;
     let m = mask(r);
-    let mut out: Vec<F> = Vec::with_capacity(n);
-    let mut buf = [0u64; DECODE_CHUNK];
-    for start in (0..n).step_by(DECODE_CHUNK) {
-        let vals = &mut buf[..DECODE_CHUNK.min(n - start)];
-        unpack_add(&body[start / 8 * width as usize..], width, 0, vals);
-        let mut bad = false;
-        out.extend(vals.iter().map(|&v| {
-            let code = (v >> r) as usize;
-            bad |= code >= d;
-            F::from_bits64(table[code & (MAX_DICT - 1)] | (v & m))
-        }));
-        if bad {
-            let j = vals.iter().position(|&v| (v >> r) >= d as u64).unwrap_or(0);
-            return Err(cur.bad_at(
-                body_at + (start + j) * width as usize / 8,
-                "ALP-RD code not below the dictionary size",
-            ));
-        }
+    let mut out = vec![F::from_bits64(0); n];
+    // Codes are below 2^c, so below `d` too when `d` is a power of two: no test then.
+    let bad = if d.is_power_of_two() {
+        rebuild::<F, false>(body, width, &table, r, d, &mut out)
+    } else {
+        rebuild::<F, true>(body, width, &table, r, d, &mut out)
+    };
+    if bad {
+        // Hostile input only: unpack again to find the first bad code.
+        let mut codes = vec![0u64; n];
+        unpack_add(body, width, 0, &mut codes);
+        let j = codes
+            .iter()
+            .position(|&v| (v >> r) >= d as u64)
+            .unwrap_or(0);
+        return Err(cur.bad_at(
+            body_at + j * width as usize / 8,
+            "ALP-RD code not below the dictionary size",
+        ));
     }
     let mut pos = 0u64;
     for k in 0..exc {
@@ -414,6 +447,30 @@ pub fn decode<F: AlpFloat>(cur: &mut Cursor<'_>, budget: &mut u64) -> Result<Vec
         *slot = F::from_bits64(left << r | (slot.bits() & m));
     }
     Ok(out)
+}
+
+/// Fills `out` with the values packed in `body` at `width` (`code << r | right`), each left
+/// part from `table` (pre-shifted); with `CHECK`, returns whether a code is not below `d`,
+/// else `false`.
+#[inline(always)]
+fn rebuild<F: AlpFloat, const CHECK: bool>(
+    body: &[u8],
+    width: u32,
+    table: &[u64; MAX_DICT],
+    r: u32,
+    d: usize,
+    out: &mut [F],
+) -> bool {
+    let m = mask(r);
+    let mut bad = false;
+    unpack_map(body, width, out, |v| {
+        let code = (v >> r) as usize;
+        if CHECK {
+            bad |= code >= d;
+        }
+        F::from_bits64(table[code & (MAX_DICT - 1)] | (v & m))
+    });
+    bad
 }
 
 #[cfg(test)]

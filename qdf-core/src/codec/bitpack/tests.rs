@@ -69,6 +69,27 @@ fn packer_matches_a_bitwise_reference() {
     }
 }
 
+/// `pack_map` writes `pack`'s bytes at every width, for whole groups of 8, tails and both,
+/// after bytes already in the buffer.
+#[test]
+fn pack_map_equals_pack() {
+    let vals: Vec<u64> = (0..131u64)
+        .map(|i| {
+            i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(i as u32 * 5)
+        })
+        .collect();
+    for bits in 1..=64u32 {
+        for n in [0usize, 1, 7, 8, 9, 64, 131] {
+            let mut want = vec![0xAA];
+            pack(vals[..n].iter().copied(), bits, &mut want);
+            let mut got = vec![0xAA];
+            pack_map(&vals[..n], bits, &mut got, |&v| v & mask(bits));
+            assert_eq!(got, want, "bits {bits} n {n}");
+        }
+    }
+}
+
 /// A word of codes pushed at once packs like the codes one by one.
 #[test]
 fn push_bits_equals_single_pushes() {
