@@ -10,9 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 
 use qdf_core::inspect::{self, ColumnValues, EventKind};
-use qdf_core::{
-    Category, DecoderSession, Dictionary, EncoderSession, ErrorCode, Options, Value,
-};
+use qdf_core::{Category, DecoderSession, Dictionary, EncoderSession, ErrorCode, Options, Value};
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
@@ -63,14 +61,17 @@ fn exact<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: &T, what: &str)
     let row_json = qdf_core::from_slice::<serde_json::Value>(&speed).ok();
     let mut balanced = None;
     for (tier, opts) in tiers() {
-        let b = qdf_core::to_vec_with(v, opts)
-            .unwrap_or_else(|e| panic!("{what} {tier}: encode: {e}"));
+        let b =
+            qdf_core::to_vec_with(v, opts).unwrap_or_else(|e| panic!("{what} {tier}: encode: {e}"));
         let back: T =
             qdf_core::from_slice_with(&b, opts).unwrap_or_else(|e| panic!("{what} {tier}: {e}"));
         assert_eq!(&back, v, "{what} {tier}");
         let val: Value = qdf_core::from_slice_with(&b, opts)
             .unwrap_or_else(|e| panic!("{what} {tier}: Value: {e}"));
-        assert!(val == row_value, "{what} {tier}: Value {val} vs {row_value}");
+        assert!(
+            val == row_value,
+            "{what} {tier}: Value {val} vs {row_value}"
+        );
         let again = qdf_core::to_vec_with(&val, opts).unwrap();
         let val2: Value = qdf_core::from_slice_with(&again, opts).unwrap();
         assert!(val2 == row_value, "{what} {tier}: Value re-encoded");
@@ -98,10 +99,7 @@ fn exact_maps<T: Serialize + DeserializeOwned + PartialEq + Debug>(
 }
 
 /// Whether `a` and `b` are both `Ok` with equal values or both errors.
-fn same_outcome<T: PartialEq + Debug>(
-    a: &qdf_core::Result<T>,
-    b: &qdf_core::Result<T>,
-) -> bool {
+fn same_outcome<T: PartialEq + Debug>(a: &qdf_core::Result<T>, b: &qdf_core::Result<T>) -> bool {
     match (a, b) {
         (Ok(x), Ok(y)) => x == y,
         (Err(_), Err(_)) => true,
@@ -142,7 +140,9 @@ fn hashmaps_keep_their_own_iteration_order() {
         let v = rows(n, |i| hashmap(i, 5));
         exact_maps(&v, "HashMap<String, u64>", &[5 * n as u64]);
         let v = rows(n, |i| -> HashMap<u32, String> {
-            (0..i % 7).map(|k| (k as u32 * 1000, format!("v{i}"))).collect()
+            (0..i % 7)
+                .map(|k| (k as u32 * 1000, format!("v{i}")))
+                .collect()
         });
         exact(&v, "HashMap<u32, String>");
     }
@@ -153,7 +153,12 @@ fn keyed<K: Clone>(keys: &[K]) -> Vec<Row<Ordered<K, u8>>> {
     rows(20, |i| {
         let mut ks = keys.to_vec();
         ks.rotate_left(i % keys.len());
-        Ordered(ks.into_iter().enumerate().map(|(j, k)| (k, j as u8)).collect())
+        Ordered(
+            ks.into_iter()
+                .enumerate()
+                .map(|(j, k)| (k, j as u8))
+                .collect(),
+        )
     })
 }
 
@@ -170,7 +175,10 @@ fn keys_of_every_kind() {
     exact(&keyed(&[i128::MIN, -1, 5]), "i128 keys");
     exact(&keyed(&[true, false]), "bool keys");
     exact(&keyed(&['a', '€', '\u{10FFFF}']), "char keys");
-    exact(&keyed(&[F64b(-0.0), F64b(f64::NAN), F64b(1.5), F64b(0.0)]), "f64 keys");
+    exact(
+        &keyed(&[F64b(-0.0), F64b(f64::NAN), F64b(1.5), F64b(0.0)]),
+        "f64 keys",
+    );
     exact(
         &keyed(&[(1u8, "x".to_string()), (2, String::new()), (1, "y".into())]),
         "tuple keys",
@@ -181,7 +189,10 @@ fn keys_of_every_kind() {
     );
     exact(&keyed(&[E::A, E::U(())]), "unit-like enum keys");
     exact(&keyed(&[None, Some(0u8), Some(255)]), "Option keys");
-    exact(&keyed(&[Some(Some(1u8)), Some(None), None]), "Option<Option> keys");
+    exact(
+        &keyed(&[Some(Some(1u8)), Some(None), None]),
+        "Option<Option> keys",
+    );
     exact(
         &keyed(&[
             Key {
@@ -256,12 +267,22 @@ fn values_of_every_kind() {
     });
     exact(&v, "struct values");
     let v = rows(20, |i| -> BTreeMap<u8, Vec<u16>> {
-        (0..3).map(|k| (k, (0..(i + k as usize) % 4).map(|x| x as u16).collect())).collect()
+        (0..3)
+            .map(|k| (k, (0..(i + k as usize) % 4).map(|x| x as u16).collect()))
+            .collect()
     });
     exact(&v, "list values");
     let v = rows(20, |i| -> BTreeMap<String, E> {
-        let es = [E::A, E::B(i as u8), E::C(1, "c".into()), E::O(Some(None)), E::U(())];
-        (0..3).map(|k| (format!("e{k}"), es[(i + k) % es.len()].clone())).collect()
+        let es = [
+            E::A,
+            E::B(i as u8),
+            E::C(1, "c".into()),
+            E::O(Some(None)),
+            E::U(()),
+        ];
+        (0..3)
+            .map(|k| (format!("e{k}"), es[(i + k) % es.len()].clone()))
+            .collect()
     });
     exact(&v, "enum values");
     let v = rows(20, |i| -> BTreeMap<String, Option<Option<u8>>> {
@@ -270,7 +291,11 @@ fn values_of_every_kind() {
     });
     exact(&v, "Option<Option> values");
     let v = rows(20, |i| -> BTreeMap<String, Option<u8>> {
-        [("a".to_string(), (i % 2 == 0).then_some(i as u8)), ("b".into(), None)].into()
+        [
+            ("a".to_string(), (i % 2 == 0).then_some(i as u8)),
+            ("b".into(), None),
+        ]
+        .into()
     });
     exact_maps(&v, "Option values", &[40]);
     let v = rows(20, |i| -> BTreeMap<String, (u8, String)> {
@@ -278,8 +303,11 @@ fn values_of_every_kind() {
     });
     exact(&v, "tuple values");
     let v = rows(20, |i| -> BTreeMap<String, ByteBuf> {
-        [("b".to_string(), ByteBuf::from(vec![i as u8; i % 4])), ("c".into(), ByteBuf::new())]
-            .into()
+        [
+            ("b".to_string(), ByteBuf::from(vec![i as u8; i % 4])),
+            ("c".into(), ByteBuf::new()),
+        ]
+        .into()
     });
     exact(&v, "byte-string values");
     let v = rows(20, |i| -> BTreeMap<String, Internal> {
@@ -292,12 +320,91 @@ fn values_of_every_kind() {
     });
     exact(&v, "internally tagged values");
     let v = rows(20, |i| -> BTreeMap<String, f64> {
-        [("f".to_string(), i as f64 / 3.0), ("g".into(), -0.0), ("n".into(), f64::INFINITY)]
-            .into()
+        [
+            ("f".to_string(), i as f64 / 3.0),
+            ("g".into(), -0.0),
+            ("n".into(), f64::INFINITY),
+        ]
+        .into()
     });
     exact_maps(&v, "f64 values", &[60]);
-    let v = rows(20, |i| -> BTreeMap<String, ()> { (0..i % 3).map(|k| (k.to_string(), ())).collect() });
+    let v = rows(20, |i| -> BTreeMap<String, ()> {
+        (0..i % 3).map(|k| (k.to_string(), ())).collect()
+    });
     exact(&v, "unit values");
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+enum Wrap {
+    M(BTreeMap<String, u8>),
+    N(u8),
+    O(Option<BTreeMap<u8, String>>),
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Tagged {
+    n: u8,
+    tags: BTreeMap<String, String>,
+}
+
+#[test]
+fn maps_under_variants_and_structs() {
+    let v = rows(20, |i| match i % 4 {
+        0 | 1 => Wrap::M((0..i % 3).map(|k| (format!("k{k}"), k as u8)).collect()),
+        2 => Wrap::N(i as u8),
+        _ => Wrap::O((i % 8 == 3).then(|| BTreeMap::from([(i as u8, "x".to_string())]))),
+    });
+    exact(&v, "maps in variants");
+    let v = rows(20, |i| Tagged {
+        n: i as u8,
+        tags: (0..i % 3)
+            .map(|k| (format!("k{k}"), "v".repeat(k)))
+            .collect(),
+    });
+    exact(&v, "a map in a struct column");
+    let v = rows(3, |i| -> Vec<Tagged> {
+        (0..6)
+            .map(|j| Tagged {
+                n: j,
+                tags: BTreeMap::from([("a".to_string(), format!("{i}"))]),
+            })
+            .collect()
+    });
+    exact(&v, "maps in lists of structs");
+}
+
+/// The error of a map's key or value cell names the column the user knows: the element
+/// columns have no name of their own (§22.2).
+#[test]
+#[ignore = "defect: the error of a map key or value cell names field or column `` (the element column's empty name), not the map column"]
+fn a_cell_error_in_a_map_names_the_map_column() {
+    #[derive(Deserialize, Debug)]
+    struct Borrowed<'a> {
+        #[allow(dead_code)]
+        #[serde(borrow)]
+        m: BTreeMap<&'a str, &'a str>,
+    }
+    // Keys sharing a long prefix: a front-coded block, whose strings are rebuilt.
+    let v = rows(30, |i| -> BTreeMap<String, String> {
+        (0..4)
+            .map(|k| {
+                (
+                    format!("http.request.header.x-forwarded-{k}"),
+                    format!("{}", i % 9),
+                )
+            })
+            .collect()
+    });
+    let n = rows(20, |i| BTreeMap::from([("k".to_string(), i as u32 + 2)]));
+    for (tier, opts) in tiers().into_iter().skip(1) {
+        let b = qdf_core::to_vec_with(&v, opts).unwrap();
+        let e = qdf_core::from_slice_with::<Vec<Borrowed>>(&b, opts).unwrap_err();
+        assert!(!e.to_string().contains("``"), "{tier}: {e}");
+        let b = qdf_core::to_vec_with(&n, opts).unwrap();
+        let e =
+            qdf_core::from_slice_with::<Vec<Row<BTreeMap<String, bool>>>>(&b, opts).unwrap_err();
+        assert!(!e.to_string().contains("``"), "{tier}: {e}");
+    }
 }
 
 #[test]
@@ -332,7 +439,11 @@ fn none_empty_and_absent_maps() {
     for n in [1, 16, 1000] {
         exact(&rows(n, |_| BTreeMap::<String, u8>::new()), "all empty");
         let v = rows(n, |i| -> BTreeMap<String, u8> {
-            if i == n / 2 { [("only".to_string(), 1)].into() } else { BTreeMap::new() }
+            if i == n / 2 {
+                [("only".to_string(), 1)].into()
+            } else {
+                BTreeMap::new()
+            }
         });
         exact(&v, "one entry in all");
     }
@@ -367,12 +478,16 @@ fn l4(i: usize) -> L4 {
 #[test]
 fn maps_nested_one_to_four_levels() {
     for n in [1, 3, 16, 50] {
-        let v = rows(n, |i| -> L1 { (0..i % 4).map(|k| (format!("k{k}"), k as u32)).collect() });
+        let v = rows(n, |i| -> L1 {
+            (0..i % 4).map(|k| (format!("k{k}"), k as u32)).collect()
+        });
         exact(&v, "L1");
         let v = rows(n, |i| -> L2 {
             (0..2)
                 .map(|k| {
-                    let inner = (0..(i + k) % 3).map(|j| (j as u8, format!("s{i}"))).collect();
+                    let inner = (0..(i + k) % 3)
+                        .map(|j| (j as u8, format!("s{i}")))
+                        .collect();
                     (format!("k{k}"), inner)
                 })
                 .collect()
@@ -424,7 +539,9 @@ fn maps_inside_lists_inside_structs() {
             .map(|i| Outer {
                 id: i as u32,
                 items: (0..i % 4 + 1).map(|j| inner(i, j)).collect(),
-                maps: (0..i % 3).map(|j| BTreeMap::from([(format!("m{j}"), j as u8)])).collect(),
+                maps: (0..i % 3)
+                    .map(|j| BTreeMap::from([(format!("m{j}"), j as u8)]))
+                    .collect(),
                 by_name: (0..i % 2 + 1)
                     .map(|j| (format!("g{j}"), (0..2).map(|k| inner(j, k)).collect()))
                     .collect(),
@@ -475,7 +592,11 @@ fn one_row_that_is_not_a_map() {
         let b = exact(&v, "untagged string");
         assert_eq!(map_columns(&b, &Options::balanced()), [0u64; 0], "{odd}");
         let v = rows(20, |i| {
-            if i == odd { MapOr::L(vec![1, 2]) } else { MapOr::M(BTreeMap::new()) }
+            if i == odd {
+                MapOr::L(vec![1, 2])
+            } else {
+                MapOr::M(BTreeMap::new())
+            }
         });
         exact(&v, "untagged list");
         let v = rows(20, |i| -> serde_json::Value {
@@ -506,13 +627,19 @@ fn one_row_that_is_not_a_map() {
 fn one_huge_map_and_many_empty_ones() {
     let v = rows(100, |i| -> BTreeMap<u32, String> {
         if i == 3 {
-            (0..10_000).map(|k| (k * 7, format!("v{}", k % 100))).collect()
+            (0..10_000)
+                .map(|k| (k * 7, format!("v{}", k % 100)))
+                .collect()
         } else {
             BTreeMap::new()
         }
     });
     let b = exact(&v, "10 000 entries in one row");
-    println!("huge: {:?} {} bytes", map_columns(&b, &Options::balanced()), b.len());
+    println!(
+        "huge: {:?} {} bytes",
+        map_columns(&b, &Options::balanced()),
+        b.len()
+    );
     let v = rows(20, |i| hashmap(i, if i == 0 { 10_000 } else { 1 }));
     exact(&v, "10 000 HashMap entries");
 }
@@ -544,7 +671,9 @@ fn maps_without_or_with_wrong_length_hints() {
             entries: (0..i % 3).map(|k| (format!("k{k}"), k as u8)).collect(),
         });
         // Read back as ordered maps: the same entries.
-        let want = rows(20, |i| Ordered((0..i % 3).map(|k| (format!("k{k}"), k as u8)).collect()));
+        let want = rows(20, |i| {
+            Ordered((0..i % 3).map(|k| (format!("k{k}"), k as u8)).collect())
+        });
         for (tier, opts) in tiers() {
             match qdf_core::to_vec_with(&v, opts) {
                 Ok(b) => {
@@ -567,7 +696,11 @@ fn maps_without_or_with_wrong_length_hints() {
 fn repeated_keys_as_row_mode() {
     let v = rows(20, |i| {
         let third = if i == 7 { "a" } else { "c" };
-        Ordered(vec![("a".to_string(), 1u8), ("b".into(), 2), (third.into(), 3)])
+        Ordered(vec![
+            ("a".to_string(), 1u8),
+            ("b".into(), 2),
+            (third.into(), 3),
+        ])
     });
     let strict = |o: Options| o.deny_duplicate_keys(true);
     for (tier, opts) in tiers() {
@@ -577,7 +710,11 @@ fn repeated_keys_as_row_mode() {
     }
     // Keys equal by value whatever their width or form.
     let w: Vec<Row<Ordered<Value, u8>>> = rows(20, |i| {
-        let k2 = if i == 3 { Value::I64(-1) } else { Value::U64(9) };
+        let k2 = if i == 3 {
+            Value::I64(-1)
+        } else {
+            Value::U64(9)
+        };
         Ordered(vec![(Value::I64(-1), 0), (k2, 1)])
     });
     for (tier, opts) in tiers() {
@@ -605,7 +742,27 @@ fn repeated_keys_as_row_mode() {
     let r: qdf_core::Result<Vec<Row<Abc>>> = as_row_mode(&v, strict, "strict struct");
     assert!(r.is_err(), "serde derive refuses a repeated field");
     let r: qdf_core::Result<Vec<Row<BTreeMap<String, u8>>>> = as_row_mode(&v, |o| o, "lax map");
-    assert_eq!(r.unwrap()[7].m, BTreeMap::from([("a".to_string(), 3u8), ("b".to_string(), 2)]));
+    assert_eq!(
+        r.unwrap()[7].m,
+        BTreeMap::from([("a".to_string(), 3u8), ("b".to_string(), 2)])
+    );
+    // A repeated key that a struct target ignores (not one of its fields).
+    let v = rows(20, |i| {
+        let third = if i == 7 { "z" } else { "c" };
+        Ordered(vec![
+            ("a".to_string(), 1u8),
+            ("z".into(), 2),
+            (third.into(), 3),
+        ])
+    });
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct A {
+        a: u8,
+    }
+    let r: qdf_core::Result<Vec<Row<A>>> = as_row_mode(&v, strict, "strict struct, unknown");
+    let _ = r;
+    let r: qdf_core::Result<Vec<Row<Option<A>>>> = as_row_mode(&v, strict, "strict Option");
+    let _ = r;
 }
 
 #[test]
@@ -658,9 +815,15 @@ fn map_columns_into_other_targets() {
     let r: qdf_core::Result<Vec<Row<HashMap<String, u32>>>> = as_row_mode(&v, |o| o, "HashMap");
     assert_eq!(r.unwrap()[10].m["z"], 9);
     let r: qdf_core::Result<Vec<Row<serde_json::Value>>> = as_row_mode(&v, |o| o, "json");
-    assert_eq!(r.unwrap()[10].m, serde_json::json!({"x": 10, "y": 20, "z": 9}));
+    assert_eq!(
+        r.unwrap()[10].m,
+        serde_json::json!({"x": 10, "y": 20, "z": 9})
+    );
     let r: qdf_core::Result<Vec<serde_json::Value>> = as_row_mode(&v, |o| o, "json rows");
-    assert_eq!(r.unwrap()[2], serde_json::json!({"id": 2, "m": {"x": 2, "y": 4}}));
+    assert_eq!(
+        r.unwrap()[2],
+        serde_json::json!({"id": 2, "m": {"x": 2, "y": 4}})
+    );
 }
 
 /// Variant names enough that, one a row, most are used once: the tagged form (§22.3) wants
@@ -714,7 +877,9 @@ enum Tu {
 
 /// 20 rows of one-entry maps `{NAMES[i % 11]: payload(i)}`.
 fn named<V>(payload: impl Fn(usize) -> V) -> Vec<Row<Ordered<String, V>>> {
-    rows(20, |i| Ordered(vec![(NAMES[i % NAMES.len()].to_string(), payload(i))]))
+    rows(20, |i| {
+        Ordered(vec![(NAMES[i % NAMES.len()].to_string(), payload(i))])
+    })
 }
 
 #[test]
@@ -730,12 +895,20 @@ fn one_entry_maps_into_an_enum() {
     assert_eq!(r.unwrap()[7].m, Some(New::H(7)));
     let v = named(|i| BTreeMap::from([("x".to_string(), i as u32)]));
     let b = exact(&v, "struct payloads");
-    assert_eq!(map_columns(&b, &Options::balanced()), [20], "struct payloads");
+    assert_eq!(
+        map_columns(&b, &Options::balanced()),
+        [20],
+        "struct payloads"
+    );
     let r: qdf_core::Result<Vec<Row<St>>> = as_row_mode(&v, |o| o, "struct variants");
     assert_eq!(r.unwrap()[3].m, St::D { x: 3 });
     let v = named(|i| vec![i as u32, 1]);
     let b = exact(&v, "tuple payloads");
-    assert_eq!(map_columns(&b, &Options::balanced()), [20], "tuple payloads");
+    assert_eq!(
+        map_columns(&b, &Options::balanced()),
+        [20],
+        "tuple payloads"
+    );
     let r: qdf_core::Result<Vec<Row<Tu>>> = as_row_mode(&v, |o| o, "tuple variants");
     assert_eq!(r.unwrap()[10].m, Tu::K(10, 1));
     // The wrong variant kind, a name no variant has, two entries, integer keys: refused,
@@ -761,7 +934,9 @@ fn one_entry_maps_into_an_enum() {
 #[test]
 fn subset_targets_skip_the_map_column() {
     let v = rows(40, |i| -> BTreeMap<String, Vec<u16>> {
-        (0..i % 4).map(|k| (format!("k{k}"), vec![k as u16; k])).collect()
+        (0..i % 4)
+            .map(|k| (format!("k{k}"), vec![k as u16; k]))
+            .collect()
     });
     #[derive(Deserialize, Debug, PartialEq)]
     struct OnlyId {
@@ -849,7 +1024,11 @@ fn borrowed_keys_and_values() {
         m: BTreeMap<Cow<'a, str>, Cow<'a, str>>,
     }
     let short = rows(30, |i| -> BTreeMap<String, String> {
-        [("a".to_string(), format!("{}", i % 2)), ("b".into(), "x".into())].into()
+        [
+            ("a".to_string(), format!("{}", i % 2)),
+            ("b".into(), "x".into()),
+        ]
+        .into()
     });
     let long = rows(30, |i| -> BTreeMap<String, String> {
         (0..4)
@@ -888,26 +1067,50 @@ fn borrowed_keys_and_values() {
 fn samples() -> Vec<(&'static str, Vec<u8>, Options)> {
     let mut out = Vec::new();
     let small = rows(3, |i| -> BTreeMap<String, Vec<u8>> {
-        (0..i + 1).map(|k| (format!("k{k}"), vec![k as u8; 3])).collect()
+        (0..i + 1)
+            .map(|k| (format!("k{k}"), vec![k as u8; 3]))
+            .collect()
     });
     let opt = rows(16, |i| -> Option<BTreeMap<u16, Option<bool>>> {
-        (i % 3 != 0).then(|| (0..i as u16 % 3).map(|k| (k, (k > 0).then_some(i % 2 == 0))).collect())
+        (i % 3 != 0).then(|| {
+            (0..i as u16 % 3)
+                .map(|k| (k, (k > 0).then_some(i % 2 == 0)))
+                .collect()
+        })
     });
     let nested = rows(16, |i| -> L2 {
-        BTreeMap::from([("a".to_string(), BTreeMap::from([(i as u8 % 3, "s".to_string())]))])
+        BTreeMap::from([(
+            "a".to_string(),
+            BTreeMap::from([(i as u8 % 3, "s".to_string())]),
+        )])
     });
     let tags = rows(16, |i| -> BTreeMap<String, String> {
-        [("env".to_string(), "prod".to_string()), ("i".into(), format!("{}", i % 4))].into()
+        [
+            ("env".to_string(), "prod".to_string()),
+            ("i".into(), format!("{}", i % 4)),
+        ]
+        .into()
     });
     for (_, opts) in tiers().into_iter().skip(1) {
         out.push(("small", qdf_core::to_vec_with(&small, opts).unwrap(), opts));
         out.push(("opt", qdf_core::to_vec_with(&opt, opts).unwrap(), opts));
-        out.push(("nested", qdf_core::to_vec_with(&nested, opts).unwrap(), opts));
+        out.push((
+            "nested",
+            qdf_core::to_vec_with(&nested, opts).unwrap(),
+            opts,
+        ));
         out.push(("tags", qdf_core::to_vec_with(&tags, opts).unwrap(), opts));
     }
     // Most hold map columns (a tier may keep one as rows by its sizes).
-    let with = out.iter().filter(|(_, b, o)| !map_columns(b, o).is_empty()).count();
-    assert!(with >= 10, "{with} of {} samples hold map columns", out.len());
+    let with = out
+        .iter()
+        .filter(|(_, b, o)| !map_columns(b, o).is_empty())
+        .count();
+    assert!(
+        with >= 10,
+        "{with} of {} samples hold map columns",
+        out.len()
+    );
     out
 }
 
@@ -915,11 +1118,21 @@ fn samples() -> Vec<(&'static str, Vec<u8>, Options)> {
 fn output_limit_measure_is_what_the_decoder_charges() {
     let a = rows(20, |i| hashmap(i, i % 4));
     let b = rows(3, |i| -> L2 {
-        BTreeMap::from([(format!("k{i}"), (0..i as u8).map(|j| (j, "v".repeat(j as usize))).collect())])
+        BTreeMap::from([(
+            format!("k{i}"),
+            (0..i as u8).map(|j| (j, "v".repeat(j as usize))).collect(),
+        )])
     });
     let c = rows(16, l4);
     let d = rows(20, |i| -> BTreeMap<String, Point> {
-        [("p".to_string(), Point { x: i as i32, y: None })].into()
+        [(
+            "p".to_string(),
+            Point {
+                x: i as i32,
+                y: None,
+            },
+        )]
+        .into()
     });
     for (_, opts) in tiers() {
         measure_is_exact(&a, opts);
@@ -944,23 +1157,46 @@ fn depth_limit_as_row_mode() {
         let want_t = least_depth::<T>(&speed, Options::speed());
         for (tier, opts) in tiers() {
             let b = qdf_core::to_vec_with(v, opts).unwrap();
-            assert_eq!(least_depth::<Value>(&b, opts), want_value, "{what} {tier} Value");
+            assert_eq!(
+                least_depth::<Value>(&b, opts),
+                want_value,
+                "{what} {tier} Value"
+            );
             assert_eq!(least_depth::<T>(&b, opts), want_t, "{what} {tier} T");
             for d in [want_value - 1, want_value] {
                 agree(&b, &opts.max_depth(d), what);
             }
             if let Err(e) = qdf_core::from_slice_with::<Value>(&b, opts.max_depth(want_value - 1)) {
-                assert!(matches!(e.code(), ErrorCode::DepthLimit(_)), "{what} {tier}: {e}");
+                assert!(
+                    matches!(e.code(), ErrorCode::DepthLimit(_)),
+                    "{what} {tier}: {e}"
+                );
             }
         }
     }
     check(&rows(20, |i| hashmap(i, 2)), "L1");
-    check(&rows(3, |i| -> L3 { BTreeMap::from([(i as u8, BTreeMap::from([("a".to_string(), BTreeMap::from([(1i16, true)]))]))]) }), "L3");
+    check(
+        &rows(3, |i| -> L3 {
+            BTreeMap::from([(
+                i as u8,
+                BTreeMap::from([("a".to_string(), BTreeMap::from([(1i16, true)]))]),
+            )])
+        }),
+        "L3",
+    );
     check(&rows(16, l4), "L4");
-    check(&rows(20, |i| -> Option<BTreeMap<String, Option<Option<u8>>>> {
-        Some([("o".to_string(), Some(Some(i as u8)))].into())
-    }), "options");
-    check(&rows(20, |i| -> BTreeMap<String, E> { [("e".to_string(), E::N(Box::new(E::B(i as u8))))].into() }), "enums");
+    check(
+        &rows(20, |i| -> Option<BTreeMap<String, Option<Option<u8>>>> {
+            Some([("o".to_string(), Some(Some(i as u8)))].into())
+        }),
+        "options",
+    );
+    check(
+        &rows(20, |i| -> BTreeMap<String, E> {
+            [("e".to_string(), E::N(Box::new(E::B(i as u8))))].into()
+        }),
+        "enums",
+    );
 }
 
 #[test]
@@ -997,7 +1233,11 @@ fn sessions_and_dictionaries_round_trip_map_rows() {
     let batches: Vec<Vec<Row<BTreeMap<String, String>>>> = (0..4)
         .map(|f| {
             rows(16 + f, |i| {
-                [("env".to_string(), "prod".to_string()), ("n".into(), format!("{f}-{i}"))].into()
+                [
+                    ("env".to_string(), "prod".to_string()),
+                    ("n".into(), format!("{f}-{i}")),
+                ]
+                .into()
             })
         })
         .collect();
@@ -1031,7 +1271,6 @@ fn sessions_and_dictionaries_round_trip_map_rows() {
     }
 }
 
-
 /// The shape of a generated value (one per trial, so rows are alike and make columns).
 #[derive(Clone, Debug)]
 enum Shape {
@@ -1043,7 +1282,10 @@ enum Shape {
 fn shape(next: &mut impl FnMut() -> u64, depth: u32) -> Shape {
     match next() % if depth == 0 { 1 } else { 6 } {
         0 | 1 | 2 => Shape::Leaf((next() % 9) as u8),
-        3 | 4 => Shape::Map(Box::new(shape(next, depth / 2)), Box::new(shape(next, depth - 1))),
+        3 | 4 => Shape::Map(
+            Box::new(shape(next, depth / 2)),
+            Box::new(shape(next, depth - 1)),
+        ),
         _ => Shape::List(Box::new(shape(next, depth - 1))),
     }
 }
@@ -1081,7 +1323,7 @@ fn generate(next: &mut impl FnMut() -> u64, s: &Shape, odd: u64) -> Value {
 fn generated_maps_round_trip_and_survive_corruption() {
     let mut next = xorshift(0x5DEE_CE66_D1CE_B00C);
     let mut with_maps = 0;
-    for trial in 0..400 {
+    for trial in 0..1000 {
         let top = Shape::Map(Box::new(shape(&mut next, 1)), Box::new(shape(&mut next, 3)));
         let n = [1, 2, 3, 15, 16, 17, 40][trial % 7];
         // One trial in four has values of other kinds here and there.
@@ -1110,5 +1352,8 @@ fn generated_maps_round_trip_and_survive_corruption() {
             let _ = qdf_core::from_slice::<Vec<Row<IgnoredAny>>>(&c);
         }
     }
-    assert!(with_maps >= 100, "{with_maps} of 400 trials wrote map columns");
+    assert!(
+        with_maps >= 150,
+        "{with_maps} of 1000 trials wrote map columns"
+    );
 }
