@@ -799,7 +799,8 @@ fn map_columns_into_other_targets() {
     assert!(r.is_err());
     let r: qdf_core::Result<Vec<Row<Option<Xy>>>> = as_row_mode(&v, |o| o, "Option<struct>");
     assert_eq!(r.unwrap()[1].m, Some(Xy { x: 1, y: 2 }));
-    let _: qdf_core::Result<Vec<Row<Vec<(String, u32)>>>> = as_row_mode(&v, |o| o, "pairs");
+    type Pairs = Vec<Row<Vec<(String, u32)>>>;
+    let _: qdf_core::Result<Pairs> = as_row_mode(&v, |o| o, "pairs");
     let _: qdf_core::Result<Vec<Row<(String, u32)>>> = as_row_mode(&v, |o| o, "tuple");
     let _: qdf_core::Result<Vec<Row<String>>> = as_row_mode(&v, |o| o, "string");
     let _: qdf_core::Result<Vec<Row<()>>> = as_row_mode(&v, |o| o, "unit");
@@ -902,6 +903,26 @@ fn one_entry_maps_into_an_enum() {
     );
     let r: qdf_core::Result<Vec<Row<St>>> = as_row_mode(&v, |o| o, "struct variants");
     assert_eq!(r.unwrap()[3].m, St::D { x: 3 });
+    // The variant and its struct payload are a depth level each, as in row mode.
+    let speed = qdf_core::to_vec_with(&v, Options::speed()).unwrap();
+    let want = least_depth::<Vec<Row<St>>>(&speed, Options::speed());
+    for (tier, opts) in tiers().into_iter().skip(1) {
+        let b = qdf_core::to_vec_with(&v, opts).unwrap();
+        assert_eq!(least_depth::<Vec<Row<St>>>(&b, opts), want, "{tier}");
+        // Cut or corrupted, the enum reads fail typed.
+        for n in 0..b.len() {
+            assert!(qdf_core::from_slice_with::<Vec<Row<St>>>(&b[..n], opts).is_err());
+        }
+        let mut c = b.clone();
+        for i in 5..c.len() {
+            for x in [0x01u8, 0x02, 0x10, 0x80, 0xFF] {
+                c[i] ^= x;
+                let _ = qdf_core::from_slice_with::<Vec<Row<St>>>(&c, opts);
+                let _ = qdf_core::from_slice_with::<Vec<Row<New>>>(&c, opts);
+                c[i] ^= x;
+            }
+        }
+    }
     let v = named(|i| vec![i as u32, 1]);
     let b = exact(&v, "tuple payloads");
     assert_eq!(
@@ -1281,7 +1302,7 @@ enum Shape {
 
 fn shape(next: &mut impl FnMut() -> u64, depth: u32) -> Shape {
     match next() % if depth == 0 { 1 } else { 6 } {
-        0 | 1 | 2 => Shape::Leaf((next() % 9) as u8),
+        0..=2 => Shape::Leaf((next() % 9) as u8),
         3 | 4 => Shape::Map(
             Box::new(shape(next, depth / 2)),
             Box::new(shape(next, depth - 1)),
@@ -1303,7 +1324,7 @@ fn generate(next: &mut impl FnMut() -> u64, s: &Shape, odd: u64) -> Value {
             0 => Value::U64(next() % 300),
             1 => Value::I64(-((next() % 70_000) as i64) - 1),
             2 => Value::F64((next() % 1000) as f64 / 8.0),
-            3 => Value::Bool(next() % 2 == 0),
+            3 => Value::Bool(next().is_multiple_of(2)),
             4 => Value::Str(words[(next() % words.len() as u64) as usize].into()),
             5 => Value::Str(format!("v{}", next() % 50)),
             6 => Value::Bytes(vec![next() as u8; (next() % 4) as usize]),
