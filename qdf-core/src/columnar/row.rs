@@ -548,9 +548,90 @@ impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for NestedDe<'_, 'de, D> {
         visitor.visit_unit()
     }
 
+    /// A map value of one entry whose key is a string is the variant its key names, as row
+    /// mode reads a 1-entry map (`docs/SPEC.md` §8): a column of such maps that the tagged
+    /// form refused (a variant with too few values) is a map column, and an externally
+    /// tagged enum must still read it. Any other value is presented as `deserialize_any`
+    /// presents it.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let (Class::Map, Some((_, len))) = (self.col.class, self.val) else {
+            return self.visit(visitor, true);
+        };
+        if len != 1 {
+            return Err(Error::mismatch(
+                "an enum variant as a 1-entry map",
+                format!("a map of {len} entries"),
+            ));
+        }
+        let at = self.col.at;
+        let [keys, vals] = self.col.children.as_mut_slice() else {
+            return Err(short_column());
+        };
+        // Row mode takes a variant name from a string only.
+        if keys.class != Class::Str {
+            return Err(Error::mismatch(
+                "a variant name",
+                "a map key that is not a string",
+            ));
+        }
+        self.de.source().enter().map_err(|e| e.relocated(at))?;
+        let v = visitor.visit_enum(EntryEnum {
+            de: &mut *self.de,
+            keys,
+            vals,
+            arena: self.arena,
+        })?;
+        self.de.source().leave();
+        Ok(v)
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct seq tuple tuple_struct map enum identifier
+        unit unit_struct seq tuple tuple_struct map identifier
+    }
+}
+
+/// The one entry of a map column's value read as an enum variant: the key column's next
+/// value names it, the value column's next value is its payload (any variant kind, as row
+/// mode's 1-entry map form).
+struct EntryEnum<'x, 'de, D> {
+    de: &'x mut D,
+    keys: &'x mut Column<'de>,
+    vals: &'x mut Column<'de>,
+    arena: &'x str,
+}
+
+impl<'de, D: RowDecoder<'de>> de::EnumAccess<'de> for EntryEnum<'_, 'de, D> {
+    type Error = Error;
+    type Variant = Self;
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
+        let v = column_value(&mut *self.de, &mut *self.keys, self.arena, seed)?;
+        Ok((v, self))
+    }
+}
+
+impl<'de, D: RowDecoder<'de>> de::VariantAccess<'de> for EntryEnum<'_, 'de, D> {
+    type Error = Error;
+    fn unit_variant(self) -> Result<()> {
+        column_value(self.de, self.vals, self.arena, PhantomData::<()>)
+    }
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        column_value(self.de, self.vals, self.arena, seed)
+    }
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        column_value(self.de, self.vals, self.arena, Tuple(len, visitor))
+    }
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        column_value(self.de, self.vals, self.arena, Struct(fields, visitor))
     }
 }
 

@@ -7,6 +7,7 @@ mod common;
 
 mod break7;
 mod break8;
+mod break9;
 mod checksum;
 mod columnar;
 mod data_model;

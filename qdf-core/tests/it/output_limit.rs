@@ -240,7 +240,7 @@ fn a_small_limit_binds_encoder_and_decoder_alike() {
 /// Checks that the encoder's measure `m` of `v` is what the decoder charges: the message
 /// encodes and decodes (as `Value`, as `T`, skipped) at a limit of `m`, the encoder refuses at
 /// `m - 1` and the `Value` decode of the bytes refuses too.
-fn measure_is_exact<T>(v: &T, tier: Options)
+pub(crate) fn measure_is_exact<T>(v: &T, tier: Options)
 where
     T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug,
 {
