@@ -167,6 +167,9 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
     match tape.evs[ats[0]] {
         Ev::Open(Open::Struct(..), _) => structs(sink, tape, &ats, level),
         Ev::Open(Open::Seq(_), _) => lists(sink, tape, &ats, level),
+        // A session's intern table may hold the keys and values, which row mode refers to:
+        // map columns measured smaller on the gRPC logs stream but larger on the OTLP
+        // collector's streams (§22.2), tagged columns larger (§22.3).
         _ if sink.carried() => Ok(None),
         Ev::Open(Open::Map(_), _) => match tagged(sink, tape, vals, &ats, level, true)? {
             Some(t) => Ok(Some(t)),

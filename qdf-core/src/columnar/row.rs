@@ -1280,16 +1280,21 @@ fn cell_error(e: Error, col: &Column<'_>) -> Error {
     if let Data::Residual = col.data {
         return e;
     }
-    let name = &col.name;
+    // A list's element column and a map's key and value columns have no name (§22.2).
+    let name = if col.name.is_empty() {
+        Cow::Borrowed("an element, key or value of a list or map column")
+    } else {
+        Cow::Owned(format!("`{}`", col.name))
+    };
     let e = match e.code() {
         _ if e.wants_borrowed_str() => Error::mismatch(
-            format!("a borrowed string for field `{name}`"),
+            format!("a borrowed string for field {name}"),
             "a string the decoder rebuilt from a compressed string column (or copied out \
              of its intern table), which cannot be borrowed from the input: use `String` \
              or `#[serde(borrow)] Cow<'a, str>` for this field",
         ),
         ErrorCode::TypeMismatch { expected, found } => {
-            Error::mismatch(expected.clone(), format!("{found} (column `{name}`)"))
+            Error::mismatch(expected.clone(), format!("{found} (column {name})"))
         }
         _ => e,
     };

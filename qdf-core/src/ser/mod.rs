@@ -158,9 +158,10 @@ pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
     encode_body_flags(value, opts, out, &mut state, index, false)
 }
 
-/// The struct shapes a one-shot message of `value` under `opts` declares, as field-name
-/// lists in id order (none without `SHAPE_INTERN`): what a dictionary trained on such
-/// messages may pre-load (`docs/SPEC.md` §25.4). Errors: those of [`encode_body`].
+/// The struct shapes a message of `value` under `opts` on a pre-shared dictionary declares
+/// (the state marked carried, so tagged and map columns stay rows as they will there), as
+/// field-name lists in id order (none without `SHAPE_INTERN`): what a dictionary trained on
+/// such messages may pre-load (`docs/SPEC.md` §25.4). Errors: those of [`encode_body`].
 pub(crate) fn declared_shapes<T: ?Sized + serde::Serialize>(
     value: &T,
     opts: &Options,
@@ -172,7 +173,7 @@ pub(crate) fn declared_shapes<T: ?Sized + serde::Serialize>(
         &mut Vec::new(),
         &mut state,
         ColIndex::default(),
-        false,
+        true,
     )?;
     let Some(t) = state.as_deref().map(|s| s.shapes()) else {
         return Ok(Vec::new());
