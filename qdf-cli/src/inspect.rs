@@ -367,14 +367,18 @@ fn class(kind: u8) -> String {
         _ => "?",
     };
     let mut s = c.to_string();
-    // Bits 10/20: number text on a string column, the map form or `Some` wrapper of a
-    // tagged one.
+    // Bits 10/20: number text on a string column (both: date-time text), the map form or
+    // `Some` wrapper of a tagged one.
     let tagged = kind & 0x0F == 8;
-    if kind & 0x10 != 0 {
-        s.push_str(if tagged { " map" } else { " decimal" });
-    }
-    if kind & 0x20 != 0 {
-        s.push_str(if tagged { " some" } else { " hex" });
+    if !tagged && kind & 0x30 == 0x30 {
+        s.push_str(" date-time");
+    } else {
+        if kind & 0x10 != 0 {
+            s.push_str(if tagged { " map" } else { " decimal" });
+        }
+        if kind & 0x20 != 0 {
+            s.push_str(if tagged { " some" } else { " hex" });
+        }
     }
     if kind & 0x40 != 0 {
         s.push_str(" optional");
