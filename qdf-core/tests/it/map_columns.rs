@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::common::{TIERS, round_trip};
-use qdf_core::inspect::{self, ColumnValues, EventKind};
+use crate::common::{TIERS, columns, round_trip_as_rows as check};
+use qdf_core::inspect::ColumnValues;
 use qdf_core::{Features, Options, Value};
 use serde::{Deserialize, Serialize};
 
@@ -28,37 +28,10 @@ fn events(n: usize) -> Vec<Event> {
 
 /// The map columns a message holds: `(depth, name, entries)`.
 fn map_columns(bytes: &[u8], opts: &Options) -> Vec<(u32, String, u64)> {
-    let mut out = Vec::new();
-    inspect::message(bytes, opts, &mut |e| {
-        if let EventKind::Column {
-            name,
-            values: ColumnValues::Map { entries, .. },
-            ..
-        } = &e.kind
-        {
-            out.push((e.depth, name.to_string(), *entries));
-        }
+    columns(bytes, opts, |depth, name, values| match values {
+        ColumnValues::Map { entries, .. } => Some((depth, name.to_string(), *entries)),
+        _ => None,
     })
-    .unwrap();
-    out
-}
-
-/// Round trips in every tier; the `Value` of every tier's bytes equals the row-mode one.
-fn check<T>(v: &T)
-where
-    T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
-{
-    round_trip(v);
-    let rows: Value =
-        qdf_core::from_slice(&qdf_core::to_vec_with(v, Options::speed()).unwrap()).unwrap();
-    let indexed = Options::balanced().features(Features::BALANCED.with(Features::COLUMN_INDEX));
-    for opts in TIERS.map(|t| t()).into_iter().chain([indexed]) {
-        let bytes = qdf_core::to_vec_with(v, opts).unwrap();
-        let back: T = qdf_core::from_slice_with(&bytes, opts).unwrap();
-        assert_eq!(&back, v, "{opts:?}");
-        let val: Value = qdf_core::from_slice_with(&bytes, opts).unwrap();
-        assert_eq!(val, rows, "{opts:?}");
-    }
 }
 
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]

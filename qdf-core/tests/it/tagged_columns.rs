@@ -4,8 +4,8 @@
 //! every tier at and around the 16-row threshold, the `Value` a container gives equals the
 //! one its rows give, subset decode skips the column, and no container grows.
 
-use crate::common::{TIERS, round_trip};
-use qdf_core::inspect::{self, ColumnValues, EventKind};
+use crate::common::{TIERS, columns, round_trip_as_rows as check};
+use qdf_core::inspect::ColumnValues;
 use qdf_core::{Options, Value};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
@@ -113,35 +113,10 @@ fn spans(n: usize) -> Vec<Span> {
 
 /// The tagged columns a message holds: `(depth, name, map form)`.
 fn tagged_columns(bytes: &[u8], opts: &Options) -> Vec<(u32, String, bool)> {
-    let mut out = Vec::new();
-    inspect::message(bytes, opts, &mut |e| {
-        if let EventKind::Column {
-            name,
-            values: ColumnValues::Tagged { map, .. },
-            ..
-        } = &e.kind
-        {
-            out.push((e.depth, name.to_string(), *map));
-        }
+    columns(bytes, opts, |depth, name, values| match values {
+        ColumnValues::Tagged { map, .. } => Some((depth, name.to_string(), *map)),
+        _ => None,
     })
-    .unwrap();
-    out
-}
-
-/// Round trips in every tier; the `Value` of every tier's bytes equals the row-mode one.
-fn check<T>(v: &T)
-where
-    T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
-{
-    round_trip(v);
-    let rows: Value =
-        qdf_core::from_slice(&qdf_core::to_vec_with(v, Options::speed()).unwrap()).unwrap();
-    for tier in TIERS {
-        let opts = tier();
-        let bytes = qdf_core::to_vec_with(v, opts).unwrap();
-        let val: Value = qdf_core::from_slice_with(&bytes, opts).unwrap();
-        assert_eq!(val, rows, "{opts:?}");
-    }
 }
 
 #[test]

@@ -256,3 +256,37 @@ pub fn mutate(m: &mut Vec<u8>, next: &mut impl FnMut() -> u64) {
         }
     }
 }
+
+/// [`round_trip`], then in Speed, Balanced, Compression and Balanced with the column index:
+/// the typed value back exactly and the `Value` equal to the one row mode (Speed) gives, so
+/// a container and its rows present the same value.
+pub fn round_trip_as_rows<T: Serialize + DeserializeOwned + PartialEq + Debug>(v: &T) {
+    round_trip(v);
+    let rows: Value =
+        qdf_core::from_slice(&qdf_core::to_vec_with(v, Options::speed()).unwrap()).unwrap();
+    let indexed = Options::balanced()
+        .features(qdf_core::Features::BALANCED.with(qdf_core::Features::COLUMN_INDEX));
+    for opts in TIERS.map(|t| t()).into_iter().chain([indexed]) {
+        let bytes = qdf_core::to_vec_with(v, opts).unwrap();
+        let back: T = qdf_core::from_slice_with(&bytes, opts).unwrap();
+        assert_eq!(&back, v, "{opts:?}");
+        let val: Value = qdf_core::from_slice_with(&bytes, opts).unwrap();
+        assert_eq!(val, rows, "{opts:?}");
+    }
+}
+
+/// What `pick` makes of each column event of a message (depth, name, values), in order.
+pub fn columns<T>(
+    bytes: &[u8],
+    opts: &Options,
+    mut pick: impl FnMut(u32, &str, &qdf_core::inspect::ColumnValues) -> Option<T>,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    qdf_core::inspect::message(bytes, opts, &mut |e| {
+        if let qdf_core::inspect::EventKind::Column { name, values, .. } = &e.kind {
+            out.extend(pick(e.depth, name, values));
+        }
+    })
+    .unwrap();
+    out
+}
