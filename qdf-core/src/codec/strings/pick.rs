@@ -200,7 +200,7 @@ pub(crate) fn pick_with<'v>(
             consider(StrBlock::Alpha(a));
         }
         // Without Dense (child and indexed columns) a block is the only form, so the
-        // dictionary competes on its size alone: 8-bit codes into 200 long values beat a
+        // dictionary competes on its size alone: 8-bit codes into a few long values beat a
         // slab of them, and a head of interleaved keys' values looks distinct.
         if !dense && let Some(b) = dict_family(census.finish(), false) {
             consider(b);
