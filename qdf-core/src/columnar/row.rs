@@ -24,7 +24,6 @@ use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Class;
 use super::read::{Column, Container, Data, StrRef, bit};
-use crate::de::dupkeys::{DupCheck, KeyAt};
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::{Num, Source};
 
@@ -43,6 +42,14 @@ pub(crate) trait RowDecoder<'de> {
 
     /// A deserializer for the next value in the input.
     fn residual(&mut self) -> Self::Residual<'_>;
+
+    /// `visitor` over `map`, refusing a key equal to an earlier key of the same map as row
+    /// mode's maps do (`Options::deny_duplicate_keys`, `docs/SPEC.md` §7); a repeat is
+    /// reported at offset `at`.
+    fn visit_unique_keys<A, V>(map: &mut A, at: u64, visitor: V) -> Result<V::Value>
+    where
+        A: de::MapAccess<'de, Error = Error>,
+        V: Visitor<'de>;
 }
 
 /// Visits the columnar container whose tag (`EF` or `F7`) was just read, as a sequence of
@@ -667,6 +674,9 @@ impl<'de, D: RowDecoder<'de>> NestedDe<'_, 'de, D> {
                 return Err(short_column());
             };
             let check = keys && self.de.source().dup_keys();
+            // A repeat is reported at the key column's first byte (a key's own bytes are
+            // inside its column's body).
+            let keys_at = keys_col.at;
             let mut map = Entries {
                 de: &mut *self.de,
                 keys: keys_col,
@@ -676,7 +686,7 @@ impl<'de, D: RowDecoder<'de>> NestedDe<'_, 'de, D> {
                 value_next: false,
             };
             let v = if check {
-                visitor.visit_map(DupCheck::new(&mut map))?
+                D::visit_unique_keys(&mut map, keys_at, visitor)?
             } else {
                 visitor.visit_map(&mut map)?
             };
@@ -749,13 +759,6 @@ impl<'de, D: RowDecoder<'de>> de::MapAccess<'de> for Entries<'_, 'de, D> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
-    }
-}
-
-impl<D> KeyAt for Entries<'_, '_, D> {
-    /// The key column's first byte (a key's own bytes are inside its column's body).
-    fn key_at(&self) -> u64 {
-        self.keys.at
     }
 }
 

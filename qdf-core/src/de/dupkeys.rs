@@ -27,6 +27,35 @@ pub(crate) trait KeyAt {
     fn key_at(&self) -> u64;
 }
 
+/// A map access whose keys are all reported at one offset: a map column's (`docs/SPEC.md`
+/// §22.2), whose keys lie inside its key column's body.
+pub(crate) struct FixedAt<'m, A> {
+    pub(crate) inner: &'m mut A,
+    pub(crate) at: u64,
+}
+
+impl<A> KeyAt for FixedAt<'_, A> {
+    fn key_at(&self) -> u64 {
+        self.at
+    }
+}
+
+impl<'de, A: de::MapAccess<'de, Error = Error>> de::MapAccess<'de> for FixedAt<'_, A> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        self.inner.next_key_seed(seed)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        self.inner.next_value_seed(seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.inner.size_hint()
+    }
+}
+
 /// Wraps a map access: every key is recorded and checked against the earlier ones.
 ///
 /// The records lie end to end in one buffer (`rec.buf`, no allocation per key); the table

@@ -123,6 +123,17 @@ impl<'de> crate::columnar::row::RowDecoder<'de> for Deserializer<'de> {
     fn residual(&mut self) -> &mut Deserializer<'de> {
         self
     }
+
+    fn visit_unique_keys<A, V>(map: &mut A, at: u64, visitor: V) -> Result<V::Value>
+    where
+        A: serde::de::MapAccess<'de, Error = Error>,
+        V: serde::de::Visitor<'de>,
+    {
+        visitor.visit_map(dupkeys::DupCheck::new(&mut dupkeys::FixedAt {
+            inner: map,
+            at,
+        }))
+    }
 }
 
 /// Decodes one value occupying all of `body` (no header); trailing bytes are an error. The
