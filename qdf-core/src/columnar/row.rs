@@ -24,6 +24,7 @@ use serde::de::{self, DeserializeSeed, Visitor};
 
 use super::Class;
 use super::read::{Column, Container, Data, StrRef, bit};
+use crate::codec::strings::CheckedStrs;
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::{Num, Source};
 
@@ -363,6 +364,7 @@ fn nested_value<'de, D: RowDecoder<'de>, S: DeserializeSeed<'de>>(
 /// null, else the value's slot in the children (a struct: its index among the column's
 /// values, and 0; a list: its first element and its length; a map: its first entry and its
 /// length; a tagged column: its tag, and its index among the column's values).
+#[inline]
 fn take(col: &mut Column<'_>) -> Result<Option<(usize, usize)>> {
     if col.nullable {
         let p = col.next_present;
@@ -651,7 +653,9 @@ impl<'de, D: RowDecoder<'de>> NestedDe<'_, 'de, D> {
         };
         let at = self.col.at;
         self.de.source().enter().map_err(|e| e.relocated(at))?;
-        let v = if self.col.class == Class::List {
+        // Each branch's result is returned as it came (not unpacked and wrapped again),
+        // so that the visitor's value is not copied on its way out.
+        let r = if self.col.class == Class::List {
             let Some(elem) = self.col.children.first_mut() else {
                 return Err(short_column());
             };
@@ -661,14 +665,14 @@ impl<'de, D: RowDecoder<'de>> NestedDe<'_, 'de, D> {
                 arena: self.arena,
                 left: len,
             };
-            let v = visitor.visit_seq(&mut seq)?;
-            if seq.left != 0 {
+            let r = visitor.visit_seq(&mut seq);
+            if r.is_ok() && seq.left != 0 {
                 return Err(Error::mismatch(
                     "a list read to its end",
                     format!("a list with {} more elements", seq.left),
                 ));
             }
-            v
+            r
         } else if self.col.class == Class::Map {
             let [keys_col, vals_col] = self.col.children.as_mut_slice() else {
                 return Err(short_column());
@@ -677,26 +681,40 @@ impl<'de, D: RowDecoder<'de>> NestedDe<'_, 'de, D> {
             // A repeat is reported at the key column's first byte (a key's own bytes are
             // inside its column's body).
             let keys_at = keys_col.at;
-            let mut map = Entries {
-                de: &mut *self.de,
-                keys: keys_col,
-                vals: vals_col,
-                arena: self.arena,
-                left: len,
-                value_next: false,
+            let (r, left) = match (StrBlock::of(keys_col), StrBlock::of(vals_col)) {
+                // String keys and values (a `HashMap<String, String>`, attributes): each
+                // entry reads a row of each block, without `cell`'s dispatch per value.
+                (Some(keys), Some(vals)) => {
+                    let mut map = BlockEntries {
+                        de: &mut *self.de,
+                        keys,
+                        vals,
+                        left: len,
+                        value_next: false,
+                    };
+                    let r = visit_entries::<D, _, _>(&mut map, check, keys_at, visitor);
+                    (r, map.left)
+                }
+                _ => {
+                    let mut map = Entries {
+                        de: &mut *self.de,
+                        keys: keys_col,
+                        vals: vals_col,
+                        arena: self.arena,
+                        left: len,
+                        value_next: false,
+                    };
+                    let r = visit_entries::<D, _, _>(&mut map, check, keys_at, visitor);
+                    (r, map.left)
+                }
             };
-            let v = if check {
-                D::visit_unique_keys(&mut map, keys_at, visitor)?
-            } else {
-                visitor.visit_map(&mut map)?
-            };
-            if map.left != 0 {
+            if r.is_ok() && left != 0 {
                 return Err(Error::mismatch(
                     "a map read to its end",
-                    format!("a map with {} more entries", map.left),
+                    format!("a map with {left} more entries"),
                 ));
             }
-            v
+            r
         } else {
             let mut map = RowMap {
                 rest: &mut self.col.children,
@@ -707,18 +725,22 @@ impl<'de, D: RowDecoder<'de>> NestedDe<'_, 'de, D> {
                 de: &mut *self.de,
                 arena: self.arena,
             };
-            let v = visitor.visit_map(&mut map)?;
-            let left = map.left();
-            if left != 0 {
-                return Err(Error::mismatch(
-                    "a struct read to its end",
-                    format!("a struct with {left} more fields"),
-                ));
+            let r = visitor.visit_map(&mut map);
+            if r.is_ok() {
+                let left = map.left();
+                if left != 0 {
+                    return Err(Error::mismatch(
+                        "a struct read to its end",
+                        format!("a struct with {left} more fields"),
+                    ));
+                }
             }
-            v
+            r
         };
-        self.de.source().leave();
-        Ok(v)
+        if r.is_ok() {
+            self.de.source().leave();
+        }
+        r
     }
 }
 
@@ -755,6 +777,123 @@ impl<'de, D: RowDecoder<'de>> de::MapAccess<'de> for Entries<'_, 'de, D> {
         }
         self.value_next = false;
         column_value(&mut *self.de, &mut *self.vals, self.arena, seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// `visitor` over the entries of a map value, with the repeated-key check when `check`
+/// (a repeat reported at `keys_at`).
+#[inline(always)]
+fn visit_entries<'de, D, A, V>(
+    map: &mut A,
+    check: bool,
+    keys_at: u64,
+    visitor: V,
+) -> Result<V::Value>
+where
+    D: RowDecoder<'de>,
+    A: de::MapAccess<'de, Error = Error>,
+    V: Visitor<'de>,
+{
+    if check {
+        D::visit_unique_keys(map, keys_at, visitor)
+    } else {
+        visitor.visit_map(map)
+    }
+}
+
+/// A non-nullable string block column, a map's key or value column, borrowed apart from
+/// its [`Column`]: its next value is a row of the block, read without [`cell`]'s match on
+/// the column's data.
+struct StrBlock<'x, 'de> {
+    strs: &'x CheckedStrs<'de>,
+    /// The column's `next_value`.
+    next: &'x mut usize,
+    /// Where the errors of its cells point (see [`stored_error`]).
+    name: &'x str,
+    at: u64,
+}
+
+impl<'x, 'de> StrBlock<'x, 'de> {
+    /// `col` when it is a non-nullable string block.
+    #[inline]
+    fn of(col: &'x mut Column<'de>) -> Option<Self> {
+        match col {
+            Column {
+                nullable: false,
+                data: Data::Block(strs),
+                next_value,
+                name,
+                at,
+                ..
+            } => Some(StrBlock {
+                strs,
+                next: next_value,
+                name,
+                at: *at,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The column's next value deserialized by `seed` (as [`column_value`] would).
+    #[inline(always)]
+    fn value<D: RowDecoder<'de>, S: DeserializeSeed<'de>>(
+        &mut self,
+        de: &mut D,
+        seed: S,
+    ) -> Result<S::Value> {
+        let k = *self.next;
+        *self.next += 1;
+        let v = match self.strs.row(k) {
+            Some(Ok(s)) => CellVal::Str(s),
+            Some(Err(s)) => CellVal::Copied(s),
+            None => return Err(short_column()),
+        };
+        // Matched, not `map_err`: the closure would move a large value.
+        match seed.deserialize(CellDe { de, v }) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(stored_error(e, self.name, self.at)),
+        }
+    }
+}
+
+/// [`Entries`] over two [`StrBlock`]s.
+struct BlockEntries<'x, 'de, D> {
+    de: &'x mut D,
+    keys: StrBlock<'x, 'de>,
+    vals: StrBlock<'x, 'de>,
+    left: usize,
+    /// A key was handed out and its value not yet.
+    value_next: bool,
+}
+
+impl<'de, D: RowDecoder<'de>> de::MapAccess<'de> for BlockEntries<'_, 'de, D> {
+    type Error = Error;
+
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        if self.value_next {
+            return Err(Error::mismatch("a map value before the next key", "a key"));
+        }
+        self.left -= 1;
+        self.value_next = true;
+        self.keys.value(&mut *self.de, seed).map(Some)
+    }
+
+    #[inline]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        if !self.value_next {
+            return Err(Error::mismatch("a map key before its value", "a value"));
+        }
+        self.value_next = false;
+        self.vals.value(&mut *self.de, seed)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -1283,11 +1422,17 @@ fn cell_error(e: Error, col: &Column<'_>) -> Error {
     if let Data::Residual = col.data {
         return e;
     }
+    stored_error(e, &col.name, col.at)
+}
+
+/// [`cell_error`] of a stored cell of column `name` at offset `at`.
+#[cold]
+fn stored_error(e: Error, name: &str, at: u64) -> Error {
     // A list's element column and a map's key and value columns have no name (§22.2).
-    let name = if col.name.is_empty() {
+    let name = if name.is_empty() {
         Cow::Borrowed("an element, key or value of a list or map column")
     } else {
-        Cow::Owned(format!("`{}`", col.name))
+        Cow::Owned(format!("`{name}`"))
     };
     let e = match e.code() {
         _ if e.wants_borrowed_str() => Error::mismatch(
@@ -1302,7 +1447,7 @@ fn cell_error(e: Error, col: &Column<'_>) -> Error {
         _ => e,
     };
     // A stored value has no offset of its own (a depth error's is where the reader is).
-    e.relocated(col.at)
+    e.relocated(at)
 }
 
 /// A value the masks promised is missing (counts are checked when the column is loaded, so

@@ -263,3 +263,93 @@ fn sessions_keep_maps_in_the_rows() {
         [(2, "tags".to_string(), 200)]
     );
 }
+
+/// A map of string keys and values whose key `a` repeats in row 7 (written as is: the
+/// encoder checks keys only under `deny_duplicate_keys`).
+struct Repeats(usize);
+
+impl Serialize for Repeats {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let i = self.0;
+        let last = if i == 7 { "a" } else { "c" };
+        s.collect_map([
+            ("a", format!("v{}", i % 5)),
+            ("b", "x".to_string()),
+            (last, "y".to_string()),
+        ])
+    }
+}
+
+/// Keys and values in string blocks are read without `cell`'s dispatch: a repeated key, a
+/// value of another type, a borrowed target and an enum target behave as through any
+/// other key and value columns, with their errors at the key or value column.
+#[test]
+fn string_block_entries_read_as_cells() {
+    #[derive(Serialize)]
+    struct W {
+        id: u32,
+        m: Repeats,
+    }
+    let v: Vec<W> = (0..64)
+        .map(|i| W {
+            id: i,
+            m: Repeats(i as usize),
+        })
+        .collect();
+    let opts = Options::balanced();
+    let bytes = qdf_core::to_vec_with(&v, opts).unwrap();
+    // The map column's key and value columns, at their first bytes.
+    let mut blocks = Vec::new();
+    qdf_core::inspect::message(&bytes, &opts, &mut |e| {
+        if let qdf_core::inspect::EventKind::Column { values, .. } = &e.kind
+            && matches!(values, ColumnValues::Block(_))
+            && e.depth > 2
+        {
+            blocks.push(e.offset);
+        }
+    })
+    .unwrap();
+    let [keys_at, vals_at] = blocks[..] else {
+        panic!("key and value blocks: {blocks:?}");
+    };
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct R<M> {
+        id: u32,
+        m: M,
+    }
+    let back: Vec<R<BTreeMap<String, String>>> = qdf_core::from_slice(&bytes).unwrap();
+    assert_eq!(back[7].m.len(), 2);
+    assert_eq!(back[7].m["a"], "y");
+    assert_eq!(back[8].m["c"], "y");
+    let back: Vec<R<HashMap<&str, &str>>> = qdf_core::from_slice(&bytes).unwrap();
+    assert_eq!(back[9].m["a"], "v4");
+
+    let deny = opts.deny_duplicate_keys(true);
+    let err =
+        qdf_core::from_slice_with::<Vec<R<BTreeMap<String, String>>>>(&bytes, deny).unwrap_err();
+    assert_eq!(err.classify(), qdf_core::Category::Data, "{err}");
+    assert_eq!(err.offset(), Some(keys_at), "{err}");
+    let err = qdf_core::from_slice_with::<Value>(&bytes, deny).unwrap_err();
+    assert_eq!(err.offset(), Some(keys_at), "{err}");
+
+    let err = qdf_core::from_slice::<Vec<R<BTreeMap<String, u32>>>>(&bytes).unwrap_err();
+    assert_eq!(err.classify(), qdf_core::Category::Data, "{err}");
+    assert!(
+        err.to_string()
+            .contains("(column an element, key or value of a list or map column)"),
+        "{err}"
+    );
+    assert_eq!(err.offset(), Some(vals_at), "{err}");
+    let err = qdf_core::from_slice::<Vec<R<BTreeMap<u8, String>>>>(&bytes).unwrap_err();
+    assert_eq!(err.offset(), Some(keys_at), "{err}");
+
+    // A 3-entry map is not a variant (the enum form reads 1-entry maps only).
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    enum E {
+        A(String),
+    }
+    let err = qdf_core::from_slice::<Vec<R<E>>>(&bytes).unwrap_err();
+    assert_eq!(err.classify(), qdf_core::Category::Data, "{err}");
+}
