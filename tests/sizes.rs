@@ -14,6 +14,7 @@
 #[path = "support/mod.rs"]
 mod support;
 
+use qdf_fixtures::outside::visit_outside;
 use qdf_fixtures::{Dataset, Visitor, visit_all};
 
 /// (dataset, [speed, balanced, compression] bytes).
@@ -55,4 +56,22 @@ fn qdf_sizes_are_pinned() {
         println!("    (\"{name}\", [{s}, {b}, {c}]),");
     }
     assert_eq!(sizes.0, PINS);
+}
+
+/// The same pins for the shapes not designed for (`docs/BENCH.md` "Shapes not designed for").
+const OUTSIDE_PINS: &[(&str, [usize; 3])] = &[
+    ("WebLog 10000", [1_335_725, 155_568, 115_837]),
+    ("SaveGame 500", [1_164_869, 97_162, 93_693]),
+    ("Mesh 125000", [13_750_022, 5_100_719, 5_093_659]),
+    ("GameState 1000", [2_988_877, 395_443, 388_198]),
+];
+
+#[test]
+fn outside_sizes_are_pinned() {
+    let mut sizes = Sizes::default();
+    visit_outside(&mut sizes);
+    for (name, [s, b, c]) in &sizes.0 {
+        println!("    (\"{name}\", [{s}, {b}, {c}]),");
+    }
+    assert_eq!(sizes.0, OUTSIDE_PINS);
 }

@@ -368,13 +368,17 @@ fn class(kind: u8) -> String {
     };
     let mut s = c.to_string();
     // Bits 10/20: number text on a string column (both: date-time text), the map form or
-    // `Some` wrapper of a tagged one.
+    // `Some` wrapper of a tagged one; bit 10 a variant's fields on a struct or list column.
     let tagged = kind & 0x0F == 8;
     if !tagged && kind & 0x30 == 0x30 {
         s.push_str(" date-time");
     } else {
         if kind & 0x10 != 0 {
-            s.push_str(if tagged { " map" } else { " decimal" });
+            s.push_str(match kind & 0x0F {
+                8 => " map",
+                5 | 7 => " variant",
+                _ => " decimal",
+            });
         }
         if kind & 0x20 != 0 {
             s.push_str(if tagged { " some" } else { " hex" });

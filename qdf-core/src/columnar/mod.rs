@@ -43,6 +43,11 @@ pub(crate) const MAP_FORM: u8 = 0x10;
 /// Kind-byte bit of a tagged column whose values are each `Some(variant)` (row mode writes
 /// the `F2 05` wrapper before a variant).
 pub(crate) const WRAPPED: u8 = 0x20;
+/// Kind-byte bit of a struct or list column that is a tagged column's variant: the variant
+/// is a struct variant (the struct column holds its fields) or a tuple variant (the list
+/// column holds its fields), not a newtype variant around a struct or a sequence
+/// (`docs/SPEC.md` §22.3).
+pub(crate) const VARIANT_FIELDS: u8 = 0x10;
 
 /// What a column holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

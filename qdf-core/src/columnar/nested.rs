@@ -1,21 +1,21 @@
 //! Struct, list and tagged columns on the encoder side (`docs/SPEC.md` §22.2, §22.3,
 //! feature `NESTED_COLUMNS`): a column whose values are all structs becomes a struct column
 //! whose child columns hold the structs' fields; a column whose values are all sequences
-//! becomes a list column, a lengths column and one element column over the concatenated
-//! elements; a column whose values are all unit or newtype variants, or all one-entry maps
-//! with a string key, becomes a tagged column, a tag column and one child column per
-//! variant over its payloads; a column of other maps becomes a map column, a lengths column,
-//! then a key column and a value column over the concatenated entries. Children are planned
-//! the same way, recursively, and a leaf child picks its codec as a top-level column does
-//! ([`leaf_body`]).
+//! (tuples and tuple structs too: row mode writes each as an array) becomes a list column, a
+//! lengths column and one element column over the concatenated elements; a column whose
+//! values are all enum variants, or all one-entry maps with a string key, becomes a tagged
+//! column, a tag column and one child column per variant over its payloads (a tuple or
+//! struct variant's fields as a list or struct column); a column of other maps becomes a map
+//! column, a lengths column, then a key column and a value column over the concatenated
+//! entries. Children are planned the same way, recursively, and a leaf child picks its codec
+//! as a top-level column does ([`leaf_body`]).
 //!
 //! The captured values are walked on the [`Tape`]: a struct's fields are taken from its
 //! events as the rows of a [`Batch`] of their own (so a child's plan follows the same order
 //! rule as the top level), a sequence's items and a map's keys and values are read in
 //! place, a variant's payload or a one-entry map's value is a child cell. A value that is
-//! none of these (a tuple or struct variant, a tuple, `Some(None)`, a field order that
-//! contradicts the plan, an item kind that differs) leaves the whole top-level column
-//! residual, as today: the fallback is exact.
+//! none of these (`Some(None)`, a field order that contradicts the plan, an item kind that
+//! differs) leaves the whole top-level column residual: the fallback is exact.
 //!
 //! A child column is pre-encoded when it is planned (masks and body, strings always as a
 //! block), so it never touches the Dense state and its bytes are known: the caller keeps
@@ -28,7 +28,9 @@ use super::body::{Body, leaf_body};
 use super::numtext::Form;
 use super::plan::{Batch, Offer, Rows, same_name, scan_cells};
 use super::tape::{Cell, Ev, Open, Tape};
-use super::{Class, Decl, MAP_FORM, MIN_ROWS, NULLABLE, OPTIONAL, RESIDUAL, WRAPPED, mask};
+use super::{
+    Class, Decl, MAP_FORM, MIN_ROWS, NULLABLE, OPTIONAL, RESIDUAL, VARIANT_FIELDS, WRAPPED, mask,
+};
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::Census;
 use crate::error::Result;
@@ -165,8 +167,11 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
         ats.push(i);
     }
     match tape.evs[ats[0]] {
-        Ev::Open(Open::Struct(..), _) => structs(sink, tape, &ats, level),
-        Ev::Open(Open::Seq(_), _) => lists(sink, tape, &ats, level),
+        Ev::Open(Open::Struct(..), _) => structs(sink, tape, &ats, level, false),
+        // Row mode writes a sequence, a tuple and a tuple struct alike: an array.
+        Ev::Open(Open::Seq(_) | Open::Tuple(_) | Open::TupleStruct(..), _) => {
+            lists(sink, tape, &ats, level, false)
+        }
         // A session's intern table may hold the keys and values, which row mode refers to:
         // map columns measured smaller on the gRPC logs stream but larger on the OTLP
         // collector's streams (§22.2), tagged columns larger (§22.3).
@@ -175,16 +180,37 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
             Some(t) => Ok(Some(t)),
             None => maps(sink, tape, &ats, level),
         },
-        Ev::UnitVariant(_) | Ev::NewtypeVariant(_) => tagged(sink, tape, vals, &ats, level, false),
+        Ev::UnitVariant(_)
+        | Ev::NewtypeVariant(_)
+        | Ev::Open(Open::TupleVariant(..) | Open::StructVariant(..), _) => {
+            tagged(sink, tape, vals, &ats, level, false)
+        }
         _ => Ok(None),
     }
 }
 
-/// A struct column over the structs at events `ats`: their fields taken from the tape as
-/// the rows of a batch (the plan a replay of each struct into [`Batch::offer`] would give,
-/// without the replay or a second capture: the cells refer to `tape`), one child column per
-/// planned field.
-fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Nested>> {
+/// The end event of the struct opened at `ev` (`variant`: of the struct variant), or
+/// `None` for any other event.
+#[inline(always)]
+fn struct_end(ev: Ev, variant: bool) -> Option<u32> {
+    match ev {
+        Ev::Open(Open::Struct(..), end) if !variant => Some(end),
+        Ev::Open(Open::StructVariant(..), end) if variant => Some(end),
+        _ => None,
+    }
+}
+
+/// A struct column over the structs at events `ats` (`variant`: the fields of struct
+/// variants): their fields taken from the tape as the rows of a batch (the plan a replay
+/// of each struct into [`Batch::offer`] would give, without the replay or a second capture:
+/// the cells refer to `tape`), one child column per planned field.
+fn structs(
+    sink: &Sink,
+    tape: &Tape,
+    ats: &[usize],
+    level: u32,
+    variant: bool,
+) -> Result<Option<Nested>> {
     let n = ats.len();
     let struct_column = |children| Nested {
         class: Class::Struct,
@@ -195,7 +221,7 @@ fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option
         row_cost: n * STRUCT_OVERHEAD,
         entropy: false,
     };
-    if let Some(names) = flat(tape, ats) {
+    if let Some(names) = flat(tape, ats, variant) {
         // Each child column reads its cells off the tape in place: no list of them.
         let mut out = struct_column(names.len());
         for (k, name) in names.into_iter().enumerate() {
@@ -207,7 +233,9 @@ fn structs(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option
         }
         return Ok(Some(out));
     }
-    let Some((names, cols)) = uniform(tape, ats).map_or_else(|| planned(tape, ats), Some) else {
+    let Some((names, cols)) =
+        uniform(tape, ats, variant).map_or_else(|| planned(tape, ats, variant), Some)
+    else {
         return Ok(None);
     };
     let mut out = struct_column(names.len());
@@ -238,11 +266,9 @@ type Fields = (Vec<&'static str>, Vec<(Option<Vec<u32>>, Vec<Cell>)>);
 /// `2 × fields + 2` events (`Open`, then `Field` and one primitive value event per field,
 /// `End`), so field `k`'s value of the struct at `at` is event `at + 2 + 2k`. `None` for
 /// any other batch. One pass over the events, nothing gathered.
-fn flat(tape: &Tape, ats: &[usize]) -> Option<Vec<&'static str>> {
+fn flat(tape: &Tape, ats: &[usize], variant: bool) -> Option<Vec<&'static str>> {
     let &first = ats.first()?;
-    let Ev::Open(Open::Struct(..), end) = tape.evs[first] else {
-        return None;
-    };
+    let end = struct_end(tape.evs[first], variant)?;
     let mut names = Vec::new();
     for ev in tape.evs.get(first + 1..end as usize)?.chunks(2) {
         let [Ev::Field(key), value] = ev else {
@@ -259,9 +285,8 @@ fn flat(tape: &Tape, ats: &[usize]) -> Option<Vec<&'static str>> {
     let span = 2 * names.len() + 2;
     for &at in ats {
         let evs = tape.evs.get(at..at + span)?;
-        match evs[0] {
-            Ev::Open(Open::Struct(..), end) if end as usize == at + span - 1 => {}
-            _ => return None,
+        if struct_end(evs[0], variant)? as usize != at + span - 1 {
+            return None;
         }
         for (&name, ev) in names.iter().zip(evs[1..].chunks_exact(2)) {
             match ev[0] {
@@ -276,11 +301,9 @@ fn flat(tape: &Tape, ats: &[usize]) -> Option<Vec<&'static str>> {
 /// The common case of [`planned`] without its per-field plan bookkeeping: every struct has
 /// the first one's fields, distinct, in the same order and none skipped, so each field is a
 /// column present in every row (what the plan gives them). `None` for any other batch.
-fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
+fn uniform(tape: &Tape, ats: &[usize], variant: bool) -> Option<Fields> {
     let &first = ats.first()?;
-    let Ev::Open(Open::Struct(..), end) = tape.evs[first] else {
-        return None;
-    };
+    let end = struct_end(tape.evs[first], variant)?;
     let mut names = Vec::new();
     let mut i = first + 1;
     while i < end as usize {
@@ -301,9 +324,7 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
         .map(|_| Vec::with_capacity(ats.len()))
         .collect();
     for &at in ats {
-        let Ev::Open(Open::Struct(..), end) = tape.evs[at] else {
-            return None;
-        };
+        let end = struct_end(tape.evs[at], variant)?;
         let mut i = at + 1;
         for (&name, col) in names.iter().zip(&mut cols) {
             match tape.evs.get(i) {
@@ -323,11 +344,15 @@ fn uniform(tape: &Tape, ats: &[usize]) -> Option<Fields> {
 
 /// The fields of the structs at events `ats` as [`Batch::offer`] would plan them (the
 /// order rule, fields absent in some rows), or `None` when the plan refuses them.
-fn planned(tape: &Tape, ats: &[usize]) -> Option<Fields> {
+fn planned(tape: &Tape, ats: &[usize], variant: bool) -> Option<Fields> {
     let mut sub = Batch::new(ats.len(), tape.check_keys);
     for &at in ats {
-        let Ev::Open(Open::Struct(name, len), end) = tape.evs[at] else {
-            return None;
+        let (name, len, end) = match tape.evs[at] {
+            Ev::Open(Open::Struct(n, len), end) if !variant => (tape.name_at(n), len, end),
+            Ev::Open(Open::StructVariant(v, len), end) if variant => {
+                (tape.variant_name(v), len, end)
+            }
+            _ => return None,
         };
         let mut cursor = sub.start_row();
         let mut i = at + 1;
@@ -344,7 +369,7 @@ fn planned(tape: &Tape, ats: &[usize]) -> Option<Fields> {
             }
         }
         let len = usize::try_from(len).unwrap_or(usize::MAX);
-        if sub.end_row(tape.name_at(name), len) != Offer::Taken {
+        if sub.end_row(name, len) != Offer::Taken {
             return None;
         }
     }
@@ -394,15 +419,24 @@ fn prim_cell(ev: Ev) -> Option<Cell> {
     })
 }
 
-/// A list column over the sequences at events `ats`: their lengths, then one element column
-/// over all their items.
-fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Nested>> {
+/// A list column over the sequences, tuples and tuple structs at events `ats` (`variant`:
+/// the fields of tuple variants): their lengths, then one element column over all their
+/// items.
+fn lists(
+    sink: &Sink,
+    tape: &Tape,
+    ats: &[usize],
+    level: u32,
+    variant: bool,
+) -> Result<Option<Nested>> {
     let mut lens = Vec::with_capacity(ats.len());
     let mut items = Vec::new();
     let mut row_cost = 0;
     for &at in ats {
-        let Ev::Open(Open::Seq(_), end) = tape.evs[at] else {
-            return Ok(None);
+        let end = match tape.evs[at] {
+            Ev::Open(Open::Seq(_) | Open::Tuple(_) | Open::TupleStruct(..), end) if !variant => end,
+            Ev::Open(Open::TupleVariant(..), end) if variant => end,
+            _ => return Ok(None),
         };
         let Ev::End(n) = tape.evs[end as usize] else {
             return Ok(None);
@@ -419,7 +453,12 @@ fn lists(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<N
     // Lists as long as a container on average are coded one by one in row mode (a
     // container, or a packed sequence with its own codec, often smaller than one column
     // over all of them, which the row estimate cannot see): they stay residual.
-    if items.len() >= MIN_ROWS * ats.len() {
+    let structs = match items.first() {
+        Some(&Cell::Other(at)) => unwrap(tape, at as usize)
+            .is_some_and(|i| matches!(tape.evs[i], Ev::Open(Open::Struct(..), _))),
+        _ => false,
+    };
+    if items.len() >= MIN_ROWS * ats.len() && !structs {
         return Ok(None);
     }
     let n = items.len();
@@ -496,8 +535,8 @@ fn lengths_column(
 
 /// A tagged column (`docs/SPEC.md` §22.3) over the values at events `ats` (`vals`: their
 /// cells, which point where each value's events start, `Some`s and newtypes included):
-/// one-entry maps with a string key (`map`), else unit and newtype variants each behind the
-/// same number of `Some`s (none or one: kind bit [`WRAPPED`]). A variant per distinct name
+/// one-entry maps with a string key (`map`), else unit, newtype, tuple and struct variants
+/// each behind the same number of `Some`s (none or one: kind bit [`WRAPPED`]). A variant per distinct name
 /// in order of first use, a tag per value, then one child column per variant with a
 /// payload; `None` for anything else (the column stays as it was).
 fn tagged(
@@ -516,7 +555,7 @@ fn tagged(
     // lookup in a batch of a few variants.
     let mut ids: hashbrown::HashMap<&str, u32> = hashbrown::HashMap::new();
     let mut names: Vec<Cow<'static, str>> = Vec::new();
-    let mut unit: Vec<bool> = Vec::new();
+    let mut forms: Vec<Payload> = Vec::new();
     let mut payloads: Vec<Vec<Cell>> = Vec::new();
     let mut tag_vals = Vec::with_capacity(ats.len());
     let mut somes = None;
@@ -525,58 +564,63 @@ fn tagged(
         let Cell::Other(from) = *c else {
             return Ok(None);
         };
-        // The name, the `&'static str` serde passed for a variant's, the payload's event and
-        // the row-mode bytes around the name and payload.
-        let (name, fixed, payload, around): (&str, Option<&'static str>, Option<usize>, usize) =
-            if map {
-                // A map header before the key (a `Some` around a map has no wrapper).
-                match tape.map_at(i as u32) {
-                    Some((announced, 1, first)) if announced.is_none_or(|l| l == 1) => {
-                        match tape.evs[first] {
-                            Ev::Str(a, e) => (tape.str(a, e), None, Some(first + 1), 1),
-                            _ => return Ok(None),
-                        }
+        // The name, the `&'static str` serde passed for a variant's, the payload's form and
+        // event and the row-mode bytes around the name and payload.
+        let (name, fixed, form, payload, around): (&str, _, _, Option<usize>, usize) = if map {
+            // A map header before the key (a `Some` around a map has no wrapper).
+            match tape.map_at(i as u32) {
+                Some((announced, 1, first)) if announced.is_none_or(|l| l == 1) => {
+                    match tape.evs[first] {
+                        Ev::Str(a, e) => (tape.str(a, e), None, Payload::Value, Some(first + 1), 1),
+                        _ => return Ok(None),
                     }
-                    _ => return Ok(None),
                 }
-            } else {
-                // Row mode writes `F2 05` before a variant inside a `Some`: one at most, and
-                // the same on every value (the kind bit says it for the whole column).
-                let n = tape.evs[from as usize..i]
-                    .iter()
-                    .filter(|e| matches!(e, Ev::Some))
-                    .count();
-                if n > 1 || somes.is_some_and(|s| s != n) {
-                    return Ok(None);
-                }
-                somes = Some(n);
-                // `F2 06 name` or `F2 07 name payload`, after the wrapper.
-                let (v, payload) = match tape.evs[i] {
-                    Ev::UnitVariant(v) => (v, None),
-                    Ev::NewtypeVariant(v) => (v, Some(i + 1)),
-                    _ => return Ok(None),
-                };
-                let name = tape.variant_name(v);
-                (name, Some(name), payload, 2 + 2 * n)
+                _ => return Ok(None),
+            }
+        } else {
+            // Row mode writes `F2 05` before a variant inside a `Some`: one at most, and
+            // the same on every value (the kind bit says it for the whole column).
+            let n = tape.evs[from as usize..i]
+                .iter()
+                .filter(|e| matches!(e, Ev::Some))
+                .count();
+            if n > 1 || somes.is_some_and(|s| s != n) {
+                return Ok(None);
+            }
+            somes = Some(n);
+            // `F2 06 name`, `F2 07 name payload`, `F2 08 name array` or `F2 09 name
+            // map`, after the wrapper; the fields of a tuple or struct variant are the
+            // compound its `Open` starts.
+            let (v, form, payload) = match tape.evs[i] {
+                Ev::UnitVariant(v) => (v, Payload::Unit, None),
+                Ev::NewtypeVariant(v) => (v, Payload::Value, Some(i + 1)),
+                Ev::Open(Open::TupleVariant(v, _), _) => (v, Payload::Tuple, Some(i)),
+                Ev::Open(Open::StructVariant(v, _), _) => (v, Payload::Struct, Some(i)),
+                _ => return Ok(None),
             };
+            let name = tape.variant_name(v);
+            (name, Some(name), form, payload, 2 + 2 * n)
+        };
         let id = match ids.get(name) {
             Some(&id) => id,
             None => {
                 let id = names.len() as u32;
                 ids.insert(name, id);
                 names.push(fixed.map_or_else(|| Cow::Owned(name.to_owned()), Cow::Borrowed));
-                unit.push(payload.is_none());
+                forms.push(form);
                 payloads.push(Vec::new());
                 id
             }
         };
         let k = id as usize;
-        // A name used both with and without a payload cannot be one variant.
-        if unit[k] != payload.is_none() {
+        // A name used as two kinds of variant cannot be one variant.
+        if forms[k] != form {
             return Ok(None);
         }
-        if let Some(p) = payload {
-            payloads[k].push(field_cell(tape, p));
+        match (form, payload) {
+            (Payload::Value, Some(p)) => payloads[k].push(field_cell(tape, p)),
+            (_, Some(p)) => payloads[k].push(Cell::Other(p as u32)),
+            (_, None) => {}
         }
         tag_vals.push(u64::from(id));
         row_cost += around + name_cost(name);
@@ -607,22 +651,81 @@ fn tagged(
         row_cost,
         entropy,
     };
-    for ((name, unit), cells) in names.into_iter().zip(unit).zip(payloads) {
-        if unit {
-            out.children.push(Decl {
-                name,
-                kind: RESIDUAL,
-                children: Vec::new(),
-            });
-            continue;
-        }
-        let n = cells.len();
-        let Some(c) = child(sink, tape, name, n, None, cells, level + 1)? else {
+    for ((name, form), cells) in names.into_iter().zip(forms).zip(payloads) {
+        let c = match form {
+            Payload::Unit => {
+                out.children.push(Decl {
+                    name,
+                    kind: RESIDUAL,
+                    children: Vec::new(),
+                });
+                continue;
+            }
+            Payload::Value => child(sink, tape, name, cells.len(), None, cells, level + 1)?,
+            Payload::Tuple | Payload::Struct => {
+                variant_fields(sink, tape, name, &cells, level + 1)?
+            }
+        };
+        let Some(c) = c else {
             return Ok(None);
         };
         out.add(c);
     }
     Ok(Some(out))
+}
+
+/// What a tagged column's variant carries.
+#[derive(Copy, Clone, PartialEq)]
+enum Payload {
+    /// Nothing (a unit variant).
+    Unit,
+    /// One value (a newtype variant, a one-entry map's value).
+    Value,
+    /// The fields of a tuple variant.
+    Tuple,
+    /// The fields of a struct variant.
+    Struct,
+}
+
+/// The child column of a tuple or struct variant (`docs/SPEC.md` §22.3, kind bit
+/// [`VARIANT_FIELDS`]): the fields of the variants opened at `cells` (never null, so no
+/// masks) as a list column (a tuple variant's) or a struct column (a struct variant's).
+fn variant_fields(
+    sink: &Sink,
+    tape: &Tape,
+    name: Cow<'static, str>,
+    cells: &[Cell],
+    level: u32,
+) -> Result<Option<Child>> {
+    if level >= MAX_LEVELS {
+        return Ok(None);
+    }
+    let mut ats = Vec::with_capacity(cells.len());
+    for c in cells {
+        let Cell::Other(at) = *c else {
+            return Ok(None);
+        };
+        ats.push(at as usize);
+    }
+    let Some(&first) = ats.first() else {
+        return Ok(None);
+    };
+    let n = match tape.evs[first] {
+        Ev::Open(Open::TupleVariant(..), _) => lists(sink, tape, &ats, level, true)?,
+        Ev::Open(Open::StructVariant(..), _) => structs(sink, tape, &ats, level, true)?,
+        _ => None,
+    };
+    Ok(n.map(|n| Child {
+        decl: Decl {
+            name,
+            kind: n.class.nibble() | VARIANT_FIELDS,
+            children: n.children,
+        },
+        bytes: n.body,
+        units: n.units,
+        row_cost: n.row_cost,
+        entropy: n.entropy,
+    }))
 }
 
 impl Nested {

@@ -15,7 +15,9 @@
 use std::borrow::Cow;
 
 use super::numtext::{self, Form};
-use super::{Class, MAP_FORM, MIN_ROWS, NULLABLE, OPTIONAL, RESIDUAL, WRAPPED, mask_len};
+use super::{
+    Class, MAP_FORM, MIN_ROWS, NULLABLE, OPTIONAL, RESIDUAL, VARIANT_FIELDS, WRAPPED, mask_len,
+};
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::{self, CheckedStrs};
 use crate::codec::{self, Kind, Packed};
@@ -83,6 +85,9 @@ pub(crate) struct Column<'de> {
     pub(crate) map_form: bool,
     /// A tagged column whose values are each `Some(variant)` (kind bit `20`).
     pub(crate) wrapped: bool,
+    /// A struct or list column holding a tagged column's struct or tuple variant's fields
+    /// (kind bit `10`, [`VARIANT_FIELDS`]).
+    pub(crate) fields: bool,
     pub(crate) optional: bool,
     pub(crate) nullable: bool,
     /// The presence mask (empty unless optional).
@@ -178,6 +183,9 @@ impl<'de> Container<'de> {
             for _ in 0..k {
                 let name_at = src.offset();
                 let col = read_decl(src, false, &mut entries)?;
+                if col.fields {
+                    return Err(not_a_variant(name_at));
+                }
                 if src.dup_keys() && !seen.insert(col.name.to_string()) {
                     return Err(repeated_column(&col.name, name_at));
                 }
@@ -310,16 +318,21 @@ impl Container<'_> {
 impl<'de> Column<'de> {
     fn new(name: Cow<'de, str>, kind: u8, at: u64) -> Result<Self> {
         // Bits 10/20: number text on a string column (both: date-time text), the map form
-        // or the `Some` wrapper (not both) on a tagged column; nowhere else.
+        // or the `Some` wrapper (not both) on a tagged column; bit 10 on a struct or list
+        // column, a variant's fields (where it may be: `read_decl`); nowhere else.
         let text = Form::from_kind(kind);
         let class = Class::from_nibble(kind & 0x0F)
             .filter(|&c| match text {
                 Form::Plain => true,
                 Form::DateTime => c == Class::Str,
-                Form::Decimal | Form::Hex => matches!(c, Class::Str | Class::Tagged),
+                Form::Decimal => {
+                    matches!(c, Class::Str | Class::Tagged | Class::Struct | Class::List)
+                }
+                Form::Hex => matches!(c, Class::Str | Class::Tagged),
             })
             .ok_or_else(|| bad(at, "column kind byte"))?;
         let tagged = class == Class::Tagged;
+        let fields = matches!(class, Class::Struct | Class::List) && kind & VARIANT_FIELDS != 0;
         let nullable = kind & NULLABLE != 0;
         if class == Class::Residual && nullable {
             return Err(bad(at, "a residual column cannot be nullable"));
@@ -327,9 +340,10 @@ impl<'de> Column<'de> {
         Ok(Column {
             name,
             class,
-            text: if tagged { Form::Plain } else { text },
+            text: if tagged || fields { Form::Plain } else { text },
             map_form: tagged && kind & MAP_FORM != 0,
             wrapped: tagged && kind & WRAPPED != 0,
+            fields,
             optional: kind & OPTIONAL != 0,
             nullable,
             present: &[],
@@ -361,6 +375,9 @@ impl<'de> Column<'de> {
         }
         if self.wrapped {
             k |= WRAPPED;
+        }
+        if self.fields {
+            k |= VARIANT_FIELDS;
         }
         if self.optional {
             k |= OPTIONAL;
@@ -566,6 +583,15 @@ fn read_decl<'de>(
         if tagged && c.optional {
             return Err(bad(at, "a variant's column cannot be optional"));
         }
+        if c.fields && !(tagged && !col.map_form) {
+            return Err(not_a_variant(at));
+        }
+        if c.fields && c.nullable {
+            return Err(bad(
+                at,
+                "a tuple or struct variant's column cannot be nullable",
+            ));
+        }
         if col.class == Class::Struct && src.dup_keys() && !seen.insert(c.name.to_string()) {
             return Err(repeated_column(&c.name, at));
         }
@@ -592,10 +618,25 @@ fn from_entries<'de>(entries: &[(Vec<u8>, u8)], i: &mut usize) -> Option<Column<
     };
     let name = std::str::from_utf8(name).ok()?;
     let mut col = Column::new(Cow::Owned(name.to_owned()), *kind, 0).ok()?;
+    let variants = col.class == Class::Tagged && !col.map_form;
     for _ in 0..k {
-        col.children.push(from_entries(entries, i)?);
+        let c = from_entries(entries, i)?;
+        if c.fields && !variants {
+            return None;
+        }
+        col.children.push(c);
     }
     Some(col)
+}
+
+/// The error of kind bit `10` on a struct or list column that is not a tagged column's
+/// variant (enum form), at the column's declaration.
+#[cold]
+fn not_a_variant(at: u64) -> Error {
+    bad(
+        at,
+        "kind bit 10 on a struct or list column outside a tagged column's variants",
+    )
 }
 
 fn popcount(mask: &[u8]) -> usize {

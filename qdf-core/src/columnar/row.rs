@@ -27,6 +27,7 @@ use super::read::{Column, Container, Data, StrRef, bit};
 use crate::codec::strings::CheckedStrs;
 use crate::error::{Error, ErrorCode, Result};
 use crate::source::{Num, Source};
+use crate::wire::ext;
 
 /// What the rows need from the deserializer that presents them: its source, and a serde
 /// deserializer over that source for the values that stay in the rows (residual cells).
@@ -957,9 +958,15 @@ impl<'x, 'de, D: RowDecoder<'de>> TaggedDe<'x, 'de, D> {
     fn variant(self, tag: usize) -> Result<Variant<'x, 'de, D>> {
         let map_form = self.col.map_form;
         let child = self.col.children.get_mut(tag).ok_or_else(short_column)?;
+        let kind = match (&child.data, child.fields, child.class) {
+            (Data::Unit, ..) => ext::UNIT_VARIANT,
+            (_, true, Class::Struct) => ext::STRUCT_VARIANT,
+            (_, true, _) => ext::TUPLE_VARIANT,
+            _ => ext::NEWTYPE_VARIANT,
+        };
         Ok(Variant {
             de: self.de,
-            unit: matches!(child.data, Data::Unit),
+            kind,
             child,
             arena: self.arena,
             map_form,
@@ -996,7 +1003,7 @@ impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for TaggedDe<'_, 'de, D> {
         if value_mode {
             return v.visit_enum(visitor, at);
         }
-        if v.unit {
+        if v.kind == ext::UNIT_VARIANT {
             return NameDe::new(&v.child.name).deserialize_any(visitor);
         }
         v.de.source().enter().map_err(|e| e.relocated(at))?;
@@ -1072,12 +1079,14 @@ impl<'de, D: RowDecoder<'de>> de::Deserializer<'de> for TaggedDe<'_, 'de, D> {
 }
 
 /// One variant of a tagged column's value: its name (the child column's) and payload (the
-/// child column's next value; none for a unit variant).
+/// child column's next value; none for a unit variant; a tuple or struct variant's fields
+/// a list or struct value).
 struct Variant<'x, 'de, D> {
     de: &'x mut D,
     child: &'x mut Column<'de>,
     arena: &'x str,
-    unit: bool,
+    /// The variant's kind, as row mode's extension subtype (`F2 06`–`F2 09`, §8).
+    kind: u8,
     /// The column's values are one-entry maps: any variant request reads the entry's value
     /// (row mode's 1-entry map form).
     map_form: bool,
@@ -1085,16 +1094,17 @@ struct Variant<'x, 'de, D> {
 
 impl<'de, D: RowDecoder<'de>> Variant<'_, 'de, D> {
     /// `visitor.visit_enum` with this variant, one depth level deeper unless it is a unit
-    /// variant (as row mode counts `F2 06` and `F2 07`).
+    /// variant (as row mode counts `F2 06` to `F2 09`; a tuple or struct variant's fields are
+    /// one more, as its array or map is).
     fn visit_enum<V: Visitor<'de>>(self, visitor: V, at: u64) -> Result<V::Value> {
-        if self.unit {
+        if self.kind == ext::UNIT_VARIANT {
             return visitor.visit_enum(self);
         }
         let Variant {
             de,
             child,
             arena,
-            unit,
+            kind,
             map_form,
         } = self;
         de.source().enter().map_err(|e| e.relocated(at))?;
@@ -1102,7 +1112,7 @@ impl<'de, D: RowDecoder<'de>> Variant<'_, 'de, D> {
             de: &mut *de,
             child,
             arena,
-            unit,
+            kind,
             map_form,
         })?;
         de.source().leave();
@@ -1112,12 +1122,7 @@ impl<'de, D: RowDecoder<'de>> Variant<'_, 'de, D> {
     /// The error of a variant request of the wrong kind, in row mode's words.
     #[cold]
     fn wrong_kind(&self, expected: &'static str) -> Error {
-        let found = if self.unit {
-            crate::wire::ext::UNIT_VARIANT
-        } else {
-            crate::wire::ext::NEWTYPE_VARIANT
-        };
-        Error::mismatch(expected, crate::wire::ext::subtype_name(found))
+        Error::mismatch(expected, ext::subtype_name(self.kind))
     }
 }
 
@@ -1125,14 +1130,9 @@ impl<'de, D: RowDecoder<'de>> de::EnumAccess<'de> for Variant<'_, 'de, D> {
     type Error = Error;
     type Variant = Self;
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
-        let kind = if self.unit {
-            crate::wire::ext::UNIT_VARIANT
-        } else {
-            crate::wire::ext::NEWTYPE_VARIANT
-        };
         let v = seed.deserialize(NameDe {
             name: &self.child.name,
-            kind,
+            kind: self.kind,
         })?;
         Ok((v, self))
     }
@@ -1140,21 +1140,23 @@ impl<'de, D: RowDecoder<'de>> de::EnumAccess<'de> for Variant<'_, 'de, D> {
 
 impl<'de, D: RowDecoder<'de>> de::VariantAccess<'de> for Variant<'_, 'de, D> {
     type Error = Error;
+    // As row mode's `VariantAccess`: a variant answers the request of its own kind, the
+    // one-entry map form (its value is any payload) every request but a unit's.
     fn unit_variant(self) -> Result<()> {
-        match (self.unit, self.map_form) {
-            (true, _) => Ok(()),
-            (false, true) => column_value(self.de, self.child, self.arena, PhantomData::<()>),
-            (false, false) => Err(self.wrong_kind("a unit variant")),
+        match (self.kind, self.map_form) {
+            (ext::UNIT_VARIANT, _) => Ok(()),
+            (_, true) => column_value(self.de, self.child, self.arena, PhantomData::<()>),
+            _ => Err(self.wrong_kind("a unit variant")),
         }
     }
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        if self.unit {
+        if self.kind != ext::NEWTYPE_VARIANT {
             return Err(self.wrong_kind("a newtype variant"));
         }
         column_value(self.de, self.child, self.arena, seed)
     }
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        if !self.map_form {
+        if !self.map_form && self.kind != ext::TUPLE_VARIANT {
             return Err(self.wrong_kind("a tuple variant"));
         }
         column_value(self.de, self.child, self.arena, Tuple(len, visitor))
@@ -1164,14 +1166,15 @@ impl<'de, D: RowDecoder<'de>> de::VariantAccess<'de> for Variant<'_, 'de, D> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        if !self.map_form {
+        if !self.map_form && self.kind != ext::STRUCT_VARIANT {
             return Err(self.wrong_kind("a struct variant"));
         }
         column_value(self.de, self.child, self.arena, Struct(fields, visitor))
     }
 }
 
-/// A one-entry map read as a tuple (a tuple variant of the 1-entry map form).
+/// A variant's payload read as a tuple (a tuple variant's fields, or a one-entry map's
+/// value read as them).
 struct Tuple<V>(usize, V);
 
 impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Tuple<V> {
@@ -1184,7 +1187,8 @@ impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Tuple<V> {
     }
 }
 
-/// A one-entry map's value read as a struct (a struct variant of the 1-entry map form).
+/// A variant's payload read as a struct (a struct variant's fields, or a one-entry map's
+/// value read as them).
 struct Struct<V>(&'static [&'static str], V);
 
 impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Struct<V> {

@@ -139,6 +139,39 @@ fn tagged(n: u16) -> Vec<Tagged> {
         .collect()
 }
 
+/// Tuple and struct variants in a tagged column (`docs/SPEC.md` §22.3, kind bit `10` on the
+/// variant's list or struct column) and a tuple as a list column.
+#[derive(serde::Serialize)]
+enum Act {
+    Idle,
+    Move { dx: i16, dy: i16 },
+    Turn(i8, u16),
+    Fire(u32),
+}
+
+#[derive(serde::Serialize)]
+struct Acts {
+    at: (f32, f32),
+    act: Act,
+}
+
+fn acts(n: u16) -> Vec<Acts> {
+    (0..n)
+        .map(|i| Acts {
+            at: (f32::from(i) / 4.0, -f32::from(i)),
+            act: match i % 4 {
+                0 => Act::Idle,
+                1 => Act::Move {
+                    dx: i as i16 - 9,
+                    dy: 3,
+                },
+                2 => Act::Turn(-(i as i8), i * 5),
+                _ => Act::Fire(u32::from(i) << 12),
+            },
+        })
+        .collect()
+}
+
 /// Date-time text (`docs/SPEC.md` §22.1, kind bits `30`): an ISO 8601 column with
 /// milliseconds and `Z`, and a Common Log Format column with its offset.
 #[derive(serde::Serialize)]
@@ -192,6 +225,8 @@ fn seeds() -> Vec<Vec<u8>> {
         body(qdf_core::to_vec_with(&stamps(40), qdf_core::Options::compression()).unwrap()),
         body(qdf_core::to_vec(&tagged(20)).unwrap()),
         body(qdf_core::to_vec_with(&tagged(40), qdf_core::Options::compression()).unwrap()),
+        body(qdf_core::to_vec(&acts(20)).unwrap()),
+        body(qdf_core::to_vec_with(&acts(40), qdf_core::Options::compression()).unwrap()),
     ]
 }
 
@@ -439,6 +474,33 @@ fn map_seeds_hold_map_columns() {
         maps += column_counts(&qdf_core::to_vec_with(&batch, b).unwrap(), &b)[2];
     }
     assert!(maps > 0, "{maps}");
+}
+
+/// The variant seeds hold a struct variant's column (kind `15`), a tuple variant's (`17`) and
+/// a tuple's list column (`07`).
+#[test]
+fn variant_seeds_hold_variant_columns() {
+    use qdf_core::Options;
+    use qdf_core::inspect::EventKind;
+    let (b, c) = (Options::balanced(), Options::compression());
+    let seeds = [
+        (qdf_core::to_vec(&acts(20)).unwrap(), b),
+        (qdf_core::to_vec_with(&acts(40), c).unwrap(), c),
+    ];
+    for (bytes, opts) in seeds {
+        let mut kinds = Vec::new();
+        qdf_core::inspect::message(&bytes, &opts, &mut |e| {
+            if let EventKind::Column { kind, .. } = &e.kind {
+                kinds.push(*kind);
+            }
+        })
+        .unwrap();
+        assert_eq!(
+            kinds,
+            [0x07, 0x06, 0x08, 0x0F, 0x15, 0x00, 0x01, 0x17, 0x00, 0x01],
+            "{opts:?}"
+        );
+    }
 }
 
 /// The nested seeds hold struct and list columns; so do the Balanced encodings of the

@@ -52,4 +52,5 @@ mod to_vec_into;
 mod typed_targets;
 mod value_other_formats;
 mod value_serde;
+mod variant_columns;
 mod walker_depth;

@@ -135,12 +135,12 @@ fn fast_and_flat(rows: &[Dyn]) -> (bool, bool) {
             c => panic!("row {r}: {c:?}"),
         })
         .collect();
-    let plan = planned(&b.tape, &ats);
-    let got = uniform(&b.tape, &ats);
+    let plan = planned(&b.tape, &ats, false);
+    let got = uniform(&b.tape, &ats, false);
     if let Some(got) = &got {
         assert_eq!(Some(got), plan.as_ref(), "{rows:?}");
     }
-    let flat_names = flat(&b.tape, &ats);
+    let flat_names = flat(&b.tape, &ats, false);
     if let Some(names) = &flat_names {
         // Field `k` of the struct at `at` is event `at + 2 + 2k`, as `structs` reads it.
         let cols: Vec<(Option<Vec<u32>>, Vec<Cell>)> = (0..names.len())
