@@ -583,7 +583,9 @@ fn read_decl<'de>(
         if tagged && c.optional {
             return Err(bad(at, "a variant's column cannot be optional"));
         }
-        if c.fields && !(tagged && !col.map_form) {
+        // A variant's fields: only under a tagged column in the enum form.
+        let variants = tagged && !col.map_form;
+        if c.fields && !variants {
             return Err(not_a_variant(at));
         }
         if c.fields && c.nullable {

@@ -43,7 +43,7 @@ fn action(i: usize) -> Action {
         3 => Action::Turn(-(i as i8 % 100), i as u16 * 3),
         4 => Action::Say {
             text: ["gg", "help!", "lol"][i % 3].to_string(),
-            to: (i % 4 != 0).then_some(i as u32),
+            to: (!i.is_multiple_of(4)).then_some(i as u32),
         },
         _ => Action::Path((0..i % 3).map(|k| (k as u8, i as u8)).collect()),
     }
@@ -62,7 +62,7 @@ fn contact(i: usize) -> Contact {
         pos: Pos(f, -f),
         event: ((i % 8) as u8, 40_000 + i as u32, (i * 7 % 1000) as u16),
         action: action(i),
-        next: (i % 3 != 0).then(|| action(i / 3)),
+        next: (!i.is_multiple_of(3)).then(|| action(i / 3)),
     }
 }
 
@@ -100,10 +100,11 @@ fn variants_with_fields_are_tagged_columns_and_tuples_list_columns() {
                 .find(|(d, n, _)| *d == depth && n == name)
                 .map(|&(_, _, kind)| kind)
         };
-        // Every top-level column is a column: nothing is residual.
+        // No top-level column is residual.
         assert!(
             k.iter()
-                .all(|&(_, _, kind)| kind & 0x0F != 0x0F || kind == 0x0F),
+                .filter(|&&(depth, ..)| depth == 2)
+                .all(|&(_, _, kind)| kind & 0x0F != 0x0F),
             "{k:?}"
         );
         assert_eq!(find(2, "at"), Some(0x07), "{k:?}");
@@ -192,7 +193,7 @@ fn values_keep_variant_kinds() {
     );
     assert!(text.contains(r#""action": Turn(-3, 9)"#), "{text}");
     assert!(
-        text.contains(r#""next": Some(Say {"text": "gg", "to": 1})"#) || text.contains("Say {"),
+        text.contains(r#"Say {"text": "help!", "to": nil}"#),
         "{text}"
     );
     // The `Value` re-encodes in row mode to the bytes the rows give.
