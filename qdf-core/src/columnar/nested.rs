@@ -456,11 +456,10 @@ fn lists(
     // Lists as long as a container on average are coded one by one in row mode (a
     // container, or a packed sequence with its own codec, often smaller than one column
     // over all of them, which the row estimate cannot see): they stay residual. Lists of
-    // structs up to [`LONG_STRUCT_LISTS`] items on average are one column set instead: a
-    // container a list pays its declaration and codec headers again each time (a game
-    // state's 0–40 contacts a row: 570 769 → 395 443 bytes); longer ones stay containers
-    // (the OTLP Zipkin trace's spans by service, Compression 52 371 as containers, 87 845
-    // as one column set).
+    // structs below [`LONG_STRUCT_LISTS`] items on average are one column set instead: a
+    // container per list pays its declaration and codec headers each time, which at these
+    // lengths outweighs what a list's own codecs gain (`docs/SPEC.md` §22.2 has the
+    // measurements).
     let structs = match items.first() {
         Some(&Cell::Other(at)) => unwrap(tape, at as usize)
             .is_some_and(|i| matches!(tape.evs[i], Ev::Open(Open::Struct(..), _))),
@@ -545,9 +544,9 @@ fn lengths_column(
 /// A tagged column (`docs/SPEC.md` §22.3) over the values at events `ats` (`vals`: their
 /// cells, which point where each value's events start, `Some`s and newtypes included):
 /// one-entry maps with a string key (`map`), else unit, newtype, tuple and struct variants
-/// each behind the same number of `Some`s (none or one: kind bit [`WRAPPED`]). A variant per distinct name
-/// in order of first use, a tag per value, then one child column per variant with a
-/// payload; `None` for anything else (the column stays as it was).
+/// each behind the same number of `Some`s (none or one: kind bit [`WRAPPED`]). A variant per
+/// distinct name in order of first use, a tag per value, then one child column per variant
+/// with a payload; `None` for anything else (the column stays as it was).
 fn tagged(
     sink: &Sink,
     tape: &Tape,
