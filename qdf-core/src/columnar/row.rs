@@ -690,11 +690,10 @@ impl<'de, D: RowDecoder<'de>> NestedDe<'_, 'de, D> {
                         de: &mut *self.de,
                         keys,
                         vals,
-                        left: len,
-                        value_next: false,
+                        turn: Turn::new(len),
                     };
                     let r = visit_entries::<D, _, _>(&mut map, check, keys_at, visitor);
-                    (r, map.left)
+                    (r, map.turn.left)
                 }
                 _ => {
                     let mut map = Entries {
@@ -702,11 +701,10 @@ impl<'de, D: RowDecoder<'de>> NestedDe<'_, 'de, D> {
                         keys: keys_col,
                         vals: vals_col,
                         arena: self.arena,
-                        left: len,
-                        value_next: false,
+                        turn: Turn::new(len),
                     };
                     let r = visit_entries::<D, _, _>(&mut map, check, keys_at, visitor);
-                    (r, map.left)
+                    (r, map.turn.left)
                 }
             };
             if r.is_ok() && left != 0 {
@@ -752,36 +750,66 @@ struct Entries<'x, 'de, D> {
     keys: &'x mut Column<'de>,
     vals: &'x mut Column<'de>,
     arena: &'x str,
+    turn: Turn,
+}
+
+/// Where a map value's entries are: `left` still to read, and whether a key was handed out
+/// and its value not yet (serde's `MapAccess` order: key, value, key, …).
+struct Turn {
     left: usize,
-    /// A key was handed out and its value not yet.
     value_next: bool,
 }
 
-impl<'de, D: RowDecoder<'de>> de::MapAccess<'de> for Entries<'_, 'de, D> {
-    type Error = Error;
+impl Turn {
+    fn new(left: usize) -> Self {
+        Turn {
+            left,
+            value_next: false,
+        }
+    }
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+    /// Whether a key is next (`false`: the map is read to its end).
+    #[inline(always)]
+    fn key(&mut self) -> Result<bool> {
         if self.left == 0 {
-            return Ok(None);
+            return Ok(false);
         }
         if self.value_next {
             return Err(Error::mismatch("a map value before the next key", "a key"));
         }
         self.left -= 1;
         self.value_next = true;
-        column_value(&mut *self.de, &mut *self.keys, self.arena, seed).map(Some)
+        Ok(true)
     }
 
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+    /// Checks that a key was handed out before this value.
+    #[inline(always)]
+    fn value(&mut self) -> Result<()> {
         if !self.value_next {
             return Err(Error::mismatch("a map key before its value", "a value"));
         }
         self.value_next = false;
+        Ok(())
+    }
+}
+
+impl<'de, D: RowDecoder<'de>> de::MapAccess<'de> for Entries<'_, 'de, D> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if !self.turn.key()? {
+            return Ok(None);
+        }
+        column_value(&mut *self.de, &mut *self.keys, self.arena, seed).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        self.turn.value()?;
         column_value(&mut *self.de, &mut *self.vals, self.arena, seed)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.left)
+        Some(self.turn.left)
     }
 }
 
@@ -867,9 +895,7 @@ struct BlockEntries<'x, 'de, D> {
     de: &'x mut D,
     keys: StrBlock<'x, 'de>,
     vals: StrBlock<'x, 'de>,
-    left: usize,
-    /// A key was handed out and its value not yet.
-    value_next: bool,
+    turn: Turn,
 }
 
 impl<'de, D: RowDecoder<'de>> de::MapAccess<'de> for BlockEntries<'_, 'de, D> {
@@ -877,28 +903,20 @@ impl<'de, D: RowDecoder<'de>> de::MapAccess<'de> for BlockEntries<'_, 'de, D> {
 
     #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        if self.left == 0 {
+        if !self.turn.key()? {
             return Ok(None);
         }
-        if self.value_next {
-            return Err(Error::mismatch("a map value before the next key", "a key"));
-        }
-        self.left -= 1;
-        self.value_next = true;
         self.keys.value(&mut *self.de, seed).map(Some)
     }
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        if !self.value_next {
-            return Err(Error::mismatch("a map key before its value", "a value"));
-        }
-        self.value_next = false;
+        self.turn.value()?;
         self.vals.value(&mut *self.de, seed)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.left)
+        Some(self.turn.left)
     }
 }
 
