@@ -5,6 +5,7 @@
 
 mod common;
 
+mod break10;
 mod break7;
 mod break8;
 mod break9;
