@@ -9,6 +9,7 @@
 
 use super::Class;
 use super::numtext::{self, Form};
+use super::tape::Cell;
 use crate::codec;
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::{self, Census, Pick};
@@ -27,6 +28,17 @@ pub(crate) enum Body {
     Bytes(Vec<u8>),
     /// Per-value strings through the intern table, written when the container is.
     PerValue,
+    /// A struct, list, map or tagged column's pre-encoded bytes with the per-value strings
+    /// of some child string columns left out: each [`Deferred`] run goes in at its offset
+    /// when the container is written (the Dense state steps there, as the decoder's does).
+    Mixed(Vec<u8>, Vec<Deferred>),
+}
+
+/// The per-value strings of one child string column (present, non-null values in slot
+/// order), to be written through the intern table at byte `at` of its column's body.
+pub(crate) struct Deferred {
+    pub(crate) at: usize,
+    pub(crate) cells: Vec<Cell>,
 }
 
 /// A leaf column's body as [`leaf_body`] chose it.
@@ -70,8 +82,8 @@ fn entropy_block(census: &Census<'_>, blk: strings::StrBlock<'_>) -> (Vec<u8>, u
 /// The body of a leaf column of `class` (not residual) and the decoded output a decoder
 /// charges for it (§13): `vals` the numbers' bits (number and bool columns), `strs` and
 /// `census` the strings (string columns). `per_value`: per-value strings are allowed (a
-/// top-level column without the column index); a child column always takes a block or
-/// number text, so its bytes are known when it is planned.
+/// top-level column, or a child column where strings go through a session's or a
+/// dictionary's intern table; never under the column index).
 pub(crate) fn leaf_body(
     sink: &Sink,
     class: Class,

@@ -17,14 +17,17 @@
 //! none of these (`Some(None)`, a field order that contradicts the plan, an item kind that
 //! differs) leaves the whole top-level column residual: the fallback is exact.
 //!
-//! A child column is pre-encoded when it is planned (masks and body, strings always as a
-//! block), so it never touches the Dense state and its bytes are known: the caller keeps
-//! the column only when these bytes are not more than an estimate of its values in row
-//! mode.
+//! A child column is pre-encoded when it is planned (masks and body), so its bytes are
+//! known: the caller keeps the column only when these bytes are not more than an estimate
+//! of its values in row mode. A child string column is a block, except where strings go
+//! through an intern table that outlives the message (a session's, a dictionary's): there it
+//! may be per-value strings, left out of the bytes as a [`Deferred`] run and written with
+//! the container, and counted at the census's estimate, which sees the strings the table
+//! already holds as references.
 
 use std::borrow::Cow;
 
-use super::body::{Body, leaf_body};
+use super::body::{Body, Deferred, leaf_body};
 use super::numtext::Form;
 use super::plan::{Batch, Offer, Rows, same_name, scan_cells};
 use super::tape::{Cell, Ev, Open, Tape};
@@ -32,7 +35,7 @@ use super::{
     Class, Decl, MAP_FORM, MIN_ROWS, NULLABLE, OPTIONAL, RESIDUAL, VARIANT_FIELDS, WRAPPED, mask,
 };
 use crate::codec::cursor::ELEMENT_CHARGE;
-use crate::codec::strings::Census;
+use crate::codec::strings::{Census, Known};
 use crate::error::Result;
 use crate::sink::Sink;
 use crate::wire::tags;
@@ -51,6 +54,10 @@ pub(crate) struct Nested {
     pub(crate) children: Vec<Decl>,
     /// The lengths column (lists) and the children's masks and bodies.
     pub(crate) body: Vec<u8>,
+    /// The per-value strings left out of `body`, by offset.
+    pub(crate) strs: Vec<Deferred>,
+    /// Estimated bytes of `strs` once written.
+    pub(crate) strs_cost: usize,
     /// Decoded output the decoder charges for the body (§13).
     pub(crate) units: u64,
     /// Estimated bytes of the same values in row mode.
@@ -63,6 +70,8 @@ pub(crate) struct Nested {
 struct Child {
     decl: Decl,
     bytes: Vec<u8>,
+    strs: Vec<Deferred>,
+    strs_cost: usize,
     units: u64,
     row_cost: usize,
     entropy: bool,
@@ -175,14 +184,13 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
         Ev::Open(Open::Seq(_) | Open::Tuple(_) | Open::TupleStruct(..), _) => {
             lists(sink, tape, &ats, level, false)
         }
-        // A session's intern table may hold the keys and values, which row mode refers to:
-        // map columns measured smaller on the gRPC logs stream but larger on the OTLP
-        // collector's streams (§22.2), tagged columns larger (§22.3).
-        _ if sink.carried() => Ok(None),
         Ev::Open(Open::Map(_), _) => match tagged(sink, tape, vals, &ats, level, true)? {
             Some(t) => Ok(Some(t)),
             None => maps(sink, tape, &ats, level),
         },
+        // Where the intern table outlives the message the rows refer to it for variant
+        // names and payloads: tagged columns measured larger there (§22.3).
+        _ if sink.carried() => Ok(None),
         Ev::UnitVariant(_)
         | Ev::NewtypeVariant(_)
         | Ev::Open(Open::TupleVariant(..) | Open::StructVariant(..), _) => {
@@ -220,6 +228,8 @@ fn structs(
         flags: 0,
         children: Vec::with_capacity(children),
         body: Vec::new(),
+        strs: Vec::new(),
+        strs_cost: 0,
         units: 0,
         row_cost: n * STRUCT_OVERHEAD,
         entropy: false,
@@ -534,6 +544,8 @@ fn lengths_column(
         flags: 0,
         children: Vec::with_capacity(2),
         body: lengths,
+        strs: Vec::new(),
+        strs_cost: 0,
         // The decoder charges every element (entry) when it reads the lengths.
         units: units.saturating_add((total as u64).saturating_mul(ELEMENT_CHARGE)),
         row_cost,
@@ -655,6 +667,8 @@ fn tagged(
         flags,
         children: Vec::with_capacity(names.len()),
         body,
+        strs: Vec::new(),
+        strs_cost: 0,
         units,
         row_cost,
         entropy,
@@ -730,6 +744,8 @@ fn variant_fields(
             children: n.children,
         },
         bytes: n.body,
+        strs: n.strs,
+        strs_cost: n.strs_cost,
         units: n.units,
         row_cost: n.row_cost,
         entropy: n.entropy,
@@ -738,7 +754,8 @@ fn variant_fields(
 
 impl Nested {
     fn add(&mut self, c: Child) {
-        append(&mut self.body, c.bytes);
+        append_body(&mut self.body, &mut self.strs, c.bytes, c.strs);
+        self.strs_cost += c.strs_cost;
         self.units = self.units.saturating_add(c.units);
         self.row_cost += c.row_cost;
         self.entropy |= c.entropy;
@@ -825,30 +842,58 @@ fn child(
     let min_intern = sink.opts().intern_min_len() as usize;
     let mut text = Form::Plain;
     let mut flags = 0;
+    let mut strs = Vec::new();
+    let mut strs_cost = 0;
     let (class, children, units, row_cost, entropy) = if scan.class != Class::Residual {
-        let mut census = (scan.class == Class::Str).then(|| Census::new(&scan.strs, min_intern));
+        // Where the intern table outlives the message, strings may be per-value, and a
+        // string the table holds is a reference on first sight (as for a top-level column).
+        let carried = sink.carried();
+        let known = |s: &[u8]| sink.dense().is_some_and(|d| d.interned(s));
+        let known: Option<Known<'_>> =
+            (carried && sink.dense().is_some_and(|d| d.entries() > 0)).then_some(&known);
+        let mut census =
+            (scan.class == Class::Str).then(|| Census::with_known(&scan.strs, min_intern, known));
         let leaf = leaf_body(
             sink,
             scan.class,
             scan.vals,
             &scan.strs,
             census.as_mut(),
-            false,
+            carried,
         )?;
-        let (Body::Bytes(body), units) = (leaf.body, leaf.units) else {
-            return Ok(None);
-        };
         text = leaf.text;
-        let entropy = body.first() == Some(&tags::ENTROPY);
-        append(&mut bytes, body);
-        let strs = census.as_mut().map_or(0, Census::per_value);
-        (scan.class, Vec::new(), units, scan.num_cost + strs, entropy)
+        let per_value = census.as_mut().map_or(0, Census::per_value);
+        let entropy = match leaf.body {
+            Body::Bytes(body) => {
+                let entropy = body.first() == Some(&tags::ENTROPY);
+                append(&mut bytes, body);
+                entropy
+            }
+            Body::PerValue => {
+                let cells = present.iter().filter(|c| *c != Cell::Null).collect();
+                strs.push(Deferred {
+                    at: bytes.len(),
+                    cells,
+                });
+                strs_cost = per_value;
+                false
+            }
+            Body::Rows | Body::Mixed(..) => return Ok(None),
+        };
+        (
+            scan.class,
+            Vec::new(),
+            leaf.units,
+            scan.num_cost + per_value,
+            entropy,
+        )
     } else {
         let vals = present.non_null();
         let Some(n) = nested(sink, tape, &vals, level)? else {
             return Ok(None);
         };
-        append(&mut bytes, n.body);
+        append_body(&mut bytes, &mut strs, n.body, n.strs);
+        strs_cost = n.strs_cost;
         flags = n.flags;
         (n.class, n.children, n.units, n.row_cost + nulls, n.entropy)
     };
@@ -866,10 +911,28 @@ fn child(
             children,
         },
         bytes,
+        strs,
+        strs_cost,
         units,
         row_cost,
         entropy,
     }))
+}
+
+/// [`append`]s `more` and its deferred strings `more_strs` (offsets into `more`) to `out`
+/// and `strs`.
+fn append_body(
+    out: &mut Vec<u8>,
+    strs: &mut Vec<Deferred>,
+    more: Vec<u8>,
+    more_strs: Vec<Deferred>,
+) {
+    let shift = out.len();
+    strs.extend(more_strs.into_iter().map(|d| Deferred {
+        at: d.at + shift,
+        cells: d.cells,
+    }));
+    append(out, more);
 }
 
 /// Appends `more` to `out`: moved when `out` is empty (a child without masks, a struct's

@@ -292,14 +292,18 @@ fn plan_container(
                 } else {
                     0
                 };
-            if masks + n.body.len() <= n.row_cost + nulls {
+            if masks + n.body.len() + n.strs_cost <= n.row_cost + nulls {
                 plans.push(ColPlan {
                     name,
                     class: n.class,
                     text: Form::Plain,
                     optional,
                     nullable: nulls > 0,
-                    body: Body::Bytes(n.body),
+                    body: if n.strs.is_empty() {
+                        Body::Bytes(n.body)
+                    } else {
+                        Body::Mixed(n.body, n.strs)
+                    },
                     units: n.units,
                     children: n.children,
                     flags: n.flags,
@@ -324,6 +328,8 @@ fn plan_container(
             Body::Rows => 0,
             Body::Bytes(v) => v.len(),
             Body::PerValue => census.as_mut().map_or(0, Census::per_value),
+            // A leaf's body is never mixed (a nested column's was kept above).
+            Body::Mixed(v, _) => v.len(),
         };
         let masks = if optional { mask_len(m) } else { 0 }
             + if plan.nullable {
@@ -485,6 +491,22 @@ fn write_container<W: ValueWriter>(
                         sink.write_str(b.tape.str(s, e))?;
                     }
                 }
+            }
+            Body::Mixed(v, strs) => {
+                if p.entropy {
+                    sink.note_entropy();
+                }
+                let mut from = 0;
+                for d in strs {
+                    sink.extend(&v[from..d.at]);
+                    from = d.at;
+                    for &c in &d.cells {
+                        if let Cell::Str(s, e) = c {
+                            sink.write_str(b.tape.str(s, e))?;
+                        }
+                    }
+                }
+                sink.extend(&v[from..]);
             }
         }
         if indexed {

@@ -263,8 +263,42 @@ fn stream_seeds() -> Vec<Vec<u8>> {
         enc.encode_frame(&rows(2), &mut out).unwrap();
         out
     })
-    .chain(std::iter::once(texts_stream()))
+    .chain([texts_stream(), maps_stream()])
     .collect()
+}
+
+/// A Balanced stream whose map columns' values are per-value strings through the intern
+/// table (`docs/SPEC.md` §22.2, "Codecs"): URLs a first frame of rows interns, referred to in
+/// the map columns of the next two.
+fn maps_stream() -> Vec<u8> {
+    #[derive(serde::Serialize)]
+    struct Visit {
+        attrs: std::collections::BTreeMap<&'static str, String>,
+    }
+    let visits = |n: u32| -> Vec<Visit> {
+        (0..n)
+            .map(|i| Visit {
+                attrs: [
+                    ("url", format!("/api/v1/customers/{i}/orders")),
+                    ("agent", format!("client-{}", i % 3)),
+                ]
+                .into_iter()
+                .collect(),
+            })
+            .collect()
+    };
+    let mut enc = qdf_core::EncoderSession::new(qdf_core::Options::balanced());
+    let mut out = Vec::new();
+    // Rows intern the URLs first.
+    let urls: Vec<String> = visits(20)
+        .into_iter()
+        .map(|v| v.attrs["url"].clone())
+        .collect();
+    enc.encode_frame(&urls, &mut out).unwrap();
+    for n in [20, 20, 3] {
+        enc.encode_frame(&visits(n), &mut out).unwrap();
+    }
+    out
 }
 
 /// A stream with per-field strings (header flag `40`, `docs/SPEC.md` §15.3): URLs with new
@@ -556,4 +590,25 @@ fn small_container_seeds_build_small_containers() {
         seeds += 1;
     }
     assert_eq!(seeds, 3);
+}
+
+/// The session seed with map columns holds them, with per-value string children.
+#[test]
+fn maps_stream_holds_per_value_map_children() {
+    let (mut maps, mut per_value) = (0, 0);
+    let opts = qdf_core::Options::balanced();
+    qdf_core::inspect::stream(&maps_stream(), &opts, 1 << 20, &mut |e| {
+        if let qdf_core::inspect::EventKind::Column { values, .. } = &e.kind {
+            maps += usize::from(matches!(
+                values,
+                qdf_core::inspect::ColumnValues::Map { .. }
+            ));
+            per_value += usize::from(matches!(values, qdf_core::inspect::ColumnValues::PerValue));
+        }
+    })
+    .unwrap();
+    assert!(
+        maps >= 2 && per_value >= 2,
+        "{maps} map columns, {per_value} per-value"
+    );
 }

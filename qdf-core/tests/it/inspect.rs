@@ -243,7 +243,7 @@ fn stream_of<T: Serialize>(values: &[T], opts: Options, checksum: bool) -> Vec<u
 
 /// Walks a stream and decodes it with a `DecoderSession` (stopping at its first error):
 /// both succeed with the same frame count, or both fail with the same code.
-fn agree_stream(bytes: &[u8], opts: &Options) {
+pub(crate) fn agree_stream(bytes: &[u8], opts: &Options) {
     let walked = inspect::stream(
         bytes,
         opts,

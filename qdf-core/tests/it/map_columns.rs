@@ -238,30 +238,94 @@ fn lengths_past_the_output_limit_are_refused_before_the_entries() {
     assert_eq!(err.classify(), qdf_core::Category::Limit, "{err}");
 }
 
-/// Sessions keep maps in the rows (their intern table may hold the keys and values, §22.2):
-/// the same batch is a map column one-shot and none in a session's first message; every
-/// message round-trips.
+/// Rows whose `tags` map holds a URL distinct per row (the same URLs in every release) and,
+/// on every third row, a version that changes with release `k` (a deploy).
+fn events_of_release(n: usize, k: usize) -> Vec<Event> {
+    (0..n)
+        .map(|i| {
+            let mut tags = BTreeMap::new();
+            tags.insert("url".to_string(), format!("/api/v1/customers/{i}/orders"));
+            if i % 3 == 0 {
+                tags.insert("version".to_string(), format!("v3.{}.{}", 42 + k, i % 4));
+            }
+            Event {
+                ts: 1_700_000_000 + i as i64,
+                tags,
+            }
+        })
+        .collect()
+}
+
+/// In a session a map column's keys and values may be per-value strings through the intern
+/// table (§22.2, "Codecs"): after a frame of rows that interns the URLs, the map column refers
+/// to them (a block would spell them out again), in two frames and a deploy's frame that
+/// also defines new versions; the walker and a `DecoderSession` agree on the stream, its
+/// prefixes and bit flips.
 #[test]
-fn sessions_keep_maps_in_the_rows() {
-    let v = events(100);
-    let opts = Options::balanced();
-    let mut enc = qdf_core::EncoderSession::new(opts);
-    let mut dec = qdf_core::DecoderSession::new(opts);
-    for i in 0..3 {
-        let mut msg = Vec::new();
-        enc.encode_message(&v, &mut msg).unwrap();
-        let back: Vec<Event> = dec.decode_message(&msg).unwrap();
-        assert_eq!(back, v);
-        // The first message stands alone (the header, an empty intern table).
-        if i == 0 {
-            assert_eq!(map_columns(&msg, &opts), []);
+fn session_map_columns_refer_to_the_intern_table() {
+    let urls: Vec<String> = events_of_release(100, 0)
+        .into_iter()
+        .map(|e| e.tags["url"].clone())
+        .collect();
+    let frames = [
+        events_of_release(100, 0),
+        events_of_release(100, 0),
+        events_of_release(100, 1),
+        events_of_release(3, 1),
+    ];
+    for opts in [Options::balanced(), Options::compression()] {
+        let mut enc = qdf_core::EncoderSession::new(opts);
+        let mut dec = qdf_core::DecoderSession::new(opts);
+        let mut stream = Vec::new();
+        enc.encode_frame(&urls, &mut stream).unwrap();
+        let mut sizes = Vec::new();
+        for f in &frames {
+            let before = stream.len();
+            enc.encode_frame(f, &mut stream).unwrap();
+            sizes.push(stream.len() - before);
+        }
+        let (back, mut at): (Vec<String>, usize) = dec.decode_frame(&stream).unwrap().unwrap();
+        assert_eq!(back, urls);
+        for f in &frames {
+            let (back, used): (Vec<Event>, usize) =
+                dec.decode_frame(&stream[at..]).unwrap().unwrap();
+            assert_eq!(&back, f);
+            at += used;
+        }
+        assert_eq!(at, stream.len());
+        // Per frame: map columns, and per-value string columns among their children.
+        let (mut maps, mut per_value) = (0, 0);
+        qdf_core::inspect::stream(&stream, &opts, 1 << 20, &mut |e| {
+            if let qdf_core::inspect::EventKind::Column { values, .. } = &e.kind {
+                maps += usize::from(matches!(values, ColumnValues::Map { .. }));
+                per_value += usize::from(matches!(values, ColumnValues::PerValue));
+            }
+        })
+        .unwrap();
+        assert_eq!(maps, 3, "{opts:?}");
+        assert!(per_value >= 3, "{per_value}");
+        // The URLs are references: the frame is well under the message that spells them out.
+        let one_shot = qdf_core::to_vec_with(&frames[0], opts).unwrap();
+        assert!(
+            sizes[0] * 3 < one_shot.len() * 2,
+            "{sizes:?} vs {}",
+            one_shot.len()
+        );
+        assert!(sizes[1] < sizes[0] && sizes[1] < sizes[2], "{sizes:?}");
+        if opts == Options::balanced() {
+            assert_eq!((sizes, one_shot.len()), (vec![376, 334, 362, 61], 2077));
+        }
+        crate::inspect::agree_stream(&stream, &opts);
+        for n in 0..stream.len() {
+            crate::inspect::agree_stream(&stream[..n], &opts);
+        }
+        let mut c = stream.clone();
+        for i in 0..c.len() {
+            c[i] ^= 0x01;
+            crate::inspect::agree_stream(&c, &opts);
+            c[i] ^= 0x01;
         }
     }
-    let one_shot = qdf_core::to_vec_with(&v, opts).unwrap();
-    assert_eq!(
-        map_columns(&one_shot, &opts),
-        [(2, "tags".to_string(), 200)]
-    );
 }
 
 /// A map of string keys and values whose key `a` repeats in row 7 (written as is: the

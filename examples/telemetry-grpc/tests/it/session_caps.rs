@@ -12,13 +12,15 @@ use telemetry_grpc::qdf_api::collector_client::CollectorClient;
 use telemetry_grpc::serve_qdf;
 use tonic::Code;
 
-/// 800 batches of 15 records, each with a fresh 32- and 16-hex-digit id: 24 000 distinct
-/// strings, over the 16 384 intern entries of `DefaultLimits`. Batches of 15 stay row-major
-/// (16 or more records become columnar containers, whose id columns are alphabet-packed
-/// blocks that intern nothing).
+/// 12 000 batches of one record, each with a fresh 32- and 16-hex-digit id: 24 000 distinct
+/// strings, over the 16 384 intern entries of `DefaultLimits`. One record is a row (batches
+/// of several may be columnar containers, small ones too, whose id columns are packed blocks
+/// that intern nothing).
 fn unique_heavy() -> Vec<ExportRequest> {
-    log_batches(800, 15)
+    log_batches(BATCHES, 1)
 }
+
+const BATCHES: usize = 12_000;
 
 #[tokio::test]
 async fn peer_over_the_caps_is_resource_exhausted() {
@@ -50,6 +52,6 @@ async fn peer_within_the_caps_streams_on() {
         .export(tokio_stream::iter(unique_heavy()))
         .await
         .unwrap();
-    assert_eq!(summary.into_inner().logs, 800 * 15);
+    assert_eq!(summary.into_inner().logs, BATCHES as u64);
     server.stop().await.unwrap();
 }

@@ -59,14 +59,16 @@ pub(crate) struct Census<'v> {
 }
 
 impl<'v> Census<'v> {
-    /// The census of `values` (fewer than `u32::MAX` rows, as a column has) with its first
-    /// [`HEAD`] rows counted; `min_intern` is the Dense tier's shortest interned length.
+    /// [`with_known`](Self::with_known) with no value known (tests only).
+    #[cfg(test)]
     pub(crate) fn new(values: &'v [&'v [u8]], min_intern: usize) -> Census<'v> {
         Census::with_known(values, min_intern, None)
     }
 
-    /// [`new`](Self::new), where a value for which `known` holds is already interned: its
-    /// first sight counts as a reference, not a definition.
+    /// The census of `values` (fewer than `u32::MAX` rows, as a column has) with its first
+    /// [`HEAD`] rows counted; `min_intern` is the Dense tier's shortest interned length; a
+    /// value for which `known` holds is already interned: its first sight counts as a
+    /// reference, not a definition.
     pub(crate) fn with_known(
         values: &'v [&'v [u8]],
         min_intern: usize,
