@@ -6,6 +6,7 @@
 mod common;
 
 mod break10;
+mod break11;
 mod break7;
 mod break8;
 mod break9;
