@@ -189,7 +189,8 @@ fn nested(sink: &Sink, tape: &Tape, vals: &[Cell], level: u32) -> Result<Option<
             None => maps(sink, tape, &ats, level),
         },
         // Where the intern table outlives the message the rows refer to it for variant
-        // names and payloads: tagged columns measured larger there (§22.3).
+        // names and payloads: tagged columns of variants measured larger there (§22.3).
+        // (Maps, above, try the map form of a tagged column everywhere.)
         _ if sink.carried() => Ok(None),
         Ev::UnitVariant(_)
         | Ev::NewtypeVariant(_)

@@ -159,7 +159,7 @@ pub(crate) fn encode_body<T: ?Sized + serde::Serialize>(
 }
 
 /// The struct shapes a message of `value` under `opts` on a pre-shared dictionary declares
-/// (the state marked carried, so tagged and map columns stay rows as they will there), as
+/// (the state marked carried, so its columns are planned as they will be there), as
 /// field-name lists in id order (none without `SHAPE_INTERN`): what a dictionary trained on
 /// such messages may pre-load (`docs/SPEC.md` §25.4). Errors: those of [`encode_body`].
 pub(crate) fn declared_shapes<T: ?Sized + serde::Serialize>(
