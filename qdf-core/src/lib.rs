@@ -128,6 +128,12 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// the body holds a QPack tag. Whatever it returns decodes with [`from_slice_with`] under the
 /// same `opts`: it refuses a value nested deeper than `opts` allows, or whose decoded output
 /// is above `opts.limits.output_budget(body length)` ([`ErrorCode::OutputLimit`]).
+///
+/// Under the Dense tiers an element of a sequence may be serialized more than once: the
+/// columnar encoder records a sequence's rows, and a row it cannot record (its
+/// `Serialize` failed or went a way the recording does not take) is serialized again as a
+/// plain element. A `Serialize` impl should therefore answer the same way each time; one
+/// that fails only on its first call is then written as its later call serialized it.
 pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, opts: Options) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(128);
     to_vec_into(value, opts, &mut out)?;

@@ -21,7 +21,6 @@
 //! ([`Sink::trial`]: the rows are written, measured and taken back).
 
 use serde::Serialize;
-use serde::ser::SerializeStruct;
 
 use std::borrow::Cow;
 
@@ -55,6 +54,10 @@ pub(crate) trait ValueWriter {
     /// capture, [`Batch::rows_of`](super::plan::Batch::rows_of)); `false`, with nothing
     /// written, when the replay has to go through serde.
     fn write_struct_seq(&mut self, tape: &Tape, at: usize) -> Result<bool>;
+    /// Writes row `r` of `b` as its replay through serde would (`serialize_struct`, each
+    /// field's captured value, `end`), its lists of structs read off the tape where
+    /// [`write_struct_seq`](Self::write_struct_seq) takes them.
+    fn write_row(&mut self, b: &Rows<'_>, r: usize) -> Result<()>;
 }
 
 /// One column of the container being planned.
@@ -212,30 +215,9 @@ fn by_exact_cost<W: ValueWriter>(
 /// made (so the bytes equal direct serialization).
 pub(crate) fn replay_rows<W: ValueWriter>(w: &mut W, b: &Rows<'_>) -> Result<()> {
     for r in 0..b.rows.len() {
-        w.write_value(&RowRef { b, r })?;
+        w.write_row(b, r)?;
     }
     Ok(())
-}
-
-/// Replays row `r` of a batch: the struct's serde calls, each field's captured value.
-struct RowRef<'b> {
-    b: &'b Rows<'b>,
-    r: usize,
-}
-
-impl Serialize for RowRef<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let row = &self.b.rows[self.r];
-        let mut st = s.serialize_struct(row.name, row.len)?;
-        for f in self.b.row_fields(self.r) {
-            let cell = CellRef {
-                cell: &f.cell,
-                tape: self.b.tape,
-            };
-            st.serialize_field(f.key, &cell)?;
-        }
-        st.end()
-    }
 }
 
 /// The column plans and the shape id to reuse (`None`: declare), or `None` when the

@@ -13,7 +13,7 @@ use serde::ser::{
 
 use super::Serializer;
 use crate::columnar::plan::{Batch, Offer, Rows};
-use crate::columnar::tape::{Depth, Ev, Open, Tape, len_back};
+use crate::columnar::tape::{Cell, CellRef, Depth, Ev, Open, Tape, len_back};
 use crate::dense::encode as dense;
 use crate::dense::{ShapeCursor, StructStart};
 use crate::error::{Error, Result};
@@ -635,14 +635,30 @@ impl SerializeStruct for Compound<'_> {
         key: &'static str,
         value: &T,
     ) -> Result<()> {
+        self.field_with(key, |ser| value.serialize(ser))
+    }
+    fn end(self) -> Result<()> {
+        self.finish()
+    }
+}
+
+impl Compound<'_> {
+    /// A struct field: its name through the shape or the string hook, then the value that
+    /// `value` writes.
+    #[inline(always)]
+    fn field_with(
+        &mut self,
+        key: &'static str,
+        value: impl FnOnce(&mut Serializer) -> Result<()>,
+    ) -> Result<()> {
         self.count += 1;
-        // One `value.serialize` call site for both forms, so that it inlines in either.
+        // One `value` call site for both forms, so that it inlines in either.
         let named = match self.shape.as_mut() {
             Some(cursor) => dense::shape_name(&mut self.ser.sink, cursor, self.start, key),
             None => self.ser.sink.write_str(key),
         };
         let at = self.ser.sink.len();
-        match named.and_then(|()| value.serialize(&mut *self.ser)) {
+        match named.and_then(|()| value(&mut *self.ser)) {
             Ok(()) => {
                 self.slotted_value(at);
                 Ok(())
@@ -650,8 +666,20 @@ impl SerializeStruct for Compound<'_> {
             Err(e) => Err(self.ser.sink.poison(e)),
         }
     }
-    fn end(self) -> Result<()> {
-        self.finish()
+
+    /// Writes row `r` of the captured `b` as its replay through serde would
+    /// (`serialize_struct`, each field, `end`), a field holding a list of structs read off
+    /// the tape ([`Compound::struct_seq`]) instead of captured a second time.
+    pub(crate) fn row(ser: &mut Serializer, b: &Rows<'_>, r: usize) -> Result<()> {
+        let row = &b.rows[r];
+        let mut st = Compound::open_struct(ser, row.name, row.len, 1)?;
+        for f in b.row_fields(r) {
+            st.field_with(f.key, |ser| match f.cell {
+                Cell::Other(at) if Compound::struct_seq(ser, b.tape, at as usize)? => Ok(()),
+                ref cell => CellRef { cell, tape: b.tape }.serialize(ser),
+            })?;
+        }
+        st.finish()
     }
 }
 

@@ -276,6 +276,10 @@ impl ValueWriter for Front<'_> {
     fn write_struct_seq(&mut self, tape: &crate::columnar::tape::Tape, at: usize) -> Result<bool> {
         compound::Compound::struct_seq(self.0, tape, at)
     }
+
+    fn write_row(&mut self, b: &crate::columnar::plan::Rows<'_>, r: usize) -> Result<()> {
+        compound::Compound::row(self.0, b, r)
+    }
 }
 
 #[cfg(test)]
