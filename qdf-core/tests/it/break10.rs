@@ -1306,7 +1306,8 @@ fn vrt(v: &[VR]) -> Vec<(String, u8)> {
 #[test]
 fn value_variants_odd_shapes() {
     // Shapes a tagged column does not take: the column stays in rows (kind 0f).
-    fn rows(n: usize, k: Vec<(String, u8)>) {
+    fn rows(n: usize, f: impl Fn(usize) -> Value) {
+        let k = vrt(&table(n, f));
         let want: Vec<(String, u8)> = if n < 16 {
             vec![]
         } else {
@@ -1320,232 +1321,184 @@ fn value_variants_odd_shapes() {
     use qdf_core::VariantKind::*;
     for n in [2, 16, 40] {
         // ragged tuple variants
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                var(
-                    Tuple,
-                    "T",
-                    Value::Array((0..i % 4).map(|j| Value::U64(j as u64)).collect()),
-                )
-            })),
-        );
+        rows(n, |i| {
+            var(
+                Tuple,
+                "T",
+                Value::Array((0..i % 4).map(|j| Value::U64(j as u64)).collect()),
+            )
+        });
         // struct variant fields in varying order
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                let m = if i % 2 == 0 {
-                    vec![(s("x"), Value::U64(1)), (s("y"), Value::U64(2))]
-                } else {
-                    vec![(s("y"), Value::U64(3)), (s("x"), Value::U64(4))]
-                };
-                var(Struct, "S", Value::Map(m))
-            })),
-        );
+        rows(n, |i| {
+            let m = if i % 2 == 0 {
+                vec![(s("x"), Value::U64(1)), (s("y"), Value::U64(2))]
+            } else {
+                vec![(s("y"), Value::U64(3)), (s("x"), Value::U64(4))]
+            };
+            var(Struct, "S", Value::Map(m))
+        });
         // struct variant fields, some missing
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                let mut m = vec![(s("x"), Value::U64(i as u64))];
-                if i % 3 == 0 {
-                    m.push((s("y"), s("yy")));
-                }
-                var(Struct, "S", Value::Map(m))
-            })),
-        );
+        rows(n, |i| {
+            let mut m = vec![(s("x"), Value::U64(i as u64))];
+            if i % 3 == 0 {
+                m.push((s("y"), s("yy")));
+            }
+            var(Struct, "S", Value::Map(m))
+        });
         // duplicate field names in a struct variant
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                var(
-                    Struct,
-                    "S",
-                    Value::Map(vec![
-                        (s("x"), Value::U64(i as u64)),
-                        (s("x"), Value::U64(9)),
-                    ]),
-                )
-            })),
-        );
+        rows(n, |i| {
+            var(
+                Struct,
+                "S",
+                Value::Map(vec![
+                    (s("x"), Value::U64(i as u64)),
+                    (s("x"), Value::U64(9)),
+                ]),
+            )
+        });
         // non-string keys in a struct variant
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                var(
-                    Struct,
-                    "S",
-                    Value::Map(vec![(Value::U64(1), Value::U64(i as u64))]),
-                )
-            })),
-        );
+        rows(n, |i| {
+            var(
+                Struct,
+                "S",
+                Value::Map(vec![(Value::U64(1), Value::U64(i as u64))]),
+            )
+        });
         // same name as tuple and struct variant
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                if i % 2 == 0 {
-                    var(Tuple, "A", Value::Array(vec![Value::U64(1), Value::U64(2)]))
-                } else {
-                    var(Struct, "A", Value::Map(vec![(s("x"), Value::U64(1))]))
-                }
-            })),
-        );
+        rows(n, |i| {
+            if i % 2 == 0 {
+                var(Tuple, "A", Value::Array(vec![Value::U64(1), Value::U64(2)]))
+            } else {
+                var(Struct, "A", Value::Map(vec![(s("x"), Value::U64(1))]))
+            }
+        });
         // empty and unicode variant names
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                if i % 2 == 0 {
-                    var(Tuple, "", Value::Array(vec![Value::U64(1), Value::U64(2)]))
-                } else {
-                    var(Struct, "ünï\u{0}", Value::Map(vec![(s(""), Value::U64(1))]))
-                }
-            })),
-        );
+        rows(n, |i| {
+            if i % 2 == 0 {
+                var(Tuple, "", Value::Array(vec![Value::U64(1), Value::U64(2)]))
+            } else {
+                var(Struct, "ünï\u{0}", Value::Map(vec![(s(""), Value::U64(1))]))
+            }
+        });
         // tuple variant of mixed element kinds
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                var(
-                    Tuple,
-                    "T",
-                    Value::Array(vec![Value::U64(i as u64), s("x"), Value::Nil]),
-                )
-            })),
-        );
+        rows(n, |i| {
+            var(
+                Tuple,
+                "T",
+                Value::Array(vec![Value::U64(i as u64), s("x"), Value::Nil]),
+            )
+        });
         // tuple variant holding Nil / Some(Nil) / Unit elements
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                var(
-                    Tuple,
-                    "T",
-                    Value::Array(vec![
-                        if i % 2 == 0 {
-                            Value::Nil
-                        } else {
-                            Value::U64(3)
-                        },
-                        Value::Some(Box::new(Value::Nil)),
-                        Value::Unit,
-                    ]),
-                )
-            })),
-        );
+        rows(n, |i| {
+            var(
+                Tuple,
+                "T",
+                Value::Array(vec![
+                    if i % 2 == 0 {
+                        Value::Nil
+                    } else {
+                        Value::U64(3)
+                    },
+                    Value::Some(Box::new(Value::Nil)),
+                    Value::Unit,
+                ]),
+            )
+        });
         // tuple variant of floats f32/f64 mixed
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                var(
-                    Tuple,
-                    "T",
-                    Value::Array(vec![
-                        Value::F32(-0.0),
-                        Value::F64(f64::NAN),
-                        Value::F32(i as f32),
-                    ]),
-                )
-            })),
-        );
+        rows(n, |i| {
+            var(
+                Tuple,
+                "T",
+                Value::Array(vec![
+                    Value::F32(-0.0),
+                    Value::F64(f64::NAN),
+                    Value::F32(i as f32),
+                ]),
+            )
+        });
         // int/uint extremes in a tuple variant
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                var(
-                    Tuple,
-                    "T",
-                    Value::Array(vec![
-                        Value::U64(u64::MAX),
-                        Value::I64(i64::MIN + i as i64),
-                        Value::U128(u128::MAX),
-                        Value::I128(i128::MIN),
-                    ]),
-                )
-            })),
-        );
+        rows(n, |i| {
+            var(
+                Tuple,
+                "T",
+                Value::Array(vec![
+                    Value::U64(u64::MAX),
+                    Value::I64(i64::MIN + i as i64),
+                    Value::U128(u128::MAX),
+                    Value::I128(i128::MIN),
+                ]),
+            )
+        });
         // Some-wrapped struct variant alongside bare ones
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                let v = var(
-                    Struct,
-                    "S",
-                    Value::Map(vec![(s("x"), Value::U64(i as u64))]),
-                );
-                if i % 2 == 0 {
-                    Value::Some(Box::new(v))
-                } else {
-                    v
-                }
-            })),
-        );
+        rows(n, |i| {
+            let v = var(
+                Struct,
+                "S",
+                Value::Map(vec![(s("x"), Value::U64(i as u64))]),
+            );
+            if i % 2 == 0 {
+                Value::Some(Box::new(v))
+            } else {
+                v
+            }
+        });
         // nested tuple variants inside tuple variants
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                var(
-                    Tuple,
-                    "T",
-                    Value::Array(vec![
-                        var(
-                            Tuple,
-                            "I",
-                            Value::Array(vec![Value::U64(i as u64), Value::U64(1)]),
-                        ),
-                        var(Tuple, "I", Value::Array(vec![Value::U64(2), Value::U64(3)])),
-                    ]),
-                )
-            })),
-        );
+        rows(n, |i| {
+            var(
+                Tuple,
+                "T",
+                Value::Array(vec![
+                    var(
+                        Tuple,
+                        "I",
+                        Value::Array(vec![Value::U64(i as u64), Value::U64(1)]),
+                    ),
+                    var(Tuple, "I", Value::Array(vec![Value::U64(2), Value::U64(3)])),
+                ]),
+            )
+        });
         // struct variant whose field holds a list of struct variants
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                var(
-                    Struct,
-                    "S",
-                    Value::Map(vec![(
-                        s("l"),
-                        Value::Array(
-                            (0..i % 20)
-                                .map(|j| {
-                                    var(
-                                        Struct,
-                                        "Q",
-                                        Value::Map(vec![(s("q"), Value::U64(j as u64))]),
-                                    )
-                                })
-                                .collect(),
-                        ),
-                    )]),
-                )
-            })),
-        );
+        rows(n, |i| {
+            var(
+                Struct,
+                "S",
+                Value::Map(vec![(
+                    s("l"),
+                    Value::Array(
+                        (0..i % 20)
+                            .map(|j| {
+                                var(
+                                    Struct,
+                                    "Q",
+                                    Value::Map(vec![(s("q"), Value::U64(j as u64))]),
+                                )
+                            })
+                            .collect(),
+                    ),
+                )]),
+            )
+        });
         // tuple variant with a bytes element and a char element
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                var(
-                    Tuple,
-                    "T",
-                    Value::Array(vec![
-                        Value::Bytes(vec![i as u8; i % 3]),
-                        Value::Bytes(vec![]),
-                    ]),
-                )
-            })),
-        );
-        rows(
-            n,
-            vrt(&table(n, |i| {
-                var(
-                    Tuple,
-                    "T",
-                    Value::Array(vec![
-                        Value::Char('é'),
-                        Value::Char(char::from_u32(0x10000 + i as u32).unwrap()),
-                    ]),
-                )
-            })),
-        );
+        rows(n, |i| {
+            var(
+                Tuple,
+                "T",
+                Value::Array(vec![
+                    Value::Bytes(vec![i as u8; i % 3]),
+                    Value::Bytes(vec![]),
+                ]),
+            )
+        });
+        rows(n, |i| {
+            var(
+                Tuple,
+                "T",
+                Value::Array(vec![
+                    Value::Char('é'),
+                    Value::Char(char::from_u32(0x10000 + i as u32).unwrap()),
+                ]),
+            )
+        });
         // a Tuple-kind variant whose payload is not an array, Struct-kind not a map
         refused(vrt(&table(n, |i| var(Tuple, "T", Value::U64(i as u64)))));
         refused(vrt(&table(n, |i| {
