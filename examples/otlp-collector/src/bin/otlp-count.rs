@@ -7,8 +7,10 @@
 //! valgrind --tool=callgrind target/release/otlp-count traces 100 encode qdf 11
 //! ```
 //!
-//! Arguments: `traces|logs`, records per request, `encode|decode`, `prost|qdf`, calls. A call
-//! handles 10 requests; instructions per call = (count for 11 calls − count for 1 call) / 10.
+//! Arguments: `traces|logs`, records per request, `encode|decode|bytes`, `prost|qdf`, calls. A
+//! call handles 10 requests; instructions per call = (count for 11 calls − count for 1 call) /
+//! 10. `bytes` prints the stream's length and its FNV-1a digest (calls ignored), to check that
+//! an encoder change leaves the bytes as they were.
 
 use std::hint::black_box;
 
@@ -32,6 +34,15 @@ fn qdf_stream<T: Serialize>(requests: &[T]) -> Vec<Vec<u8>> {
     requests.iter().map(encode).collect()
 }
 
+/// FNV-1a (64-bit) over the messages in order.
+fn fnv1a(stream: &[Vec<u8>]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in stream.iter().flatten() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
 fn run<T: Message + Default + Serialize + DeserializeOwned>(
     requests: &[T],
     op: &str,
@@ -40,6 +51,12 @@ fn run<T: Message + Default + Serialize + DeserializeOwned>(
 ) {
     let pb: Vec<Vec<u8>> = requests.iter().map(Message::encode_to_vec).collect();
     let qdf = qdf_stream(requests);
+    if op == "bytes" {
+        let stream = if codec == "qdf" { &qdf } else { &pb };
+        let bytes: usize = stream.iter().map(Vec::len).sum();
+        println!("{bytes} bytes, FNV-1a {:016x}", fnv1a(stream));
+        return;
+    }
     for _ in 0..n {
         match (op, codec) {
             ("encode", "prost") => {
@@ -64,7 +81,7 @@ fn run<T: Message + Default + Serialize + DeserializeOwned>(
                     black_box(session.decode_message::<T>(black_box(m)).expect("decodes"));
                 }
             }
-            _ => panic!("usage: otlp-count traces|logs SIZE encode|decode prost|qdf N"),
+            _ => panic!("usage: otlp-count traces|logs SIZE encode|decode|bytes prost|qdf N"),
         }
     }
 }
@@ -72,13 +89,13 @@ fn run<T: Message + Default + Serialize + DeserializeOwned>(
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [signal, size, op, codec, n] = args.as_slice() else {
-        panic!("usage: otlp-count traces|logs SIZE encode|decode prost|qdf N");
+        panic!("usage: otlp-count traces|logs SIZE encode|decode|bytes prost|qdf N");
     };
     let size: usize = size.parse().expect("SIZE is a number");
     let n: usize = n.parse().expect("N is a number");
     match signal.as_str() {
         "traces" => run(&demo::trace_batches(STREAM, size), op, codec, n),
         "logs" => run(&demo::log_batches(STREAM, size), op, codec, n),
-        _ => panic!("usage: otlp-count traces|logs SIZE encode|decode prost|qdf N"),
+        _ => panic!("usage: otlp-count traces|logs SIZE encode|decode|bytes prost|qdf N"),
     }
 }
