@@ -7,6 +7,7 @@ mod common;
 
 mod break10;
 mod break11;
+mod break12;
 mod break7;
 mod break8;
 mod break9;
