@@ -32,8 +32,11 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// A tier: its name in dump names, its options.
+type Tier = (&'static str, fn() -> Options);
+
 /// The two columnar tiers.
-const TIERS: [(&str, fn() -> Options); 2] = [
+const TIERS: [Tier; 2] = [
     ("bal", Options::balanced as fn() -> Options),
     ("cmp", Options::compression as fn() -> Options),
 ];
@@ -300,7 +303,11 @@ fn shape_caps_force_rows() {
             for (t, o) in TIERS {
                 one(&format!("cap-{cap}-{n}-{t}"), &v, o().max_shapes(cap));
                 let frames = [v.clone(), v[..n / 2].to_vec(), v.clone()];
-                stream(&format!("s-cap-{cap}-{n}-{t}"), &frames, o().max_shapes(cap));
+                stream(
+                    &format!("s-cap-{cap}-{n}-{t}"),
+                    &frames,
+                    o().max_shapes(cap),
+                );
             }
         }
     }
@@ -383,7 +390,7 @@ fn opt_kids(r: &mut Rng, i: usize) -> OptKids {
     let n = r.len();
     OptKids {
         id: i as u32,
-        kids: (i % 3 != 0).then(|| (0..n).map(|_| leaf(r)).collect()),
+        kids: (!i.is_multiple_of(3)).then(|| (0..n).map(|_| leaf(r)).collect()),
         each: (0..r.len().min(4))
             .map(|k| (k % 2 == 0).then(|| leaf(r)))
             .collect(),
@@ -416,7 +423,11 @@ fn skippy(r: &mut Rng, i: usize) -> Skippy {
         o: (r.below(2) == 0).then_some(r.below(256) as u8),
         more: (0..r.len().min(4))
             .map(|_| Skippy2 {
-                s: if r.below(2) == 0 { String::new() } else { r.word() },
+                s: if r.below(2) == 0 {
+                    String::new()
+                } else {
+                    r.word()
+                },
                 kids: (0..r.len().min(3)).map(|_| leaf(r)).collect(),
             })
             .collect(),
@@ -785,7 +796,12 @@ fn with_any(r: &mut Rng, i: usize) -> WithAny {
         1 => qdf_core::to_value(&l1(r)).unwrap(),
         _ => Value::Nil,
     };
-    WithAny { id: i as u32, j, q, kids }
+    WithAny {
+        id: i as u32,
+        j,
+        q,
+        kids,
+    }
 }
 
 fn tups(r: &mut Rng, i: usize) -> Tups {
@@ -793,7 +809,9 @@ fn tups(r: &mut Rng, i: usize) -> Tups {
         id: i as u32,
         t: (0..r.len()).map(|k| (k as u8, r.word())).collect(),
         p: (0..r.len()).map(|k| k as u32 * 3).collect(),
-        ts: (0..r.len().min(4)).map(|k| TupS(k as u8, leaf(r))).collect(),
+        ts: (0..r.len().min(4))
+            .map(|k| TupS(k as u8, leaf(r)))
+            .collect(),
         tl: (0..r.len().min(4)).map(|k| (leaf(r), k as u8)).collect(),
         vv: (0..r.len().min(3))
             .map(|_| (0..r.len().min(3)).map(|_| leaf(r)).collect())
@@ -805,10 +823,19 @@ fn maps(r: &mut Rng, i: usize) -> Maps {
     Maps {
         id: i as u32,
         m: (0..r.len().min(4))
-            .map(|k| (format!("k{k}"), (0..r.len().min(3)).map(|_| leaf(r)).collect()))
+            .map(|k| {
+                (
+                    format!("k{k}"),
+                    (0..r.len().min(3)).map(|_| leaf(r)).collect(),
+                )
+            })
             .collect(),
         lm: (0..r.len().min(4))
-            .map(|_| (0..r.len().min(3)).map(|k| (format!("m{k}"), leaf(r))).collect())
+            .map(|_| {
+                (0..r.len().min(3))
+                    .map(|k| (format!("m{k}"), leaf(r)))
+                    .collect()
+            })
             .collect(),
         kids: (0..r.len().min(4)).map(|_| l1(r)).collect(),
     }
@@ -819,7 +846,9 @@ fn zeros(r: &mut Rng, i: usize) -> Zeros {
         id: i as u32,
         e: Empty {},
         es: vec![Empty {}; r.len()],
-        ee: (0..r.len().min(3)).map(|_| vec![Empty {}; r.len()]).collect(),
+        ee: (0..r.len().min(3))
+            .map(|_| vec![Empty {}; r.len()])
+            .collect(),
         ze: (0..r.len().min(3))
             .map(|_| ZeroKids {
                 es: vec![Empty {}; r.len()],
@@ -953,7 +982,10 @@ where
     T: Serialize + DeserializeOwned + PartialEq + Debug,
 {
     let (mut lo, mut hi) = (0u64, 1u64 << 24);
-    assert!(qdf_core::to_vec_with(v, opts.max_output(hi)).is_ok(), "{name}");
+    assert!(
+        qdf_core::to_vec_with(v, opts.max_output(hi)).is_ok(),
+        "{name}"
+    );
     while lo + 1 < hi {
         let mid = (lo + hi) / 2;
         match qdf_core::to_vec_with(v, opts.max_output(mid)) {
@@ -1056,7 +1088,14 @@ fn wrong_announced_lengths() {
     let mut ok = 0;
     for n in [1, 2, 5, 16, 17] {
         for kids in [0, 1, 3, 16] {
-            for announce in [None, Some(0), Some(1), Some(kids), Some(kids + 1), Some(1000)] {
+            for announce in [
+                None,
+                Some(0),
+                Some(1),
+                Some(kids),
+                Some(kids + 1),
+                Some(1000),
+            ] {
                 for fields in [0, 1, 2, 3, 70] {
                     let leaves: Vec<Leaf> = (0..kids).map(|_| leaf(&mut r)).collect();
                     let rows: Vec<LiarRow> = (0..n)
