@@ -211,8 +211,8 @@ fn by_exact_cost<W: ValueWriter>(
     Ok(false)
 }
 
-/// Writes the captured rows as plain elements, through the same serde calls the elements
-/// made (so the bytes equal direct serialization).
+/// Writes the captured rows as plain elements, each as the serde calls it made would write
+/// it (so the bytes equal direct serialization), its lists of structs read off the tape.
 pub(crate) fn replay_rows<W: ValueWriter>(w: &mut W, b: &Rows<'_>) -> Result<()> {
     for r in 0..b.rows.len() {
         w.write_row(b, r)?;

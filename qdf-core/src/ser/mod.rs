@@ -253,8 +253,9 @@ fn encode_body_flags<T: ?Sized + serde::Serialize>(
 }
 
 /// The serializer as the columnar writer sees it ([`ValueWriter`]): captured cells (residual
-/// values, replayed rows) go through serde, everything else through the sink. A private
-/// wrapper, so the crate-private trait is not implemented on the public type.
+/// values, the fields of replayed rows) go through serde, or, as lists of structs, are read
+/// off the tape; everything else goes through the sink. A private wrapper, so the
+/// crate-private trait is not implemented on the public type.
 pub(crate) struct Front<'s>(pub(crate) &'s mut Serializer);
 
 impl ValueWriter for Front<'_> {
