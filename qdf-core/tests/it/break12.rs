@@ -139,6 +139,12 @@ impl Rng {
         self.0 = x;
         x
     }
+    /// `k` frames of `n` rows, row `i` of each made by `row(self, i)`, frame by frame.
+    fn frames<T>(&mut self, k: usize, n: usize, row: fn(&mut Rng, usize) -> T) -> Vec<Vec<T>> {
+        (0..k)
+            .map(|_| (0..n).map(|i| row(self, i)).collect())
+            .collect()
+    }
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
@@ -467,13 +473,9 @@ fn wrappers_and_attributes() {
         }
     }
     for n in [2, 5, 16] {
-        let frames: Vec<Vec<Skippy>> = (0..5)
-            .map(|_| (0..n).map(|i| skippy(&mut r, i)).collect())
-            .collect();
+        let frames: Vec<Vec<Skippy>> = r.frames(5, n, skippy);
         streams(&format!("s-skippy-{n}"), &frames);
-        let frames: Vec<Vec<OptKids>> = (0..5)
-            .map(|_| (0..n).map(|i| opt_kids(&mut r, i)).collect())
-            .collect();
+        let frames: Vec<Vec<OptKids>> = r.frames(5, n, opt_kids);
         streams(&format!("s-optkids-{n}"), &frames);
     }
 }
@@ -669,9 +671,7 @@ fn enums_and_mixed_lists() {
         }
     }
     for n in [2, 7, 16] {
-        let frames: Vec<Vec<HasEnums>> = (0..5)
-            .map(|_| (0..n).map(|i| has_enums(&mut r, i)).collect())
-            .collect();
+        let frames: Vec<Vec<HasEnums>> = r.frames(5, n, has_enums);
         streams(&format!("s-enums-{n}"), &frames);
         let frames: Vec<Vec<Mixed>> = (0..5)
             .map(|f| {
@@ -899,9 +899,7 @@ fn other_cell_kinds() {
             })
             .collect();
         streams(&format!("s-prims-{n}"), &frames);
-        let frames: Vec<Vec<Maps>> = (0..4)
-            .map(|_| (0..n).map(|i| maps(&mut r, i)).collect())
-            .collect();
+        let frames: Vec<Vec<Maps>> = r.frames(4, n, maps);
         streams(&format!("s-maps-{n}"), &frames);
         for (t, o) in TIERS {
             stream(
@@ -910,13 +908,9 @@ fn other_cell_kinds() {
                 o().deny_duplicate_keys(true),
             );
         }
-        let frames: Vec<Vec<Tups>> = (0..4)
-            .map(|_| (0..n).map(|i| tups(&mut r, i)).collect())
-            .collect();
+        let frames: Vec<Vec<Tups>> = r.frames(4, n, tups);
         streams(&format!("s-tups-{n}"), &frames);
-        let frames: Vec<Vec<WithAny>> = (0..4)
-            .map(|_| (0..n).map(|i| with_any(&mut r, i)).collect())
-            .collect();
+        let frames: Vec<Vec<WithAny>> = r.frames(4, n, with_any);
         streams(&format!("s-any-{n}"), &frames);
     }
 }
