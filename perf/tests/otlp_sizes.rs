@@ -1,13 +1,10 @@
 //! Pins the bytes of issue #20's and #27's OTLP fixtures (`perf/src/otlp_sizes.rs`) as today's
-//! encoder writes them: nested parts row-major, every scope list of the 40-span trace below
-//! the 16-row threshold, decimal and hex strings as strings.
+//! encoder writes them, and checks that the 40-span trace's sibling lists are one column set.
 //!
-//! These pins are baselines to be LOWERED deliberately: the implementation of #20 (list, map
-//! and struct child columns) and #27 (columns across sibling lists; decimal-string and hex
-//! string columns) must make the qdf figures smaller (#27's targets: the 40-span trace's
-//! Balanced ≤ its protobuf + zstd, the 100- and 1 000-span exports' Balanced ≤ 0.8× theirs).
-//! When they change, run `cargo test -p qdf-perf --test otlp_sizes -- --nocapture` and copy
-//! the printed rows. The protobuf and bitcode figures must not change (they pin the fixtures).
+//! The pins are to be LOWERED deliberately (#27's targets: the 40-span trace's Balanced ≤ its
+//! protobuf + zstd, the 100- and 1 000-span exports' Balanced ≤ 0.8× theirs). When they
+//! change, run `cargo test -p qdf-perf --test otlp_sizes -- --nocapture` and copy the printed
+//! rows. The protobuf and bitcode figures must not change (they pin the fixtures).
 
 #[path = "../src/otlp_sizes.rs"]
 #[allow(dead_code)] // the table printer is the binary's
@@ -23,26 +20,29 @@ type Pin = (&'static str, [usize; 3], [usize; 9]);
 // 21 149 / 128 875 / 108 229. Tagged columns (§22.3): Balanced -> 7 812 / 17 500 / 62 253 /
 // 61 479, Compression 9 487 / 21 092 / 125 030 / 105 333 -> 7 774 / 16 712 / 54 235 / 52 371.
 // ALP-RD floats in Balanced (SPEC §19 rule 6): demo 1000 Balanced 62 253 -> 62 242.
+// One-shot small batches tried at any size (write.rs `MAX_SMALL_EVENTS`): Balanced 7 812 /
+// 17 500 / 62 242 -> 5 636 / 10 917 / 55 231, Compression 7 774 / 16 712 / 54 235 -> 4 951 /
+// 9 675 / 48 488.
 const PINS: &[Pin] = &[
     (
         "OTLP trace 40 (7 lists)",
-        [36_801, 7_812, 7_774],
+        [36_801, 5_636, 4_951],
         [
-            4_105, 18_496, 4_073, 15_244, 3_599, 43_370, 5_908, 5_807, 5_428,
+            3_732, 18_496, 4_073, 15_244, 3_599, 43_370, 5_908, 5_807, 5_428,
         ],
     ),
     (
         "OTLP demo 100",
-        [86_950, 17_500, 16_712],
+        [86_950, 10_917, 9_675],
         [
-            8_391, 43_200, 8_048, 35_451, 6_919, 102_516, 11_565, 11_408, 11_486,
+            7_221, 43_200, 8_048, 35_451, 6_919, 102_516, 11_565, 11_408, 11_486,
         ],
     ),
     (
         "OTLP demo 1000",
-        [753_084, 62_242, 54_235],
+        [753_084, 55_231, 48_488],
         [
-            32_369, 362_086, 39_775, 293_311, 33_089, 890_000, 65_785, 64_956, 57_357,
+            31_939, 362_086, 39_775, 293_311, 33_089, 890_000, 65_785, 64_956, 57_357,
         ],
     ),
     (
@@ -78,4 +78,32 @@ fn otlp_fixture_sizes_are_pinned() {
         println!("    (\"{name}\", {qdf:?}, {rest:?}),");
     }
     assert_eq!(got, PINS);
+}
+
+/// Issue #27's 40-span trace (6 resources, 7 scope lists of 12, 1, 1, 10, 1, 14, 1 spans) is
+/// one 6-row container in Balanced whose scope lists hold 7 scopes and their span lists all
+/// 40 spans, and it decodes back exactly.
+#[test]
+fn trace_40_is_one_column_set() {
+    use qdf::inspect::{self, ColumnValues, EventKind};
+    let req = qdf_fixtures::otel::demo::trace_40();
+    let opts = qdf::Options::balanced();
+    let bytes = qdf::to_vec_with(&req, opts).unwrap();
+    let mut containers = Vec::new();
+    let mut lists = Vec::new();
+    inspect::message(&bytes, &opts, &mut |e| match &e.kind {
+        EventKind::Columnar { rows, .. } => containers.push(*rows),
+        EventKind::Column {
+            name,
+            values: ColumnValues::List { elements, .. },
+            ..
+        } => lists.push((name.to_string(), *elements)),
+        _ => {}
+    })
+    .unwrap();
+    assert_eq!(containers, [6]);
+    assert!(lists.contains(&("scopeSpans".to_string(), 7)), "{lists:?}");
+    assert!(lists.contains(&("spans".to_string(), 40)), "{lists:?}");
+    let back: qdf_fixtures::otel::ExportTraceServiceRequest = qdf::from_slice(&bytes).unwrap();
+    assert!(back == req, "trace 40 round trip");
 }
