@@ -41,6 +41,22 @@ pub(crate) struct Deferred {
     pub(crate) cells: Vec<Cell>,
 }
 
+/// The forms a leaf string column may take (`docs/SPEC.md` §20.8, §22.2).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum StrForms {
+    /// A string block only (no string column: lengths and tags; a child column of a one-shot
+    /// Compression message, whose blocks the entropy stage codes).
+    Blocks,
+    /// A block, or per-value strings when no block is smaller, the dictionary family gated
+    /// by the column's head (§20.8 step 2): a top-level column, or a child column where the
+    /// intern table outlives the message.
+    PerValue,
+    /// As [`StrForms::PerValue`], the dictionary family also competing on its size alone
+    /// (§20.8 step 3): a child column of a one-shot message, whose values interleave (a
+    /// map's values under several keys, a list's elements), so its head looks distinct.
+    PerValueAnyDict,
+}
+
 /// A leaf column's body as [`leaf_body`] chose it.
 pub(crate) struct Leaf {
     pub(crate) body: Body,
@@ -81,31 +97,31 @@ fn entropy_block(census: &Census<'_>, blk: strings::StrBlock<'_>) -> (Vec<u8>, u
 
 /// The body of a leaf column of `class` (not residual) and the decoded output a decoder
 /// charges for it (§13): `vals` the numbers' bits (number and bool columns), `strs` and
-/// `census` the strings (string columns). `per_value`: per-value strings are allowed (a
-/// top-level column, or a child column where strings go through a session's or a
-/// dictionary's intern table; never under the column index).
+/// `census` the strings (string columns). `forms`: whether per-value strings are allowed
+/// (never under the column index) and how the dictionary family competes.
 pub(crate) fn leaf_body(
     sink: &Sink,
     class: Class,
     vals: Vec<u64>,
     strs: &[&[u8]],
     census: Option<&mut Census<'_>>,
-    per_value: bool,
+    forms: StrForms,
 ) -> Result<Leaf> {
     let feats = sink.opts().feature_bits();
     let indexed = sink.col_index_allowed() && feats.contains(Features::COLUMN_INDEX);
     let mut units = 0;
     let mut text = Form::Plain;
+    let any_dict = forms == StrForms::PerValueAnyDict;
     let mut body = match (class, census) {
         (Class::Str, Some(census)) => {
             let pick = if sink.opts().keeps_strings_borrowable() {
                 strings::pick_borrowable(census)
-            } else if indexed || !per_value {
+            } else if indexed || forms == StrForms::Blocks {
                 // Always a block: below 16 values the slab (or the constant) when no
                 // other form applies, as without Dense.
-                strings::pick_with(census, feats.without(Features::DENSE), |_, _| true)
+                strings::pick_with(census, feats.without(Features::DENSE), false, |_, _| true)
             } else {
-                strings::pick_with(census, feats, |c, cost| c.per_value_exceeds(cost))
+                strings::pick_with(census, feats, any_dict, |c, cost| c.per_value_exceeds(cost))
             };
             // An FE block's strings are rebuilt on decode, so never for
             // borrowable strings.
@@ -126,7 +142,7 @@ pub(crate) fn leaf_body(
                 // With the entropy stage a block can beat the per-value form once
                 // coded: try the block the picker would write without Dense.
                 Pick::PerValue if entropy => {
-                    let forced = strings::pick_with(census, feats, |_, _| true);
+                    let forced = strings::pick_with(census, feats, any_dict, |_, _| true);
                     match forced {
                         Pick::Block(blk) => {
                             let (bytes, u) = entropy_block(census, blk);

@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use std::borrow::Cow;
 
-use super::body::{Body, leaf_body};
+use super::body::{Body, StrForms, leaf_body};
 use super::nested::{self, shape_entries};
 use super::numtext::Form;
 use super::plan::Rows;
@@ -259,7 +259,14 @@ fn plan_container(
         let mut class = scan.class;
         let mut census =
             (class == Class::Str).then(|| Census::with_known(&scan.strs, min_intern, known));
-        let leaf = leaf_body(sink, class, scan.vals, &scan.strs, census.as_mut(), true)?;
+        let leaf = leaf_body(
+            sink,
+            class,
+            scan.vals,
+            &scan.strs,
+            census.as_mut(),
+            StrForms::PerValue,
+        )?;
         if class == Class::Residual
             && nested_on
             && let Some(n) = nested::plan_top(sink, b, present)?

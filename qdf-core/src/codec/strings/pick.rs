@@ -139,17 +139,20 @@ pub(crate) enum Pick<'v> {
 /// (Tests only: the columnar writer has its census already and calls [`pick_with`].)
 #[cfg(test)]
 pub(crate) fn pick<'v>(values: &'v [&'v [u8]], features: Features, per_value: usize) -> Pick<'v> {
-    pick_with(&mut Census::new(values, 0), features, |_, cost| {
+    pick_with(&mut Census::new(values, 0), features, false, |_, cost| {
         cost < per_value
     })
 }
 
 /// [`pick()`] of the column `census` counts; `beats(census, cost)` tells whether a block of
 /// `cost` bytes is smaller than the per-value form (asked with Dense only, and only of the
-/// candidate that can win).
+/// candidate that can win). `any_dict`: the dictionary family also competes in step 3 on
+/// its size alone under Dense, as it always does without (a one-shot message's child
+/// column, whose head interleaves several fields' values).
 pub(crate) fn pick_with<'v>(
     census: &mut Census<'v>,
     features: Features,
+    any_dict: bool,
     mut beats: impl FnMut(&mut Census<'v>, usize) -> bool,
 ) -> Pick<'v> {
     let values = census.values();
@@ -201,8 +204,11 @@ pub(crate) fn pick_with<'v>(
         }
         // Without Dense (child and indexed columns) a block is the only form, so the
         // dictionary competes on its size alone: 8-bit codes into a few long values beat a
-        // slab of them, and a head of interleaved keys' values looks distinct.
-        if !dense && let Some(b) = dict_family(census.finish(), false) {
+        // slab of them, and a head of interleaved keys' values looks distinct. So does it in
+        // a one-shot message's child column (`any_dict`), against per-value strings.
+        if (!dense || any_dict)
+            && let Some(b) = dict_family(census.finish(), false)
+        {
             consider(b);
         }
         consider(StrBlock::Slab(values));
