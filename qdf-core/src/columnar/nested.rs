@@ -27,7 +27,7 @@
 
 use std::borrow::Cow;
 
-use super::body::{Body, Deferred, StrForms, leaf_body};
+use super::body::{Body, Deferred, Leaf, StrForms, leaf_body};
 use super::numtext::Form;
 use super::plan::{Batch, Offer, Rows, same_name, scan_cells};
 use super::tape::{Cell, Ev, Open, Tape};
@@ -527,6 +527,18 @@ fn maps(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Ne
     Ok(Some(out))
 }
 
+/// The body of a uint column of `vals` (a list's or map's lengths, a tagged column's tags).
+fn uint_body(sink: &Sink, vals: Vec<u64>) -> Result<Leaf> {
+    leaf_body(
+        sink,
+        Class::Int { neg: false },
+        vals,
+        &[],
+        None,
+        StrForms::Blocks,
+    )
+}
+
 /// A list or map column (`class`) before its element columns: the lengths column of
 /// `lens` (one per value), `total` elements or entries in all.
 fn lengths_column(
@@ -536,14 +548,7 @@ fn lengths_column(
     total: usize,
     row_cost: usize,
 ) -> Result<Option<Nested>> {
-    let lengths = leaf_body(
-        sink,
-        Class::Int { neg: false },
-        lens,
-        &[],
-        None,
-        StrForms::Blocks,
-    )?;
+    let lengths = uint_body(sink, lens)?;
     let (Body::Bytes(lengths), units) = (lengths.body, lengths.units) else {
         return Ok(None);
     };
@@ -661,14 +666,7 @@ fn tagged(
     if tag_vals.len() < 2 * names.len() {
         return Ok(None);
     }
-    let tags = leaf_body(
-        sink,
-        Class::Int { neg: false },
-        tag_vals,
-        &[],
-        None,
-        StrForms::Blocks,
-    )?;
+    let tags = uint_body(sink, tag_vals)?;
     let (Body::Bytes(body), units) = (tags.body, tags.units) else {
         return Ok(None);
     };
