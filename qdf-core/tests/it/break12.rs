@@ -605,6 +605,26 @@ struct Mixed {
     kids: Vec<Untag>,
 }
 
+/// `n` rows, each with a list of `r.len()` elements of up to `kinds` kinds.
+fn mixed_rows(r: &mut Rng, n: usize, kinds: usize) -> Vec<Mixed> {
+    (0..n)
+        .map(|i| Mixed {
+            id: i as u32,
+            kids: (0..r.len()).map(|_| untag(r, kinds)).collect(),
+        })
+        .collect()
+}
+
+/// Three rows holding the same list.
+fn same_kids(kids: &[Untag]) -> Vec<Mixed> {
+    (0..3)
+        .map(|i| Mixed {
+            id: i,
+            kids: kids.to_vec(),
+        })
+        .collect()
+}
+
 #[test]
 fn enums_and_mixed_lists() {
     let mut r = Rng(0xfeed_f00d);
@@ -615,12 +635,7 @@ fn enums_and_mixed_lists() {
             let v: Vec<Itag> = (0..n).map(|_| itag(&mut r)).collect();
             both(&format!("itag-top-{seed}-{n}"), &v);
             for kinds in [1, 2, 3, 5] {
-                let v: Vec<Mixed> = (0..n)
-                    .map(|i| Mixed {
-                        id: i as u32,
-                        kids: (0..r.len()).map(|_| untag(&mut r, kinds)).collect(),
-                    })
-                    .collect();
+                let v = mixed_rows(&mut r, n, kinds);
                 both(&format!("mixed-{kinds}-{seed}-{n}"), &v);
                 let v: Vec<Untag> = (0..n).map(|_| untag(&mut r, kinds)).collect();
                 both(&format!("untag-top-{kinds}-{seed}-{n}"), &v);
@@ -640,13 +655,7 @@ fn enums_and_mixed_lists() {
                     }
                 })
                 .collect();
-            let rows: Vec<Mixed> = (0..3)
-                .map(|i| Mixed {
-                    id: i,
-                    kids: kids.clone(),
-                })
-                .collect();
-            both(&format!("refuse-at-{n}-{k}"), &rows);
+            both(&format!("refuse-at-{n}-{k}"), &same_kids(&kids));
             let conflict: Vec<Untag> = (0..n)
                 .map(|i| {
                     if i == k {
@@ -660,29 +669,14 @@ fn enums_and_mixed_lists() {
                     }
                 })
                 .collect();
-            let rows: Vec<Mixed> = (0..3)
-                .map(|i| Mixed {
-                    id: i,
-                    kids: conflict.clone(),
-                })
-                .collect();
-            both(&format!("conflict-at-{n}-{k}"), &rows);
+            both(&format!("conflict-at-{n}-{k}"), &same_kids(&conflict));
             both(&format!("conflict-top-{n}-{k}"), &conflict);
         }
     }
     for n in [2, 7, 16] {
         let frames: Vec<Vec<HasEnums>> = r.frames(5, n, has_enums);
         streams(&format!("s-enums-{n}"), &frames);
-        let frames: Vec<Vec<Mixed>> = (0..5)
-            .map(|f| {
-                (0..n)
-                    .map(|i| Mixed {
-                        id: i as u32,
-                        kids: (0..r.len()).map(|_| untag(&mut r, 1 + f % 5)).collect(),
-                    })
-                    .collect()
-            })
-            .collect();
+        let frames: Vec<Vec<Mixed>> = (0..5).map(|f| mixed_rows(&mut r, n, 1 + f % 5)).collect();
         streams(&format!("s-mixed-{n}"), &frames);
     }
 }
@@ -1010,12 +1004,7 @@ fn output_limits() {
             let v: Vec<HasEnums> = (0..n).map(|i| has_enums(&mut r, i)).collect();
             let l = least_output(&format!("out-enums-{n}-{t}"), &v, o());
             dump(&format!("out-enums-{n}-{t}-least"), &l.to_string());
-            let v: Vec<Mixed> = (0..n)
-                .map(|i| Mixed {
-                    id: i as u32,
-                    kids: (0..r.len()).map(|_| untag(&mut r, 5)).collect(),
-                })
-                .collect();
+            let v = mixed_rows(&mut r, n, 5);
             let l = least_output(&format!("out-mixed-{n}-{t}"), &v, o());
             dump(&format!("out-mixed-{n}-{t}-least"), &l.to_string());
         }

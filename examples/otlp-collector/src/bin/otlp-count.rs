@@ -21,6 +21,9 @@ use qdf_tonic::{DefaultLimits, Limits};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+/// What the arguments are, printed when they are not.
+const USAGE: &str = "usage: otlp-count traces|logs SIZE encode|decode|bytes prost|qdf N";
+
 /// Requests per call.
 const STREAM: usize = 10;
 
@@ -81,7 +84,7 @@ fn run<T: Message + Default + Serialize + DeserializeOwned>(
                     black_box(session.decode_message::<T>(black_box(m)).expect("decodes"));
                 }
             }
-            _ => panic!("usage: otlp-count traces|logs SIZE encode|decode|bytes prost|qdf N"),
+            _ => panic!("{USAGE}"),
         }
     }
 }
@@ -89,13 +92,13 @@ fn run<T: Message + Default + Serialize + DeserializeOwned>(
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [signal, size, op, codec, n] = args.as_slice() else {
-        panic!("usage: otlp-count traces|logs SIZE encode|decode|bytes prost|qdf N");
+        panic!("{USAGE}");
     };
     let size: usize = size.parse().expect("SIZE is a number");
     let n: usize = n.parse().expect("N is a number");
     match signal.as_str() {
         "traces" => run(&demo::trace_batches(STREAM, size), op, codec, n),
         "logs" => run(&demo::log_batches(STREAM, size), op, codec, n),
-        _ => panic!("usage: otlp-count traces|logs SIZE encode|decode|bytes prost|qdf N"),
+        _ => panic!("{USAGE}"),
     }
 }
