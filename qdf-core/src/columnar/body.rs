@@ -8,7 +8,7 @@
 //! columns ([`super::nested`]) pick their codecs here, so both choose alike.
 
 use super::Class;
-use super::numtext::{self, Form};
+use super::numtext::{self, Form, HexCol, Refs};
 use super::tape::Cell;
 use crate::codec;
 use crate::codec::cursor::ELEMENT_CHARGE;
@@ -64,6 +64,68 @@ pub(crate) struct Leaf {
     pub(crate) units: u64,
     /// A string column's number-text form (kind bits `10`/`20`).
     pub(crate) text: Form,
+}
+
+/// A string column (the strings `strs`, its body in `leaf`) as hex text that may refer to a
+/// sibling (`docs/SPEC.md` §22.1), and whether a sibling may refer to it (its body is hex
+/// text without references): `None` unless every value is hex text, and under the column
+/// index, where a reader may skip the sibling unread.
+pub(crate) fn hex_col(sink: &Sink, strs: &[&[u8]], leaf: &Leaf) -> Option<(HexCol, bool)> {
+    let indexed =
+        sink.col_index_allowed() && sink.opts().feature_bits().contains(Features::COLUMN_INDEX);
+    if indexed || sink.opts().keeps_strings_borrowable() {
+        return None;
+    }
+    let referable = leaf.text == Form::Hex && matches!(leaf.body, Body::Bytes(_));
+    HexCol::of(strs).map(|h| (h, referable))
+}
+
+/// References between the hex columns of one struct (or container), `docs/SPEC.md` §22.1:
+/// `cols[i]` is sibling `i`'s [`HexCol`] and whether a sibling may refer to it, `beat[i]`
+/// the size its body with references must be below. Greedy by bytes saved: the column that
+/// saves most refers to its sibling, which then keeps its values (nothing chains), until no
+/// column saves a byte. Returns each converted column with its body.
+pub(crate) fn hex_refs(
+    sink: &Sink,
+    mut cols: Vec<Option<(HexCol, bool)>>,
+    beat: &[usize],
+) -> Result<Vec<(usize, Refs)>> {
+    let mut out = Vec::new();
+    if cols.iter().flatten().count() < 2 {
+        return Ok(out);
+    }
+    // Referred to: keeps its values.
+    let mut pinned = vec![false; cols.len()];
+    loop {
+        let mut best: Option<(usize, usize, Refs)> = None;
+        for (i, c) in cols.iter().enumerate() {
+            let Some((me, _)) = c.as_ref().filter(|_| !pinned[i]) else {
+                continue;
+            };
+            let sibs: Vec<(u64, &HexCol)> = cols
+                .iter()
+                .enumerate()
+                .filter_map(|(j, c)| {
+                    c.as_ref()
+                        .filter(|c| j != i && c.1)
+                        .map(|c| (j as u64, &c.0))
+                })
+                .collect();
+            let Some(r) = numtext::refer(me, &sibs, sink.opts())? else {
+                continue;
+            };
+            let saved = beat[i].saturating_sub(r.body.len());
+            if saved > 0 && best.as_ref().is_none_or(|b| saved > b.0) {
+                best = Some((saved, i, r));
+            }
+        }
+        let Some((_, i, r)) = best else {
+            return Ok(out);
+        };
+        pinned[r.col as usize] = true;
+        cols[i] = None;
+        out.push((i, r));
+    }
 }
 
 /// The bytes of string block `blk` under the entropy stage, and the output units a decoder

@@ -27,8 +27,9 @@
 
 use std::borrow::Cow;
 
-use super::body::{Body, Deferred, Leaf, StrForms, leaf_body};
+use super::body::{Body, Deferred, Leaf, StrForms, hex_col, hex_refs, leaf_body};
 use super::numtext::Form;
+use super::numtext::HexCol;
 use super::plan::{Batch, Offer, Rows, same_name, scan_cells};
 use super::tape::{Cell, Ev, Open, Tape};
 use super::{
@@ -71,6 +72,11 @@ pub(crate) struct Nested {
 struct Child {
     decl: Decl,
     bytes: Vec<u8>,
+    /// Where a leaf's body starts in `bytes` (after its masks).
+    body_at: usize,
+    /// A leaf of hex text, which may refer to a sibling, and whether a sibling may refer to
+    /// it.
+    hex: Option<(HexCol, bool)>,
     strs: Vec<Deferred>,
     strs_cost: usize,
     units: u64,
@@ -238,22 +244,22 @@ fn structs(
     };
     if let Some(names) = flat(tape, ats, variant) {
         // Each child column reads its cells off the tape in place: no list of them.
-        let mut out = struct_column(names.len());
+        let mut kids = Vec::with_capacity(names.len());
         for (k, name) in names.into_iter().enumerate() {
             let cells = FlatField { tape, ats, k };
             let Some(c) = child(sink, tape, name.into(), n, None, cells, level + 1)? else {
                 return Ok(None);
             };
-            out.add(c);
+            kids.push(c);
         }
-        return Ok(Some(out));
+        return siblings(sink, struct_column(kids.len()), kids).map(Some);
     }
     let Some((names, cols)) =
         uniform(tape, ats, variant).map_or_else(|| planned(tape, ats, variant), Some)
     else {
         return Ok(None);
     };
-    let mut out = struct_column(names.len());
+    let mut kids = Vec::with_capacity(names.len());
     for (name, (rows, cells)) in names.into_iter().zip(cols) {
         let Some(c) = child(
             sink,
@@ -267,9 +273,36 @@ fn structs(
         else {
             return Ok(None);
         };
+        kids.push(c);
+    }
+    siblings(sink, struct_column(kids.len()), kids).map(Some)
+}
+
+/// A struct column `out` with the child columns `kids`, a hex child's values as references
+/// to a sibling's where that is smaller (`docs/SPEC.md` §22.1).
+fn siblings(sink: &Sink, mut out: Nested, mut kids: Vec<Child>) -> Result<Nested> {
+    if kids.iter().filter(|c| c.hex.is_some()).count() >= 2 {
+        // A child's body: its bytes after the masks, or its per-value strings.
+        let beat: Vec<usize> = kids
+            .iter()
+            .map(|c| c.bytes.len() - c.body_at + c.strs_cost)
+            .collect();
+        let hex = kids.iter_mut().map(|c| c.hex.take()).collect();
+        for (i, r) in hex_refs(sink, hex, &beat)? {
+            let c = &mut kids[i];
+            c.bytes.truncate(c.body_at);
+            c.bytes.extend_from_slice(&r.body);
+            c.strs = Vec::new();
+            c.strs_cost = 0;
+            c.units = r.units;
+            c.entropy = false;
+            c.decl.kind = c.decl.kind & !(Form::DateTime.bits()) | Form::Hex.bits();
+        }
+    }
+    for c in kids {
         out.add(c);
     }
-    Ok(Some(out))
+    Ok(out)
 }
 
 /// A planned struct column's fields: their names and, per field, the rows that carry it
@@ -758,6 +791,8 @@ fn variant_fields(
             children: n.children,
         },
         bytes: n.body,
+        body_at: 0,
+        hex: None,
         strs: n.strs,
         strs_cost: n.strs_cost,
         units: n.units,
@@ -858,6 +893,8 @@ fn child(
     let mut flags = 0;
     let mut strs = Vec::new();
     let mut strs_cost = 0;
+    let mut body_at = 0;
+    let mut hex = None;
     let (class, children, units, row_cost, entropy) = if scan.class != Class::Residual {
         // Where the intern table outlives the message, strings may be per-value, and a
         // string the table holds is a reference on first sight (as for a top-level column).
@@ -890,6 +927,8 @@ fn child(
             forms,
         )?;
         text = leaf.text;
+        body_at = bytes.len();
+        hex = hex_col(sink, &scan.strs, &leaf);
         let per_value = census.as_mut().map_or(0, Census::per_value);
         let entropy = match leaf.body {
             Body::Bytes(body) => {
@@ -939,6 +978,8 @@ fn child(
             children,
         },
         bytes,
+        body_at,
+        hex,
         strs,
         strs_cost,
         units,

@@ -81,6 +81,11 @@ pub(crate) struct Column<'de> {
     pub(crate) class: Class,
     /// How a string column's values are stored (kind bits `10`/`20`).
     pub(crate) text: Form,
+    /// A hex-text column's length and case, when it has no references (a sibling's
+    /// references may name it).
+    pub(crate) hex: Option<numtext::HexShape>,
+    /// A hex column's references, resolved once its siblings are read.
+    refs: Option<Box<numtext::Pending<'de>>>,
     /// A tagged column whose values are one-entry maps (kind bit `10`), not variants.
     pub(crate) map_form: bool,
     /// A tagged column whose values are each `Some(variant)` (kind bit `20`).
@@ -263,6 +268,9 @@ impl<'de> Container<'de> {
     ) -> Result<()> {
         self.loaded = true;
         self.fields = fields;
+        // Columns decoded but not wanted, dropped once every column is read (a later hex
+        // column's references may copy their values).
+        let mut unwanted = Vec::new();
         for j in 0..self.cols.len() {
             let start = src.offset();
             let wanted = fields.is_none_or(|f| f.contains(&&*self.cols[j].name));
@@ -285,14 +293,10 @@ impl<'de> Container<'de> {
                     Data::Skipped
                 }
                 (_, wanted, indexed) => {
-                    let d = col.read_body(src, v, indexed.is_some(), &mut self.arena)?;
-                    if wanted {
-                        d
-                    } else {
-                        col.children = Vec::new();
-                        col.lens = Vec::new();
-                        Data::Skipped
+                    if !wanted {
+                        unwanted.push(j);
                     }
+                    col.read_body(src, v, indexed.is_some(), &mut self.arena)?
                 }
             };
             if let Some(len) = indexed
@@ -300,6 +304,13 @@ impl<'de> Container<'de> {
             {
                 return Err(bad(start, "column length differs from the column index"));
             }
+        }
+        resolve_refs(&mut self.cols)?;
+        for j in unwanted {
+            let col = &mut self.cols[j];
+            col.data = Data::Skipped;
+            col.children = Vec::new();
+            col.lens = Vec::new();
         }
         Ok(())
     }
@@ -341,6 +352,8 @@ impl<'de> Column<'de> {
             name,
             class,
             text: if tagged || fields { Form::Plain } else { text },
+            hex: None,
+            refs: None,
             map_form: tagged && kind & MAP_FORM != 0,
             wrapped: tagged && kind & WRAPPED != 0,
             fields,
@@ -469,13 +482,15 @@ impl<'de> Column<'de> {
             }
             c.data = c.read_body(src, cv, indexed, arena)?;
         }
+        resolve_refs(&mut self.children)?;
         src.leave();
         Ok(())
     }
 
     /// Reads the values of a column that is not residual, its masks read (`v` values):
     /// numbers, strings (per-value, a block, or number text) or a struct, list, map or
-    /// tagged column's children.
+    /// tagged column's children (a hex column's references: [`Data::Pending`] until
+    /// [`resolve_refs`]).
     fn read_body(
         &mut self,
         src: &mut Source<'de>,
@@ -489,12 +504,44 @@ impl<'de> Column<'de> {
                 Data::Nested
             }
             Class::Str if self.text != Form::Plain => {
-                Data::Block(numtext::read(src, self.text, v)?)
+                match numtext::read(src, self.text, v, indexed)? {
+                    numtext::Read::Values(strs, hex) => {
+                        self.hex = hex;
+                        Data::Block(strs)
+                    }
+                    numtext::Read::Refs(p) => {
+                        self.refs = Some(p);
+                        Data::Pending
+                    }
+                }
             }
             Class::Str => read_strs(src, v, arena)?,
             class => Data::nums(read_nums(src, class, v)?),
         })
     }
+}
+
+/// Prints the values of the hex columns of `cols` (one container's, or one column's
+/// children) whose references name a sibling (`docs/SPEC.md` §22.1), once all are read.
+///
+/// Errors: as [`numtext::resolve`].
+fn resolve_refs(cols: &mut [Column<'_>]) -> Result<()> {
+    for i in 0..cols.len() {
+        let Some(p) = cols[i].refs.take() else {
+            continue;
+        };
+        let sibling = usize::try_from(p.col)
+            .ok()
+            .filter(|&c| c != i)
+            .and_then(|c| cols.get(c))
+            .and_then(|c| match (&c.data, c.hex) {
+                (Data::Block(strs), Some(sh)) => Some((sh, strs)),
+                _ => None,
+            });
+        let strs = numtext::resolve(&p, sibling)?;
+        cols[i].data = Data::Block(strs);
+    }
+    Ok(())
 }
 
 /// Checks that an indexed string column starts with a string block.

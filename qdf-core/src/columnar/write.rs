@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use std::borrow::Cow;
 
-use super::body::{Body, StrForms, leaf_body};
+use super::body::{Body, StrForms, hex_col, hex_refs, leaf_body};
 use super::nested::{self, shape_entries};
 use super::numtext::Form;
 use super::plan::Rows;
@@ -252,6 +252,11 @@ fn plan_container(
     let known: Option<crate::codec::strings::Known<'_>> =
         (sink.carried() && dense.entries() > 0).then_some(&known);
     let mut plans = Vec::with_capacity(b.order.len());
+    // Each column's hex text (a column left in the rows may still refer to a sibling), the
+    // size a body with references must be below, and its nulls.
+    let mut hex = Vec::with_capacity(b.order.len());
+    let mut beat = Vec::with_capacity(b.order.len());
+    let mut nullable = Vec::with_capacity(b.order.len());
     for (j, &present) in cols.iter().enumerate() {
         let name = b.cols[b.order[j] as usize];
         let optional = present.len() < m;
@@ -267,6 +272,7 @@ fn plan_container(
             census.as_mut(),
             StrForms::PerValue,
         )?;
+        let hexc = hex_col(sink, &scan.strs, &leaf);
         if class == Class::Residual
             && nested_on
             && let Some(n) = nested::plan_top(sink, b, present)?
@@ -300,6 +306,9 @@ fn plan_container(
                     flags: n.flags,
                     entropy: n.entropy,
                 });
+                hex.push(None);
+                beat.push(0);
+                nullable.push(false);
                 continue;
             }
         }
@@ -343,7 +352,27 @@ fn plan_container(
             plan.body = Body::Rows;
             plan.units = 0;
         }
+        hex.push(hexc.map(|(h, referable)| (h, referable && class != Class::Residual)));
+        // A body with references must be smaller than this one, or (left in the rows) not
+        // larger than the rows.
+        let rows = scan.num_cost + census.as_mut().map_or(0, Census::per_value);
+        beat.push(if class == Class::Residual {
+            (rows + 1).saturating_sub(masks)
+        } else {
+            body_cost
+        });
+        nullable.push(scan.nulls > 0);
         plans.push(plan);
+    }
+    for (i, r) in hex_refs(sink, hex, &beat)? {
+        let p = &mut plans[i];
+        if p.class == Class::Residual {
+            p.class = Class::Str;
+            p.nullable = nullable[i];
+        }
+        p.text = Form::Hex;
+        p.body = Body::Bytes(r.body);
+        p.units = r.units;
     }
     if plans.iter().all(|p| p.class == Class::Residual)
         || (small && !plans.iter().any(|p| p.class.nested()))

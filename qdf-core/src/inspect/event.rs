@@ -491,6 +491,9 @@ pub enum ColumnValues {
     /// column's integers (kind bit `10`) are [`Packed`](ColumnValues::Packed) or
     /// [`Array`](ColumnValues::Array).
     HexBytes,
+    /// A hex-text string column whose values refer to a sibling hex column's (hex flag `04`,
+    /// §22.1): references, then the packed bytes of the values that are not references.
+    HexRefs,
     /// A date-time text column (kind bits `30`, §22.1): its layout byte and suffix, then
     /// one integer a value (a QPack value, its codec here, or `None` for a plain array).
     DateTime(Option<Codec>),
@@ -541,6 +544,7 @@ impl fmt::Display for ColumnValues {
             ColumnValues::Block(b) => write!(f, "{b}"),
             ColumnValues::PerValue => f.write_str("per-value strings"),
             ColumnValues::HexBytes => f.write_str("hex bytes"),
+            ColumnValues::HexRefs => f.write_str("hex bytes with references to a sibling"),
             ColumnValues::DateTime(Some(c)) => write!(f, "date-time instants, {c}"),
             ColumnValues::DateTime(None) => f.write_str("date-time instants, plain array"),
             ColumnValues::Residual => f.write_str("residual (in the rows)"),

@@ -703,6 +703,8 @@ impl<'de> Walker<'de, '_> {
                     _ => None,
                 },
             },
+            // Flag `04`: references to a sibling.
+            (_, Some(flags)) if col.text == Form::Hex && flags & 4 != 0 => ColumnValues::HexRefs,
             (_, _) if col.text == Form::Hex => ColumnValues::HexBytes,
             (_, _) if col.text == Form::DateTime => {
                 // The layout byte, the suffix's one-byte length (at most 32) and the suffix.

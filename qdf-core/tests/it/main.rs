@@ -25,6 +25,7 @@ mod encoder_safety;
 mod entropy;
 mod fast_paths;
 mod fuzz_corpus;
+mod hex_refs;
 mod hex_text;
 mod hostile;
 mod inspect;

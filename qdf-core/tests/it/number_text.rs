@@ -392,7 +392,7 @@ fn hostile_bodies_are_typed_errors() {
         ),
         ("decimal string block", 0x14, "f9 01 31 10", Some(Syntax)),
         ("decimal truncated", 0x14, "e6 03 00 64 02", Some(Eof)),
-        ("hex flags", 0x24, "04 01", Some(Syntax)),
+        ("hex flags", 0x24, "08 01", Some(Syntax)),
         ("hex length 0", 0x24, "00 00", Some(Syntax)),
         ("hex short", 0x24, "00 01 00 01 02", Some(Eof)),
         (

@@ -3,13 +3,15 @@
 //! trace and span ids in the JSON mapping, where a root span's parent id is `""`).
 //!
 //! ```text
-//! flags uvarint(L) [⌈V/8⌉ empty mask] (V − E) × L bytes
-//! flags: 01 letters uppercase, 02 the empty mask follows (E = its popcount ≥ 1)
+//! flags uvarint(L) [⌈V/8⌉ empty mask] [uvarint(c) refs] (V − E − R) × L bytes
+//! flags: 01 letters uppercase, 02 the empty mask follows (E = its popcount ≥ 1),
+//!        04 references to sibling column c follow (`super::hexref`)
 //! ```
 //!
 //! `L` is the length in bytes (half the characters), so an odd length cannot be written;
 //! each byte prints as two digits, high nibble first.
 
+use super::hexref::{self, Pending};
 use super::{Body, Form, bad};
 use crate::codec::strings::CheckedStrs;
 use crate::columnar::mask_len;
@@ -20,7 +22,18 @@ use crate::wire::varint::{uvarint_len, write_uvarint};
 /// Flag: letters are uppercase.
 const UPPER: u8 = 0x01;
 /// Flag: an empty-string mask follows the length.
-const EMPTIES: u8 = 0x02;
+pub(super) const EMPTIES: u8 = 0x02;
+/// Flag: references to an earlier hex sibling column follow the mask.
+pub(super) const REFS: u8 = 0x04;
+
+/// A hex column's length and case, which a sibling referring to it must share.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct HexShape {
+    /// Bytes per non-empty value (`L`).
+    pub(crate) len: u64,
+    /// Letters `A`–`F`.
+    pub(crate) upper: bool,
+}
 
 /// Character classes for [`shape`]: a digit, a lowercase or an uppercase hex letter, other.
 const DIGIT: u8 = 1;
@@ -43,15 +56,15 @@ const CLASS: [u8; 256] = {
 };
 
 /// A canonical hex column: characters per non-empty value, case, empty values.
-struct Shape {
-    chars: usize,
-    upper: bool,
-    empties: usize,
+pub(super) struct Shape {
+    pub(super) chars: usize,
+    pub(super) upper: bool,
+    pub(super) empties: usize,
 }
 
 /// The shape of `strs` when every value is empty or canonical hex of one length and case,
 /// at least one not empty.
-fn shape(strs: &[&[u8]]) -> Option<Shape> {
+pub(super) fn shape(strs: &[&[u8]]) -> Option<Shape> {
     let mut chars = 0;
     let mut seen = 0u8;
     let mut empties = 0;
@@ -81,6 +94,28 @@ fn shape(strs: &[&[u8]]) -> Option<Shape> {
     })
 }
 
+/// Writes the flag byte (`UPPER` when `upper`, `more` flags), `L` and the empty-string mask
+/// of `v` values, `empty` the empty ones (in order, `e` of them).
+pub(super) fn head(
+    out: &mut Vec<u8>,
+    upper: bool,
+    l: u64,
+    v: usize,
+    e: usize,
+    empty: impl Iterator<Item = usize>,
+    more: u8,
+) {
+    out.push(if upper { UPPER } else { 0 } | if e > 0 { EMPTIES } else { 0 } | more);
+    write_uvarint(out, l);
+    if e > 0 {
+        let at = out.len();
+        out.resize(at + mask_len(v), 0);
+        for i in empty {
+            out[at + i / 8] |= 1 << (i % 8);
+        }
+    }
+}
+
 /// The hex body of `strs` when every value is canonical and it is strictly smaller than
 /// `beat` bytes.
 pub(super) fn encode(strs: &[&[u8]], beat: usize) -> Option<Body> {
@@ -93,17 +128,16 @@ pub(super) fn encode(strs: &[&[u8]], beat: usize) -> Option<Body> {
         return None;
     }
     let mut out = Vec::with_capacity(cost);
-    out.push(if sh.upper { UPPER } else { 0 } | if mask > 0 { EMPTIES } else { 0 });
-    write_uvarint(&mut out, l as u64);
-    if mask > 0 {
-        let at = out.len();
-        out.resize(at + mask, 0);
-        for (i, s) in strs.iter().enumerate() {
-            if s.is_empty() {
-                out[at + i / 8] |= 1 << (i % 8);
-            }
-        }
-    }
+    let empty = strs.iter().enumerate().filter(|(_, s)| s.is_empty());
+    head(
+        &mut out,
+        sh.upper,
+        l as u64,
+        v,
+        sh.empties,
+        empty.map(|(i, _)| i),
+        0,
+    );
     for s in strs {
         out.extend(crate::wire::hex::packed(s));
     }
@@ -115,18 +149,34 @@ pub(super) fn encode(strs: &[&[u8]], beat: usize) -> Option<Body> {
     })
 }
 
-/// Reads a hex body of `v` values and prints them.
-pub(super) fn read<'de>(src: &mut Source<'de>, v: usize) -> Result<CheckedStrs<'de>> {
+/// What a number-text body read: its values printed (with a hex column's shape), or (hex
+/// flag `04`) references still to resolve against a sibling column once every sibling is
+/// read ([`hexref::resolve`]).
+pub(crate) enum Read<'de> {
+    Values(CheckedStrs<'de>, Option<HexShape>),
+    Refs(Box<Pending<'de>>),
+}
+
+/// Reads a hex body of `v` values. `indexed`: under the column index, where a reader may skip
+/// a sibling unread, a body with references is an error.
+pub(super) fn read<'de>(src: &mut Source<'de>, v: usize, indexed: bool) -> Result<Read<'de>> {
     let at = src.offset();
     let flags = src.next("a hex column's flag byte")?;
-    if flags & !(UPPER | EMPTIES) != 0 {
-        return Err(bad(at, "hex column flag bits other than 01 and 02 set"));
+    if flags & !(UPPER | EMPTIES | REFS) != 0 {
+        return Err(bad(at, "hex column flag bits other than 01, 02 and 04 set"));
+    }
+    if flags & REFS != 0 && indexed {
+        return Err(bad(at, "hex column references under the column index"));
     }
     let len_at = src.offset();
     let l = src.uvarint()?;
     if l == 0 {
         return Err(bad(len_at, "a hex column's value length is 0 bytes"));
     }
+    let shape = HexShape {
+        len: l,
+        upper: flags & UPPER != 0,
+    };
     let (mask, empties) = if flags & EMPTIES != 0 {
         let mask_at = src.offset();
         let n = mask_len(v);
@@ -154,6 +204,9 @@ pub(super) fn read<'de>(src: &mut Source<'de>, v: usize) -> Result<CheckedStrs<'
     } else {
         (&[][..], 0)
     };
+    if flags & REFS != 0 {
+        return hexref::read(src, at, shape, v, mask, empties).map(|p| Read::Refs(Box::new(p)));
+    }
     let k = v - empties;
     src.check_count(k as u64, l)?;
     // Fits: k·l bytes are in the input (and l is unused when k is 0).
@@ -162,10 +215,15 @@ pub(super) fn read<'de>(src: &mut Source<'de>, v: usize) -> Result<CheckedStrs<'
     let chars = 2 * bytes.len();
     src.charge(chars as u64)?;
     let mut store = Vec::with_capacity(chars);
-    store.extend(crate::wire::hex::digits(bytes, flags & UPPER != 0));
-    let empty = |i: usize| empties > 0 && mask[i / 8] >> (i % 8) & 1 == 1;
-    let lens = (0..v).map(|i| if empty(i) { 0 } else { 2 * l });
-    CheckedStrs::rebuilt(store, lens).map_err(|e| e.with_offset(at))
+    store.extend(crate::wire::hex::digits(bytes, shape.upper));
+    let strs = CheckedStrs::rebuilt(store, lens(v, 2 * l, mask)).map_err(|e| e.with_offset(at))?;
+    Ok(Read::Values(strs, Some(shape)))
+}
+
+/// The lengths of `v` values: 0 where `mask` (empty: none) has the value's bit, else `chars`.
+pub(super) fn lens(v: usize, chars: usize, mask: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let empty = move |i: usize| !mask.is_empty() && mask[i / 8] >> (i % 8) & 1 == 1;
+    (0..v).map(move |i| if empty(i) { 0 } else { chars })
 }
 
 #[cfg(test)]

@@ -20,8 +20,11 @@
 mod datetime;
 mod decimal;
 mod hex;
+mod hexref;
 
-use crate::codec::strings::CheckedStrs;
+pub(crate) use hex::{HexShape, Read};
+pub(crate) use hexref::{HexCol, Pending, Refs, refer, resolve};
+
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::Options;
 use crate::source::Source;
@@ -94,19 +97,27 @@ pub(crate) fn encode(strs: &[&[u8]], opts: &Options, beat: usize) -> Result<Opti
 }
 
 /// Reads the body of a string column of form `text` (not [`Form::Plain`]) holding `v`
-/// values, charging the rebuilt text to the output budget.
+/// values, charging the rebuilt text to the output budget: the values with a hex column's
+/// shape, or a hex body's references to resolve once its siblings are read. `indexed`: under
+/// the column index (no references).
 ///
 /// Errors (`BadCodec`, Syntax, at the failing byte): a decimal or date-time body that is not integers,
 /// holds 128-bit values, mixes a negative with a value above `i64::MAX`, or a signed QPack
 /// kind without a negative value; a hex body with unknown flag bits, a zero length, an empty
-/// mask without a set bit or with padding bits; a date-time body with a bad layout byte or
+/// mask without a set bit or with padding bits, references under the column index or not
+/// V − E unsigned integers; a date-time body with a bad layout byte or
 /// suffix, or an instant outside the years 0000–9999; a count that differs from `v`; truncation
 /// (`Eof`, `LengthOverrun`); the output limit.
-pub(crate) fn read<'de>(src: &mut Source<'de>, text: Form, v: usize) -> Result<CheckedStrs<'de>> {
+pub(crate) fn read<'de>(
+    src: &mut Source<'de>,
+    text: Form,
+    v: usize,
+    indexed: bool,
+) -> Result<Read<'de>> {
     match text {
-        Form::Decimal => decimal::read(src, v),
-        Form::Hex => hex::read(src, v),
-        Form::DateTime => datetime::read(src, v),
+        Form::Decimal => Ok(Read::Values(decimal::read(src, v)?, None)),
+        Form::Hex => hex::read(src, v, indexed),
+        Form::DateTime => Ok(Read::Values(datetime::read(src, v)?, None)),
         Form::Plain => Err(bad(
             src.offset(),
             "a plain string column has no number-text body",

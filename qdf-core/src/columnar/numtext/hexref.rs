@@ -1,0 +1,257 @@
+//! References between hex-text sibling columns (hex flag `04`, `docs/SPEC.md` §22.1): a
+//! span's `parentSpanId` is, most of the time, the `spanId` of another span of the same
+//! batch, 8 random bytes that no codec of one column shrinks. A hex column with flag `04`
+//! names a sibling hex column `c` of its length and case that has no references itself, and
+//! writes for each non-empty value an integer: `k ≥ 1` for the sibling's value `k − 1` (its
+//! slot), or 0 for the next literal.
+//!
+//! ```text
+//! flags uvarint(L) [empty mask] uvarint(c) refs (V − E − R) × L bytes
+//! refs: V − E unsigned integers as a decimal column writes them (a QPack value or a plain
+//!       array); R of them are not 0
+//! ```
+//!
+//! The sibling may come before or after the column (Zipkin's `parentId` precedes `id`), so
+//! the reader keeps a body with references [`Pending`] until every sibling is read, then
+//! [`resolve`]s it; the sibling has no references, so nothing chains.
+
+use hashbrown::HashMap;
+
+use super::bad;
+use super::decimal::{int_body, read_ints};
+use super::hex::{HexShape, REFS, head, lens};
+use crate::codec::strings::CheckedStrs;
+use crate::columnar::mask_len;
+use crate::error::Result;
+use crate::options::Options;
+use crate::source::Source;
+use crate::wire::varint::{uvarint_len, write_uvarint};
+
+/// A hex column without references as the encoder planned it: its shape and values (the
+/// non-empty ones' text and slots), so that a sibling may refer to it, or it to a sibling.
+pub(crate) struct HexCol {
+    shape: HexShape,
+    /// Values, empty ones included.
+    v: usize,
+    /// The non-empty values' text, `2L` characters each.
+    text: Vec<u8>,
+    /// The slot of each non-empty value.
+    slots: Vec<u32>,
+}
+
+impl HexCol {
+    /// The column of the strings `strs` when every value is empty or canonical hex text of
+    /// one length and case (`docs/SPEC.md` §22.1), at least one not empty.
+    pub(crate) fn of(strs: &[&[u8]]) -> Option<HexCol> {
+        let sh = super::hex::shape(strs)?;
+        let chars = sh.chars;
+        let mut text = Vec::with_capacity(strs.len() * chars);
+        let mut slots = Vec::with_capacity(strs.len());
+        for (i, s) in strs.iter().enumerate() {
+            if !s.is_empty() {
+                text.extend_from_slice(s);
+                slots.push(i as u32);
+            }
+        }
+        Some(HexCol {
+            shape: HexShape {
+                len: (chars / 2) as u64,
+                upper: sh.upper,
+            },
+            v: strs.len(),
+            text,
+            slots,
+        })
+    }
+
+    /// The non-empty values, `2L` characters each.
+    fn values(&self) -> impl Iterator<Item = &[u8]> {
+        self.text.chunks_exact(2 * self.shape.len as usize)
+    }
+}
+
+/// A body with references ([`refer`]): the sibling it names, its bytes and the output units
+/// a reader charges for it.
+pub(crate) struct Refs {
+    pub(crate) col: u64,
+    pub(crate) body: Vec<u8>,
+    pub(crate) units: u64,
+}
+
+/// The smallest body of `me` with references to one of `sibs` (hex columns with their
+/// positions among the siblings; those of `me`'s length and case are tried); `None` when no
+/// sibling holds any of its values.
+pub(crate) fn refer(me: &HexCol, sibs: &[(u64, &HexCol)], opts: &Options) -> Result<Option<Refs>> {
+    let l = me.shape.len as usize;
+    let k = me.slots.len();
+    let mut best: Option<Refs> = None;
+    for &(col, r) in sibs.iter().filter(|r| r.1.shape == me.shape) {
+        let mut at: HashMap<&[u8], u32> = HashMap::with_capacity(r.slots.len());
+        for (v, &slot) in r.values().zip(&r.slots) {
+            at.entry(v).or_insert(slot);
+        }
+        let mut refs = Vec::with_capacity(k);
+        // Absolute slots: relative ones (zigzag of the distance) measured larger on the
+        // OTLP demo batch of 1 000 spans (+118 B) and on Zipkin (+152 B in Compression).
+        for v in me.values() {
+            refs.push(at.get(v).map_or(0, |&slot| u64::from(slot) + 1));
+        }
+        let literals = refs.iter().filter(|&&x| x == 0).count();
+        if literals == k {
+            continue;
+        }
+        let (ints, units) = int_body(refs, false, opts)?;
+        let e = me.v - k;
+        let mask = if e > 0 { mask_len(me.v) } else { 0 };
+        let cost = 1 + uvarint_len(l as u64) + mask + uvarint_len(col) + ints.len() + literals * l;
+        if best.as_ref().is_some_and(|b| b.body.len() <= cost) {
+            continue;
+        }
+        let mut out = Vec::with_capacity(cost);
+        let empty = empties(me.v, &me.slots);
+        head(&mut out, me.shape.upper, l as u64, me.v, e, empty, REFS);
+        write_uvarint(&mut out, col);
+        out.extend_from_slice(&ints);
+        for v in me.values().filter(|v| !at.contains_key(*v)) {
+            out.extend(crate::wire::hex::packed(v));
+        }
+        debug_assert_eq!(out.len(), cost);
+        best = Some(Refs {
+            col,
+            body: out,
+            units: units + (k * 2 * l) as u64,
+        });
+    }
+    Ok(best)
+}
+
+/// The slots below `v` missing from the ascending `slots`.
+fn empties(v: usize, slots: &[u32]) -> impl Iterator<Item = usize> + '_ {
+    let mut next = slots.iter().peekable();
+    (0..v).filter(move |&i| {
+        if next.peek().is_some_and(|&&s| s as usize == i) {
+            next.next();
+            false
+        } else {
+            true
+        }
+    })
+}
+
+/// A hex body with references, read but not resolved: the sibling it names may come after
+/// it.
+pub(crate) struct Pending<'de> {
+    /// The body's first byte (its flag byte), and where `c` and the references start.
+    at: u64,
+    col_at: u64,
+    refs_at: u64,
+    pub(crate) col: u64,
+    pub(crate) shape: HexShape,
+    v: usize,
+    mask: &'de [u8],
+    refs: Vec<u64>,
+    literals: &'de [u8],
+}
+
+/// Reads the rest of a hex body with references (its flag byte at `at`, `L`, the mask of
+/// `empties` empty values of `v` read): `c`, the references and the literals; charges the
+/// printed text to the output budget.
+///
+/// Errors (`BadCodec` at the references): signed integers or a count other than `V − E`;
+/// the literal bytes cut short (`Eof`, `LengthOverrun`); the output limit.
+pub(super) fn read<'de>(
+    src: &mut Source<'de>,
+    at: u64,
+    shape: HexShape,
+    v: usize,
+    mask: &'de [u8],
+    empties: usize,
+) -> Result<Pending<'de>> {
+    let col_at = src.offset();
+    let col = src.uvarint()?;
+    let refs_at = src.offset();
+    let k = v - empties;
+    let (refs, signed) = read_ints(src, k)?;
+    if signed || refs.len() != k {
+        return Err(bad(
+            refs_at,
+            "hex references must be V - E unsigned integers",
+        ));
+    }
+    let literals = refs.iter().filter(|&&r| r == 0).count();
+    src.check_count(literals as u64, shape.len)?;
+    // Fits: the literals' bytes are in the input.
+    let l = usize::try_from(shape.len).unwrap_or(usize::MAX);
+    let literals = src.take(literals.saturating_mul(l), "a hex column's bytes")?;
+    // A reference copies a sibling's value of 2L characters, which is in memory.
+    src.charge((k as u64).saturating_mul(2 * shape.len))?;
+    Ok(Pending {
+        at,
+        col_at,
+        refs_at,
+        col,
+        shape,
+        v,
+        mask,
+        refs,
+        literals,
+    })
+}
+
+/// Prints the values of `p` with `sibling`, the column `p.col` when it is a hex column
+/// without references (`None` otherwise) and its shape.
+///
+/// Errors (`BadCodec`): `c` names the column itself, or no sibling hex column without
+/// references of its length and case (at `c`); a reference past the sibling's values or to an
+/// empty one (at the references).
+pub(crate) fn resolve<'de>(
+    p: &Pending<'de>,
+    sibling: Option<(HexShape, &CheckedStrs<'_>)>,
+) -> Result<CheckedStrs<'de>> {
+    let strs = match sibling {
+        Some((sh, strs)) if sh == p.shape => strs,
+        _ => {
+            return Err(bad(
+                p.col_at,
+                "hex references name no other sibling hex column without references of their length and case",
+            ));
+        }
+    };
+    let l = p.shape.len as usize;
+    let mut store = Vec::with_capacity(p.refs.len() * 2 * l);
+    let mut lit = p.literals.chunks_exact(l);
+    for &r in &p.refs {
+        if r == 0 {
+            // `read` took one literal for each 0.
+            store.extend(crate::wire::hex::digits(
+                lit.next().unwrap_or(&[]),
+                p.shape.upper,
+            ));
+            continue;
+        }
+        let text = usize::try_from(r - 1)
+            .ok()
+            .and_then(|i| strs.row(i))
+            .map(|t| t.unwrap_or_else(|t| t))
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| {
+                bad(
+                    p.refs_at,
+                    "a hex reference past its sibling's values or to an empty one",
+                )
+            })?;
+        store.extend_from_slice(text.as_bytes());
+    }
+    CheckedStrs::rebuilt(store, lens(p.v, 2 * l, p.mask)).map_err(|e| e.with_offset(p.at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empties_are_the_missing_slots() {
+        assert_eq!(empties(6, &[1, 2, 4]).collect::<Vec<_>>(), vec![0, 3, 5]);
+        assert_eq!(empties(3, &[0, 1, 2]).count(), 0);
+    }
+}
