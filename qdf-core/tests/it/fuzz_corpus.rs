@@ -71,6 +71,35 @@ fn ids(n: u64) -> Vec<Ids> {
         .collect()
 }
 
+/// Hex ids whose parents are other rows' ids (`docs/SPEC.md` §22.1, hex flag `04`): the
+/// parent column before the id column it refers to, at the top level and under a struct.
+#[derive(serde::Serialize)]
+struct Family {
+    parent: String,
+    id: String,
+    inner: Kin,
+}
+
+#[derive(serde::Serialize)]
+struct Kin {
+    id: String,
+    parent: String,
+}
+
+fn family(n: u64) -> Vec<Family> {
+    let id = |i: u64| format!("{:016x}", i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    (0..n)
+        .map(|i| Family {
+            parent: if i % 6 == 0 { String::new() } else { id(i / 2) },
+            id: id(i),
+            inner: Kin {
+                id: id(i + 7),
+                parent: id((i + 7) / 3),
+            },
+        })
+        .collect()
+}
+
 /// Rows with a struct field and two list fields (a list of structs among them): Balanced
 /// writes struct and list child columns (`docs/SPEC.md` §22.2).
 #[derive(serde::Serialize)]
@@ -227,6 +256,8 @@ fn seeds() -> Vec<Vec<u8>> {
         body(qdf_core::to_vec_with(&tagged(40), qdf_core::Options::compression()).unwrap()),
         body(qdf_core::to_vec(&acts(20)).unwrap()),
         body(qdf_core::to_vec_with(&acts(40), qdf_core::Options::compression()).unwrap()),
+        body(qdf_core::to_vec(&family(20)).unwrap()),
+        body(qdf_core::to_vec_with(&family(40), qdf_core::Options::compression()).unwrap()),
     ]
 }
 
