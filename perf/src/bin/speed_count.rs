@@ -8,9 +8,11 @@
 //! perf record -g target/release/speed_count iot encode qdf 20000
 //! ```
 //!
-//! Arguments: `logbatch|iot|logs|otlp|rtb|weblog|savegame|gamestate|mesh` (`otlp`: OTLP 4×512,
-//! `rtb`: RTB 1024; the last four are the issue #19 shapes of `qdf_fixtures::outside` at their
-//! benchmark sizes: 10 000 log lines, 500 players, 1 000 game-state updates, 125 000 triangles),
+//! Arguments: `logbatch|iot|logs|otlp|rtb|weblog|savegame|gamestate|mesh|zipkin|demo1000`
+//! (`otlp`: OTLP 4×512, `rtb`: RTB 1024; `weblog` to `mesh` are the issue #19 shapes of
+//! `qdf_fixtures::outside` at their benchmark sizes: 10 000 log lines, 500 players, 1 000
+//! game-state updates, 125 000 triangles; `zipkin`: the 1 041 Zipkin spans of the size table;
+//! `demo1000`: one OTLP demo export of 1 000 spans in the JSON mapping),
 //! `encode|decode|digest`, `qdf|balanced|compression|rmp|postcard` (`qdf` is the Speed tier,
 //! `balanced` `Options::balanced()`, `compression` `Options::compression()`; `digest` prints
 //! the length and FNV-1a hash of one qdf encode, for `qdf|balanced|compression`, to check that
@@ -20,12 +22,15 @@
 use std::hint::black_box;
 
 use qdf::Options;
+use qdf_fixtures::otel::demo;
 use qdf_fixtures::outside::{gamestate, mesh, savegame, weblog};
+use qdf_fixtures::real::zipkin;
 use qdf_fixtures::synth::{iot, logbatch, logs, otlp, rtb};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-const USAGE: &str = "usage: speed_count logbatch|iot|logs|otlp|rtb|weblog|savegame|gamestate|mesh \
+const USAGE: &str = "usage: speed_count \
+                     logbatch|iot|logs|otlp|rtb|weblog|savegame|gamestate|mesh|zipkin|demo1000 \
                      encode|decode|digest qdf|balanced|compression|rmp|postcard N";
 
 fn run<T: Serialize + DeserializeOwned>(data: &T, op: &str, codec: &str, n: usize) {
@@ -116,6 +121,8 @@ fn main() {
         "savegame" => run(&savegame::save_game(500), op, codec, n),
         "gamestate" => run(&gamestate::game_state(1_000), op, codec, n),
         "mesh" => run(&mesh::mesh(125_000), op, codec, n),
+        "zipkin" => run(&zipkin::load().expect("the shipped trace"), op, codec, n),
+        "demo1000" => run(&demo::trace_batches(1, 1000).remove(0), op, codec, n),
         _ => panic!("{USAGE}"),
     }
 }

@@ -8,7 +8,7 @@
 //! columns ([`super::nested`]) pick their codecs here, so both choose alike.
 
 use super::Class;
-use super::numtext::{self, Form, HexCol, Refs};
+use super::numtext::{self, Form, HexCol, HexShape, Refs};
 use super::tape::Cell;
 use crate::codec;
 use crate::codec::cursor::ELEMENT_CHARGE;
@@ -66,18 +66,18 @@ pub(crate) struct Leaf {
     pub(crate) text: Form,
 }
 
-/// A string column (the strings `strs`, its body in `leaf`) as hex text that may refer to a
-/// sibling (`docs/SPEC.md` §22.1), and whether a sibling may refer to it (its body is hex
-/// text without references): `None` unless every value is hex text, and under the column
-/// index, where a reader may skip the sibling unread.
-pub(crate) fn hex_col(sink: &Sink, strs: &[&[u8]], leaf: &Leaf) -> Option<(HexCol, bool)> {
+/// The hex shape of a string column (the strings `strs`, its body in `leaf`) whose values may
+/// refer to a sibling's (`docs/SPEC.md` §22.1), and whether a sibling may refer to it (its
+/// body is hex text without references): `None` unless every value is hex text, and under
+/// the column index, where a reader may skip the sibling unread.
+pub(crate) fn hex_shape(sink: &Sink, strs: &[&[u8]], leaf: &Leaf) -> Option<(HexShape, bool)> {
     let indexed =
         sink.col_index_allowed() && sink.opts().feature_bits().contains(Features::COLUMN_INDEX);
     if indexed || sink.opts().keeps_strings_borrowable() {
         return None;
     }
     let referable = leaf.text == Form::Hex && matches!(leaf.body, Body::Bytes(_));
-    HexCol::of(strs).map(|h| (h, referable))
+    HexCol::shape_of(strs).map(|sh| (sh, referable))
 }
 
 /// References between the hex columns of one struct (or container), `docs/SPEC.md` §22.1:
@@ -87,7 +87,7 @@ pub(crate) fn hex_col(sink: &Sink, strs: &[&[u8]], leaf: &Leaf) -> Option<(HexCo
 /// column saves a byte. Returns each converted column with its body.
 pub(crate) fn hex_refs(
     sink: &Sink,
-    mut cols: Vec<Option<(HexCol, bool)>>,
+    mut cols: Vec<Option<(HexCol<'_>, bool)>>,
     beat: &[usize],
 ) -> Result<Vec<(usize, Refs)>> {
     let mut out = Vec::new();
@@ -102,7 +102,7 @@ pub(crate) fn hex_refs(
             let Some((me, _)) = c.as_ref().filter(|_| !pinned[i]) else {
                 continue;
             };
-            let sibs: Vec<(u64, &HexCol)> = cols
+            let sibs: Vec<(u64, &HexCol<'_>)> = cols
                 .iter()
                 .enumerate()
                 .filter_map(|(j, c)| {

@@ -27,9 +27,8 @@
 
 use std::borrow::Cow;
 
-use super::body::{Body, Deferred, Leaf, StrForms, hex_col, hex_refs, leaf_body};
-use super::numtext::Form;
-use super::numtext::HexCol;
+use super::body::{Body, Deferred, Leaf, StrForms, hex_refs, hex_shape, leaf_body};
+use super::numtext::{self, Form, HexCol};
 use super::plan::{Batch, Offer, Rows, same_name, scan_cells};
 use super::tape::{Cell, Ev, Open, Tape};
 use super::{
@@ -69,14 +68,14 @@ pub(crate) struct Nested {
 }
 
 /// One planned child column.
-struct Child {
+struct Child<'t> {
     decl: Decl,
     bytes: Vec<u8>,
     /// Where a leaf's body starts in `bytes` (after its masks).
     body_at: usize,
     /// A leaf of hex text, which may refer to a sibling, and whether a sibling may refer to
     /// it.
-    hex: Option<(HexCol, bool)>,
+    hex: Option<(HexCol<'t>, bool)>,
     strs: Vec<Deferred>,
     strs_cost: usize,
     units: u64,
@@ -280,7 +279,7 @@ fn structs(
 
 /// A struct column `out` with the child columns `kids`, a hex child's values as references
 /// to a sibling's where that is smaller (`docs/SPEC.md` §22.1).
-fn siblings(sink: &Sink, mut out: Nested, mut kids: Vec<Child>) -> Result<Nested> {
+fn siblings(sink: &Sink, mut out: Nested, mut kids: Vec<Child<'_>>) -> Result<Nested> {
     if kids.iter().filter(|c| c.hex.is_some()).count() >= 2 {
         // A child's body: its bytes after the masks, or its per-value strings.
         let beat: Vec<usize> = kids
@@ -296,7 +295,8 @@ fn siblings(sink: &Sink, mut out: Nested, mut kids: Vec<Child>) -> Result<Nested
             c.strs_cost = 0;
             c.units = r.units;
             c.entropy = false;
-            c.decl.kind = c.decl.kind & !(Form::DateTime.bits()) | Form::Hex.bits();
+            // Hex text now, whatever form the column had.
+            c.decl.kind = c.decl.kind & !(numtext::DECIMAL | numtext::HEX) | numtext::HEX;
         }
     }
     for c in kids {
@@ -765,7 +765,7 @@ fn variant_fields(
     name: Cow<'static, str>,
     cells: &[Cell],
     level: u32,
-) -> Result<Option<Child>> {
+) -> Result<Option<Child<'static>>> {
     if level >= MAX_LEVELS {
         return Ok(None);
     }
@@ -802,7 +802,7 @@ fn variant_fields(
 }
 
 impl Nested {
-    fn add(&mut self, c: Child) {
+    fn add(&mut self, c: Child<'_>) {
         append_body(&mut self.body, &mut self.strs, c.bytes, c.strs);
         self.strs_cost += c.strs_cost;
         self.units = self.units.saturating_add(c.units);
@@ -863,18 +863,18 @@ impl Cells for FlatField<'_> {
 /// A child column `name` over `n` slots: `present` the cells of the slots that carry it,
 /// in slot order, and `rows` those slots (`None`: every slot); its masks, then a leaf body
 /// or its own children.
-fn child(
+fn child<'t>(
     sink: &Sink,
-    tape: &Tape,
+    tape: &'t Tape,
     name: Cow<'static, str>,
     n: usize,
     rows: Option<&[u32]>,
     present: impl Cells,
     level: u32,
-) -> Result<Option<Child>> {
+) -> Result<Option<Child<'t>>> {
     let len = present.len();
     let optional = len < n;
-    let scan = scan_cells(present.iter(), len, &tape.arena);
+    let mut scan = scan_cells(present.iter(), len, &tape.arena);
     // The scan counts the nulls of a leaf column.
     let nulls = match scan.class {
         Class::Residual => present.iter().filter(|c| *c == Cell::Null).count(),
@@ -928,7 +928,7 @@ fn child(
         )?;
         text = leaf.text;
         body_at = bytes.len();
-        hex = hex_col(sink, &scan.strs, &leaf);
+        let shape = hex_shape(sink, &scan.strs, &leaf);
         let per_value = census.as_mut().map_or(0, Census::per_value);
         let entropy = match leaf.body {
             Body::Bytes(body) => {
@@ -947,6 +947,9 @@ fn child(
             }
             Body::Rows | Body::Mixed(..) => return Ok(None),
         };
+        drop(census);
+        hex = shape
+            .map(|(sh, referable)| (HexCol::new(sh, std::mem::take(&mut scan.strs)), referable));
         (
             scan.class,
             Vec::new(),

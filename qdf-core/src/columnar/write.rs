@@ -24,9 +24,9 @@ use serde::Serialize;
 
 use std::borrow::Cow;
 
-use super::body::{Body, StrForms, hex_col, hex_refs, leaf_body};
+use super::body::{Body, StrForms, hex_refs, hex_shape, leaf_body};
 use super::nested::{self, shape_entries};
-use super::numtext::Form;
+use super::numtext::{Form, HexCol};
 use super::plan::Rows;
 use super::tape::{Cell, CellRef, Ev, EvRef, Open, Tape};
 use super::{Class, Decl, MIN_ROWS, NULLABLE, OPTIONAL, mask, mask_len, nested_enabled};
@@ -260,7 +260,7 @@ fn plan_container(
     for (j, &present) in cols.iter().enumerate() {
         let name = b.cols[b.order[j] as usize];
         let optional = present.len() < m;
-        let scan = b.scan(present);
+        let mut scan = b.scan(present);
         let mut class = scan.class;
         let mut census =
             (class == Class::Str).then(|| Census::with_known(&scan.strs, min_intern, known));
@@ -272,7 +272,7 @@ fn plan_container(
             census.as_mut(),
             StrForms::PerValue,
         )?;
-        let hexc = hex_col(sink, &scan.strs, &leaf);
+        let hexc = hex_shape(sink, &scan.strs, &leaf);
         if class == Class::Residual
             && nested_on
             && let Some(n) = nested::plan_top(sink, b, present)?
@@ -352,15 +352,22 @@ fn plan_container(
             plan.body = Body::Rows;
             plan.units = 0;
         }
-        hex.push(hexc.map(|(h, referable)| (h, referable && class != Class::Residual)));
         // A body with references must be smaller than this one, or (left in the rows) not
         // larger than the rows.
-        let rows = scan.num_cost + census.as_mut().map_or(0, Census::per_value);
-        beat.push(if class == Class::Residual {
-            (rows + 1).saturating_sub(masks)
-        } else {
-            body_cost
+        beat.push(match (&hexc, class) {
+            (None, _) => 0,
+            (Some(_), Class::Residual) => {
+                let rows = scan.num_cost + census.as_mut().map_or(0, Census::per_value);
+                (rows + 1).saturating_sub(masks)
+            }
+            _ => body_cost,
         });
+        let strs = std::mem::take(&mut scan.strs);
+        hex.push(
+            hexc.map(|(sh, referable)| {
+                (HexCol::new(sh, strs), referable && class != Class::Residual)
+            }),
+        );
         nullable.push(scan.nulls > 0);
         plans.push(plan);
     }

@@ -27,46 +27,36 @@ use crate::options::Options;
 use crate::source::Source;
 use crate::wire::varint::{uvarint_len, write_uvarint};
 
-/// A hex column without references as the encoder planned it: its shape and values (the
-/// non-empty ones' text and slots), so that a sibling may refer to it, or it to a sibling.
-pub(crate) struct HexCol {
+/// A hex-text column as the encoder planned it: its shape and values (borrowed, empty ones
+/// included), so that a sibling may refer to it, or it to a sibling.
+pub(crate) struct HexCol<'a> {
     shape: HexShape,
-    /// Values, empty ones included.
-    v: usize,
-    /// The non-empty values' text, `2L` characters each.
-    text: Vec<u8>,
-    /// The slot of each non-empty value.
-    slots: Vec<u32>,
+    strs: Vec<&'a [u8]>,
 }
 
-impl HexCol {
-    /// The column of the strings `strs` when every value is empty or canonical hex text of
-    /// one length and case (`docs/SPEC.md` §22.1), at least one not empty.
-    pub(crate) fn of(strs: &[&[u8]]) -> Option<HexCol> {
+impl<'a> HexCol<'a> {
+    /// The shape of the strings `strs` when every value is empty or canonical hex text of one
+    /// length and case (`docs/SPEC.md` §22.1), at least one not empty.
+    pub(crate) fn shape_of(strs: &[&[u8]]) -> Option<HexShape> {
         let sh = super::hex::shape(strs)?;
-        let chars = sh.chars;
-        let mut text = Vec::with_capacity(strs.len() * chars);
-        let mut slots = Vec::with_capacity(strs.len());
-        for (i, s) in strs.iter().enumerate() {
-            if !s.is_empty() {
-                text.extend_from_slice(s);
-                slots.push(i as u32);
-            }
-        }
-        Some(HexCol {
-            shape: HexShape {
-                len: (chars / 2) as u64,
-                upper: sh.upper,
-            },
-            v: strs.len(),
-            text,
-            slots,
+        Some(HexShape {
+            len: (sh.chars / 2) as u64,
+            upper: sh.upper,
         })
     }
 
-    /// The non-empty values, `2L` characters each.
-    fn values(&self) -> impl Iterator<Item = &[u8]> {
-        self.text.chunks_exact(2 * self.shape.len as usize)
+    /// The column of the strings `strs`, of the shape [`HexCol::shape_of`] gave.
+    pub(crate) fn new(shape: HexShape, strs: Vec<&'a [u8]>) -> HexCol<'a> {
+        HexCol { shape, strs }
+    }
+
+    /// The non-empty values with their slots.
+    fn values(&self) -> impl Iterator<Item = (u32, &'a [u8])> + '_ {
+        self.strs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.is_empty())
+            .map(|(i, s)| (i as u32, *s))
     }
 }
 
@@ -81,39 +71,52 @@ pub(crate) struct Refs {
 /// The smallest body of `me` with references to one of `sibs` (hex columns with their
 /// positions among the siblings; those of `me`'s length and case are tried); `None` when no
 /// sibling holds any of its values.
-pub(crate) fn refer(me: &HexCol, sibs: &[(u64, &HexCol)], opts: &Options) -> Result<Option<Refs>> {
+pub(crate) fn refer(
+    me: &HexCol<'_>,
+    sibs: &[(u64, &HexCol<'_>)],
+    opts: &Options,
+) -> Result<Option<Refs>> {
     let l = me.shape.len as usize;
-    let k = me.slots.len();
+    let v = me.strs.len();
+    let k = me.values().count();
     let mut best: Option<Refs> = None;
     for &(col, r) in sibs.iter().filter(|r| r.1.shape == me.shape) {
-        let mut at: HashMap<&[u8], u32> = HashMap::with_capacity(r.slots.len());
-        for (v, &slot) in r.values().zip(&r.slots) {
-            at.entry(v).or_insert(slot);
+        let mut at: HashMap<&[u8], u32> = HashMap::with_capacity(r.strs.len());
+        for (slot, s) in r.values() {
+            at.entry(s).or_insert(slot);
         }
         let mut refs = Vec::with_capacity(k);
         // Absolute slots: relative ones (zigzag of the distance) measured larger on the
         // OTLP demo batch of 1 000 spans (+118 B) and on Zipkin (+152 B in Compression).
-        for v in me.values() {
-            refs.push(at.get(v).map_or(0, |&slot| u64::from(slot) + 1));
+        for (_, s) in me.values() {
+            refs.push(at.get(s).map_or(0, |&slot| u64::from(slot) + 1));
         }
         let literals = refs.iter().filter(|&&x| x == 0).count();
         if literals == k {
             continue;
         }
         let (ints, units) = int_body(refs, false, opts)?;
-        let e = me.v - k;
-        let mask = if e > 0 { mask_len(me.v) } else { 0 };
+        let e = v - k;
+        let mask = if e > 0 { mask_len(v) } else { 0 };
         let cost = 1 + uvarint_len(l as u64) + mask + uvarint_len(col) + ints.len() + literals * l;
         if best.as_ref().is_some_and(|b| b.body.len() <= cost) {
             continue;
         }
         let mut out = Vec::with_capacity(cost);
-        let empty = empties(me.v, &me.slots);
-        head(&mut out, me.shape.upper, l as u64, me.v, e, empty, REFS);
+        let empty = me.strs.iter().enumerate().filter(|(_, s)| s.is_empty());
+        head(
+            &mut out,
+            me.shape.upper,
+            l as u64,
+            v,
+            e,
+            empty.map(|(i, _)| i),
+            REFS,
+        );
         write_uvarint(&mut out, col);
         out.extend_from_slice(&ints);
-        for v in me.values().filter(|v| !at.contains_key(*v)) {
-            out.extend(crate::wire::hex::packed(v));
+        for (_, s) in me.values().filter(|(_, s)| !at.contains_key(*s)) {
+            out.extend(crate::wire::hex::packed(s));
         }
         debug_assert_eq!(out.len(), cost);
         best = Some(Refs {
@@ -123,19 +126,6 @@ pub(crate) fn refer(me: &HexCol, sibs: &[(u64, &HexCol)], opts: &Options) -> Res
         });
     }
     Ok(best)
-}
-
-/// The slots below `v` missing from the ascending `slots`.
-fn empties(v: usize, slots: &[u32]) -> impl Iterator<Item = usize> + '_ {
-    let mut next = slots.iter().peekable();
-    (0..v).filter(move |&i| {
-        if next.peek().is_some_and(|&&s| s as usize == i) {
-            next.next();
-            false
-        } else {
-            true
-        }
-    })
 }
 
 /// A hex body with references, read but not resolved: the sibling it names may come after
@@ -243,15 +233,4 @@ pub(crate) fn resolve<'de>(
         store.extend_from_slice(text.as_bytes());
     }
     CheckedStrs::rebuilt(store, lens(p.v, 2 * l, p.mask)).map_err(|e| e.with_offset(p.at))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn empties_are_the_missing_slots() {
-        assert_eq!(empties(6, &[1, 2, 4]).collect::<Vec<_>>(), vec![0, 3, 5]);
-        assert_eq!(empties(3, &[0, 1, 2]).count(), 0);
-    }
 }
