@@ -76,56 +76,62 @@ pub(crate) fn hex_shape(sink: &Sink, strs: &[&[u8]], leaf: &Leaf) -> Option<(Hex
     if indexed || sink.opts().keeps_strings_borrowable() {
         return None;
     }
-    let referable = leaf.text == Form::Hex && matches!(leaf.body, Body::Bytes(_));
-    HexCol::shape_of(strs).map(|sh| (sh, referable))
+    match &leaf.body {
+        // Its body says the shape (the strings were checked for it).
+        Body::Bytes(b) if leaf.text == Form::Hex => HexCol::shape_of_body(b).map(|sh| (sh, true)),
+        _ => HexCol::shape_of(strs).map(|sh| (sh, false)),
+    }
 }
 
 /// References between the hex columns of one struct (or container), `docs/SPEC.md` §22.1:
 /// `cols[i]` is sibling `i`'s [`HexCol`] and whether a sibling may refer to it, `beat[i]`
-/// the size its body with references must be below. Greedy by bytes saved: the column that
-/// saves most refers to its sibling, which then keeps its values (nothing chains), until no
-/// column saves a byte. Returns each converted column with its body.
+/// the size its body with references must be below. Each pair's body is made once; then,
+/// greedy by bytes saved, the column that saves most refers to its sibling, which keeps its
+/// values (nothing chains), until no column saves a byte. Returns each converted column
+/// with its body.
 pub(crate) fn hex_refs(
     sink: &Sink,
-    mut cols: Vec<Option<(HexCol<'_>, bool)>>,
+    cols: Vec<Option<(HexCol<'_>, bool)>>,
     beat: &[usize],
 ) -> Result<Vec<(usize, Refs)>> {
     let mut out = Vec::new();
     if cols.iter().flatten().count() < 2 {
         return Ok(out);
     }
-    // Referred to: keeps its values.
-    let mut pinned = vec![false; cols.len()];
-    loop {
-        let mut best: Option<(usize, usize, Refs)> = None;
-        for (i, c) in cols.iter().enumerate() {
-            let Some((me, _)) = c.as_ref().filter(|_| !pinned[i]) else {
+    // Every pair (i refers to j) that saves a byte: (saved, i, body).
+    let mut pairs: Vec<(usize, usize, Refs)> = Vec::new();
+    for (i, me) in cols.iter().enumerate() {
+        let Some((me, _)) = me else {
+            continue;
+        };
+        for (j, r) in cols.iter().enumerate() {
+            let Some((r, true)) = r.as_ref().map(|(r, ok)| (r, *ok)) else {
                 continue;
             };
-            let sibs: Vec<(u64, &HexCol<'_>)> = cols
-                .iter()
-                .enumerate()
-                .filter_map(|(j, c)| {
-                    c.as_ref()
-                        .filter(|c| j != i && c.1)
-                        .map(|c| (j as u64, &c.0))
-                })
-                .collect();
-            let Some(r) = numtext::refer(me, &sibs, sink.opts())? else {
+            if i == j {
                 continue;
-            };
-            let saved = beat[i].saturating_sub(r.body.len());
-            if saved > 0 && best.as_ref().is_none_or(|b| saved > b.0) {
-                best = Some((saved, i, r));
+            }
+            if let Some(refs) = numtext::refer(me, j as u64, r, sink.opts())?
+                && refs.body.len() < beat[i]
+            {
+                pairs.push((beat[i] - refs.body.len(), i, refs));
             }
         }
-        let Some((_, i, r)) = best else {
-            return Ok(out);
-        };
-        pinned[r.col as usize] = true;
-        cols[i] = None;
-        out.push((i, r));
     }
+    // Largest saving first; a column refers once, and one referred to never refers.
+    pairs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut done = vec![false; cols.len()];
+    let mut pinned = vec![false; cols.len()];
+    for (_, i, refs) in pairs {
+        let j = refs.col as usize;
+        if done[i] || pinned[i] || done[j] {
+            continue;
+        }
+        done[i] = true;
+        pinned[j] = true;
+        out.push((i, refs));
+    }
+    Ok(out)
 }
 
 /// The bytes of string block `blk` under the entropy stage, and the output units a decoder

@@ -305,7 +305,7 @@ impl<'de> Container<'de> {
                 return Err(bad(start, "column length differs from the column index"));
             }
         }
-        resolve_refs(&mut self.cols)?;
+        resolve_refs(&mut self.cols, true)?;
         for j in unwanted {
             let col = &mut self.cols[j];
             col.data = Data::Skipped;
@@ -482,7 +482,8 @@ impl<'de> Column<'de> {
             }
             c.data = c.read_body(src, cv, indexed, arena)?;
         }
-        resolve_refs(&mut self.children)?;
+        // Only a struct column's children are siblings (`docs/SPEC.md` §22.1).
+        resolve_refs(&mut self.children, self.class == Class::Struct)?;
         src.leave();
         Ok(())
     }
@@ -523,16 +524,18 @@ impl<'de> Column<'de> {
 
 /// Prints the values of the hex columns of `cols` (one container's, or one column's
 /// children) whose references name a sibling (`docs/SPEC.md` §22.1), once all are read.
+/// `siblings`: whether `cols` are siblings (a container's columns, a struct column's
+/// children; not a list's element, a map's key and value, a tagged column's variants).
 ///
-/// Errors: as [`numtext::resolve`].
-fn resolve_refs(cols: &mut [Column<'_>]) -> Result<()> {
+/// Errors: as [`numtext::resolve`]; any reference where `cols` are not siblings.
+fn resolve_refs(cols: &mut [Column<'_>], siblings: bool) -> Result<()> {
     for i in 0..cols.len() {
         let Some(p) = cols[i].refs.take() else {
             continue;
         };
         let sibling = usize::try_from(p.col)
             .ok()
-            .filter(|&c| c != i)
+            .filter(|&c| siblings && c != i)
             .and_then(|c| cols.get(c))
             .and_then(|c| match (&c.data, c.hex) {
                 (Data::Block(strs), Some(sh)) => Some((sh, strs)),

@@ -215,6 +215,9 @@ fn sessions_carry_references_frame_by_frame() {
     assert_eq!(at, wire.len());
 }
 
+/// A hostile case: its name, `p`'s body, `id`'s body and the error (`None`: decodes).
+type Case = (&'static str, String, &'static str, Option<(Category, u64)>);
+
 /// Two hex columns of 16 rows, `p` then `id` (`"a0"`…`"af"`), `p`'s body `p_body` (hex).
 fn two(p_body: &str, id_body: &str) -> Vec<u8> {
     let mut b = unhex("51 44 46 01 00 ef 10 00 02 81 70 24 82 69 64 24");
@@ -240,7 +243,7 @@ fn hostile_references_are_typed_errors_where_the_walker_agrees() {
     };
     let upper_id = "01 01 a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 aa ab ac ad ae af";
     let id_with_empty = "02 01 00 80 a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 aa ab ac ad ae";
-    let cases: Vec<(&str, String, &str, Option<(Category, u64)>)> = vec![
+    let cases: Vec<Case> = vec![
         ("ok", format!("06 01 01 00 01 {REFS}"), ID, None),
         (
             "ok, plain array",
@@ -330,6 +333,23 @@ fn hostile_references_are_typed_errors_where_the_walker_agrees() {
         }
         agree(&m, &Options::default());
     }
+    // A map's key and value columns are not siblings (nor a tagged column's variants): a
+    // value column naming the key column is an error at `c`.
+    let m = unhex(
+        "51 44 46 01 03 ef 10 00 01 81 6d 09 24 24 e5 03 00 01 10 00 01 a0 a1 a2 a3 a4 a5 a6 a7 \
+         a8 a9 aa ab ac ad ae af 04 01 00 b0 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f 10",
+    );
+    let e = qdf_core::from_slice::<Value>(&m).unwrap_err();
+    assert_eq!((e.classify(), e.offset()), (Syntax, Some(39)), "{e}");
+    agree(&m, &Options::default());
+    let m = unhex(
+        "51 44 46 01 03 ef 10 00 02 81 65 08 02 81 58 24 81 59 24 82 69 64 24 e5 03 01 00 10 aa \
+         aa 00 01 a0 a2 a4 a6 a8 aa ac ae 04 01 00 a8 01 02 03 04 05 06 07 08 00 01 a0 a1 a2 a3 \
+         a4 a5 a6 a7 a8 a9 aa ab ac ad ae af",
+    );
+    let e = qdf_core::from_slice::<Value>(&m).unwrap_err();
+    assert_eq!(e.classify(), Syntax, "{e}");
+    agree(&m, &Options::default());
     // Under the column index, flag 04 is an error at the flag byte.
     let indexed = Options::balanced()
         .features(qdf_core::Features::BALANCED.with(qdf_core::Features::COLUMN_INDEX));

@@ -20,7 +20,7 @@ use crate::source::Source;
 use crate::wire::varint::{uvarint_len, write_uvarint};
 
 /// Flag: letters are uppercase.
-const UPPER: u8 = 0x01;
+pub(super) const UPPER: u8 = 0x01;
 /// Flag: an empty-string mask follows the length.
 pub(super) const EMPTIES: u8 = 0x02;
 /// Flag: references to an earlier hex sibling column follow the mask.

@@ -45,6 +45,16 @@ impl<'a> HexCol<'a> {
         })
     }
 
+    /// The shape a hex body without references (its first bytes, flags and `L`) says.
+    pub(crate) fn shape_of_body(body: &[u8]) -> Option<HexShape> {
+        let (&flags, rest) = body.split_first()?;
+        let (len, _) = crate::wire::varint::read_uvarint(rest).ok()?;
+        (flags & REFS == 0).then_some(HexShape {
+            len,
+            upper: flags & super::hex::UPPER != 0,
+        })
+    }
+
     /// The column of the strings `strs`, of the shape [`HexCol::shape_of`] gave.
     pub(crate) fn new(shape: HexShape, strs: Vec<&'a [u8]>) -> HexCol<'a> {
         HexCol { shape, strs }
@@ -68,64 +78,91 @@ pub(crate) struct Refs {
     pub(crate) units: u64,
 }
 
-/// The smallest body of `me` with references to one of `sibs` (hex columns with their
-/// positions among the siblings; those of `me`'s length and case are tried); `None` when no
-/// sibling holds any of its values.
+/// The body of `me` with references to its sibling `r` at position `col`, when `r` has its
+/// length and case and holds some of its values.
 pub(crate) fn refer(
     me: &HexCol<'_>,
-    sibs: &[(u64, &HexCol<'_>)],
+    col: u64,
+    r: &HexCol<'_>,
     opts: &Options,
 ) -> Result<Option<Refs>> {
     let l = me.shape.len as usize;
     let v = me.strs.len();
     let k = me.values().count();
-    let mut best: Option<Refs> = None;
-    for &(col, r) in sibs.iter().filter(|r| r.1.shape == me.shape) {
-        let mut at: HashMap<&[u8], u32> = HashMap::with_capacity(r.strs.len());
-        for (slot, s) in r.values() {
-            at.entry(s).or_insert(slot);
-        }
-        let mut refs = Vec::with_capacity(k);
-        // Absolute slots: relative ones (zigzag of the distance) measured larger on the
-        // OTLP demo batch of 1 000 spans (+118 B) and on Zipkin (+152 B in Compression).
-        for (_, s) in me.values() {
-            refs.push(at.get(s).map_or(0, |&slot| u64::from(slot) + 1));
-        }
-        let literals = refs.iter().filter(|&&x| x == 0).count();
-        if literals == k {
-            continue;
-        }
-        let (ints, units) = int_body(refs, false, opts)?;
-        let e = v - k;
-        let mask = if e > 0 { mask_len(v) } else { 0 };
-        let cost = 1 + uvarint_len(l as u64) + mask + uvarint_len(col) + ints.len() + literals * l;
-        if best.as_ref().is_some_and(|b| b.body.len() <= cost) {
-            continue;
-        }
-        let mut out = Vec::with_capacity(cost);
-        let empty = me.strs.iter().enumerate().filter(|(_, s)| s.is_empty());
-        head(
-            &mut out,
-            me.shape.upper,
-            l as u64,
-            v,
-            e,
-            empty.map(|(i, _)| i),
-            REFS,
-        );
-        write_uvarint(&mut out, col);
-        out.extend_from_slice(&ints);
-        for (_, s) in me.values().filter(|(_, s)| !at.contains_key(*s)) {
-            out.extend(crate::wire::hex::packed(s));
-        }
-        debug_assert_eq!(out.len(), cost);
-        best = Some(Refs {
-            col,
-            body: out,
-            units: units + (k * 2 * l) as u64,
-        });
+    if r.shape != me.shape || !may_pay(me, r, k) {
+        return Ok(None);
     }
-    Ok(best)
+    let mut at: HashMap<&[u8], u32> = HashMap::with_capacity(r.strs.len());
+    for (slot, s) in r.values() {
+        at.entry(s).or_insert(slot);
+    }
+    let mut refs = Vec::with_capacity(k);
+    // Absolute slots: relative ones (zigzag of the distance) measured larger on the OTLP
+    // demo batch of 1 000 spans (+118 B) and on Zipkin (+152 B in Compression).
+    for (_, s) in me.values() {
+        refs.push(at.get(s).map_or(0, |&slot| u64::from(slot) + 1));
+    }
+    let literals = refs.iter().filter(|&&x| x == 0).count();
+    if literals == k {
+        return Ok(None);
+    }
+    let (ints, units) = int_body(refs, false, opts)?;
+    let e = v - k;
+    let mask = if e > 0 { mask_len(v) } else { 0 };
+    let cost = 1 + uvarint_len(l as u64) + mask + uvarint_len(col) + ints.len() + literals * l;
+    let mut out = Vec::with_capacity(cost);
+    let empty = me.strs.iter().enumerate().filter(|(_, s)| s.is_empty());
+    head(
+        &mut out,
+        me.shape.upper,
+        l as u64,
+        v,
+        e,
+        empty.map(|(i, _)| i),
+        REFS,
+    );
+    write_uvarint(&mut out, col);
+    out.extend_from_slice(&ints);
+    for (_, s) in me.values().filter(|(_, s)| !at.contains_key(*s)) {
+        out.extend(crate::wire::hex::packed(s));
+    }
+    debug_assert_eq!(out.len(), cost);
+    Ok(Some(Refs {
+        col,
+        body: out,
+        units: units + (k * 2 * l) as u64,
+    }))
+}
+
+/// Whether an eighth of `me`'s `k` non-empty values may be values of `r`, by one probe each of
+/// a bit set of `r`'s values (8 bits a value, a value's first 8 characters hashed): a column
+/// that names few of a sibling's values saves little, and the test costs a few instructions a
+/// value where the exact count costs a hash table.
+fn may_pay(me: &HexCol<'_>, r: &HexCol<'_>, k: usize) -> bool {
+    let n = r.strs.len().max(1);
+    let bits = (8 * n).next_power_of_two().max(64);
+    let shift = 64 - bits.trailing_zeros();
+    let slot = |s: &[u8]| {
+        let w = match s.first_chunk::<8>() {
+            Some(w) => u64::from_le_bytes(*w),
+            // Shorter values: their bytes, one a time (no copy call).
+            None => s.iter().fold(0u64, |h, &c| h << 8 | u64::from(c)),
+        };
+        (w.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize
+    };
+    let mut set = vec![0u64; bits / 64];
+    for (_, s) in r.values() {
+        let b = slot(s);
+        set[b / 64] |= 1 << (b % 64);
+    }
+    let maybe = me
+        .values()
+        .filter(|(_, s)| {
+            let b = slot(s);
+            set[b / 64] >> (b % 64) & 1 == 1
+        })
+        .count();
+    8 * maybe >= k
 }
 
 /// A hex body with references, read but not resolved: the sibling it names may come after

@@ -8,14 +8,17 @@
 //!   `"-0"`, within `i64`/`u64`: QPack's reach) as a QPack value or a plain array of integers;
 //! - [`hex`]: `"4bf92f35…"` (even length, one length and one case over the column, empty
 //!   strings allowed) as a case/mask flag byte, the byte length and the packed bytes;
+//! - [`hexref`]: a hex column's values as references to a sibling hex column's (hex flag
+//!   `04`: a span's parent id is another span's id);
 //! - [`datetime`]: `"2010-01-01T01:00:00"`, `"10/Oct/2000:13:55:36 -0700"` (one layout over
 //!   the column, both kind bits) as a layout byte, a suffix and one integer a value.
 //!
 //! The writer offers a column's strings to [`encode`] with the size of the block it would
 //! write otherwise and takes the answer only when it is strictly smaller; a value that is not
 //! canonical ends the check at once, so text columns pay one failed byte test. The reader
-//! calls [`read`] for a string column with either bit and gets a [`CheckedStrs`] whose values
-//! the decoder rebuilt (never borrowed from the input).
+//! calls [`read`] for a string column with either bit and gets the values the decoder rebuilt
+//! (never borrowed from the input), or a hex body's references, which [`resolve`] prints once
+//! the column's siblings are read.
 
 mod datetime;
 mod decimal;
