@@ -4,6 +4,7 @@
 //! never under the column index; hostile bodies are typed errors where the walker agrees.
 
 use crate::common::{columns, hex, mutate, tiers, unhex, xorshift};
+use crate::inspect::agree;
 use qdf_core::inspect::ColumnValues;
 use qdf_core::{Category, DecoderSession, EncoderSession, Options, Value};
 use serde::{Deserialize, Serialize};
@@ -331,7 +332,7 @@ fn hostile_references_are_typed_errors_where_the_walker_agrees() {
                 }
             }
         }
-        agree(&m, &Options::default());
+        agree(&m, &Options::default(), what);
     }
     // A map's key and value columns are not siblings (nor a tagged column's variants): a
     // value column naming the key column is an error at `c`.
@@ -341,7 +342,7 @@ fn hostile_references_are_typed_errors_where_the_walker_agrees() {
     );
     let e = qdf_core::from_slice::<Value>(&m).unwrap_err();
     assert_eq!((e.classify(), e.offset()), (Syntax, Some(39)), "{e}");
-    agree(&m, &Options::default());
+    agree(&m, &Options::default(), "map value naming its key");
     let m = unhex(
         "51 44 46 01 03 ef 10 00 02 81 65 08 02 81 58 24 81 59 24 82 69 64 24 e5 03 01 00 10 aa \
          aa 00 01 a0 a2 a4 a6 a8 aa ac ae 04 01 00 a8 01 02 03 04 05 06 07 08 00 01 a0 a1 a2 a3 \
@@ -349,7 +350,7 @@ fn hostile_references_are_typed_errors_where_the_walker_agrees() {
     );
     let e = qdf_core::from_slice::<Value>(&m).unwrap_err();
     assert_eq!(e.classify(), Syntax, "{e}");
-    agree(&m, &Options::default());
+    agree(&m, &Options::default(), "variant naming a variant");
     // Under the column index, flag 04 is an error at the flag byte.
     let indexed = Options::balanced()
         .features(qdf_core::Features::BALANCED.with(qdf_core::Features::COLUMN_INDEX));
@@ -365,21 +366,6 @@ fn hostile_references_are_typed_errors_where_the_walker_agrees() {
     assert_eq!(e.offset(), Some(24), "{e}");
 }
 
-/// The walker and a `Value` decode agree: both succeed, or both fail with one code at one
-/// offset.
-fn agree(m: &[u8], opts: &Options) {
-    let walked = qdf_core::inspect::message(m, opts, &mut |_| {});
-    let decoded = qdf_core::from_slice_with::<Value>(m, *opts);
-    match (&walked, &decoded) {
-        (Ok(()), Ok(_)) => {}
-        (Err(w), Err(d)) => {
-            assert_eq!(w.error.code(), d.code(), "{m:02x?}");
-            assert_eq!(w.error.offset(), d.offset(), "{m:02x?}");
-        }
-        _ => panic!("{m:02x?}: walk {walked:?}, decode {decoded:?}"),
-    }
-}
-
 #[test]
 fn mutated_messages_never_panic_and_the_walker_agrees() {
     let base = qdf_core::to_vec(&scopes(60)).unwrap();
@@ -389,7 +375,7 @@ fn mutated_messages_never_panic_and_the_walker_agrees() {
         for _ in 0..400 {
             let mut b = m.clone();
             mutate(&mut b, &mut next);
-            agree(&b, &Options::default());
+            agree(&b, &Options::default(), "mutated");
         }
     }
 }
