@@ -268,8 +268,7 @@ impl<'de> Container<'de> {
     ) -> Result<()> {
         self.loaded = true;
         self.fields = fields;
-        // Columns decoded but not wanted, dropped once every column is read (a later hex
-        // column's references may copy their values).
+        // Hex columns decoded but not wanted, dropped once every column is read.
         let mut unwanted = Vec::new();
         for j in 0..self.cols.len() {
             let start = src.offset();
@@ -293,10 +292,19 @@ impl<'de> Container<'de> {
                     Data::Skipped
                 }
                 (_, wanted, indexed) => {
-                    if !wanted {
+                    let d = col.read_body(src, v, indexed.is_some(), &mut self.arena)?;
+                    if wanted {
+                        d
+                    } else if col.hex.is_some() || col.refs.is_some() {
+                        // A sibling's references may copy its values, or it has references
+                        // to check: dropped once they are resolved.
                         unwanted.push(j);
+                        d
+                    } else {
+                        col.children = Vec::new();
+                        col.lens = Vec::new();
+                        Data::Skipped
                     }
-                    col.read_body(src, v, indexed.is_some(), &mut self.arena)?
                 }
             };
             if let Some(len) = indexed

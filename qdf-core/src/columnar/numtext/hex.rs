@@ -23,7 +23,7 @@ use crate::wire::varint::{uvarint_len, write_uvarint};
 pub(super) const UPPER: u8 = 0x01;
 /// Flag: an empty-string mask follows the length.
 pub(super) const EMPTIES: u8 = 0x02;
-/// Flag: references to an earlier hex sibling column follow the mask.
+/// Flag: references to a sibling hex column follow the mask (`super::hexref`).
 pub(super) const REFS: u8 = 0x04;
 
 /// A hex column's length and case, which a sibling referring to it must share.
