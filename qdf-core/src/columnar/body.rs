@@ -105,7 +105,8 @@ pub(crate) fn hex_refs(
             continue;
         };
         for (j, r) in cols.iter().enumerate() {
-            let Some((r, true)) = r.as_ref().map(|(r, ok)| (r, *ok)) else {
+            // Only a column written as hex text without references is referred to.
+            let Some((r, true)) = r else {
                 continue;
             };
             if i == j {

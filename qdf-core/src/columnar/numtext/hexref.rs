@@ -173,7 +173,7 @@ pub(crate) struct Pending<'de> {
     col_at: u64,
     refs_at: u64,
     pub(crate) col: u64,
-    pub(crate) shape: HexShape,
+    shape: HexShape,
     v: usize,
     mask: &'de [u8],
     refs: Vec<u64>,
@@ -211,7 +211,7 @@ pub(super) fn read<'de>(
     let l = usize::try_from(shape.len).unwrap_or(usize::MAX);
     let literals = src.take(literals.saturating_mul(l), "a hex column's bytes")?;
     // A reference copies a sibling's value of 2L characters, which is in memory.
-    src.charge((k as u64).saturating_mul(2 * shape.len))?;
+    src.charge((k as u64).saturating_mul(shape.len.saturating_mul(2)))?;
     Ok(Pending {
         at,
         col_at,
