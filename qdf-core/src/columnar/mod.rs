@@ -49,6 +49,10 @@ pub(crate) const WRAPPED: u8 = 0x20;
 /// (`docs/SPEC.md` §22.3).
 pub(crate) const VARIANT_FIELDS: u8 = 0x10;
 
+/// Kind-byte bit of a map column whose maps' key sequences are written once each (its
+/// key sets), every map naming its set (`docs/SPEC.md` §22.2, "Key sets").
+pub(crate) const KEY_SETS: u8 = 0x10;
+
 /// What a column holds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Class {

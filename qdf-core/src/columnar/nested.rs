@@ -32,7 +32,8 @@ use super::numtext::{self, Form, HexCol};
 use super::plan::{Batch, Offer, Rows, same_name, scan_cells};
 use super::tape::{Cell, Ev, Open, Tape};
 use super::{
-    Class, Decl, MAP_FORM, MIN_ROWS, NULLABLE, OPTIONAL, RESIDUAL, VARIANT_FIELDS, WRAPPED, mask,
+    Class, Decl, KEY_SETS, MAP_FORM, MIN_ROWS, NULLABLE, OPTIONAL, RESIDUAL, VARIANT_FIELDS,
+    WRAPPED, mask,
 };
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::{Census, Known};
@@ -526,7 +527,9 @@ fn lists(
 }
 
 /// A map column over the maps at events `ats`: their entry counts, then a key column and a
-/// value column over all their entries (in entry order). A map whose keys and values do
+/// value column over all their entries (in entry order); or, where that is smaller by
+/// exact cost, their key sets (kind bit [`KEY_SETS`]): each distinct key sequence once, each
+/// map naming its set, the key column over the sets' keys. A map whose keys and values do
 /// not alternate (not what serde's `SerializeMap` writes) leaves the column as it was.
 fn maps(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Nested>> {
     let mut lens = Vec::with_capacity(ats.len());
@@ -547,17 +550,136 @@ fn maps(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Ne
             i = tape.next(i);
         }
     }
-    let Some(mut out) = lengths_column(sink, Class::Map, lens, keys.len(), row_cost)? else {
+    let n = keys.len();
+    let sets = KeySets::of(tape, &lens, &keys);
+    let Some(mut out) = lengths_column(sink, Class::Map, lens, n, row_cost)? else {
         return Ok(None);
     };
-    let n = keys.len();
-    for cells in [keys, vals] {
-        let Some(c) = child(sink, tape, "".into(), n, None, cells, level + 1)? else {
+    let Some(mut key_col) = child(sink, tape, "".into(), n, None, keys, level + 1)? else {
+        return Ok(None);
+    };
+    if let Some(sets) = sets
+        && let Some((head, c)) = sets.columns(sink, tape, n, level)?
+        && head.body.len() + c.bytes.len() + c.strs_cost
+            < out.body.len() + key_col.bytes.len() + key_col.strs_cost
+    {
+        // Row mode would write every key: the estimate the column is kept against.
+        out = Nested {
+            row_cost: out.row_cost,
+            ..head
+        };
+        key_col = Child {
+            row_cost: key_col.row_cost,
+            ..c
+        };
+    }
+    out.add(key_col);
+    let Some(c) = child(sink, tape, "".into(), n, None, vals, level + 1)? else {
+        return Ok(None);
+    };
+    out.add(c);
+    Ok(Some(out))
+}
+
+/// The key sets of a map column's maps (`docs/SPEC.md` §22.2): each distinct key
+/// sequence once, in the order first seen, and each map's set.
+struct KeySets {
+    /// Per set, its length.
+    lens: Vec<u64>,
+    /// Per map, its set.
+    of_map: Vec<u64>,
+    /// The sets' keys, set after set (the key column's cells).
+    keys: Vec<Cell>,
+}
+
+impl KeySets {
+    /// The key sets of maps of `lens` entries whose keys are `keys` (all maps' in order);
+    /// `None` when a key is not a string, an integer or a bool (a null, a float, a compound)
+    /// or the sets hold as many keys as the maps (nothing to save).
+    fn of(tape: &Tape, lens: &[u64], keys: &[Cell]) -> Option<KeySets> {
+        #[derive(Hash, PartialEq, Eq)]
+        enum Id<'a> {
+            Str(&'a [u8]),
+            Int(u64, bool),
+            Bool(bool),
+        }
+        if lens.len() < 2 {
+            return None;
+        }
+        let mut ids = hashbrown::HashMap::<Id<'_>, u32>::new();
+        let mut seq = Vec::with_capacity(keys.len());
+        for &k in keys {
+            let id = match k {
+                Cell::Str(a, b) => Id::Str(tape.arena.get(a as usize..b as usize)?),
+                Cell::Int(v, neg) => Id::Int(v, neg),
+                Cell::Bool(b) => Id::Bool(b),
+                _ => return None,
+            };
+            let next = ids.len() as u32;
+            seq.push(*ids.entry(id).or_insert(next));
+        }
+        let mut sets = hashbrown::HashMap::<&[u32], u64>::new();
+        let mut out = KeySets {
+            lens: Vec::new(),
+            of_map: Vec::with_capacity(lens.len()),
+            keys: Vec::new(),
+        };
+        let mut at = 0;
+        for &l in lens {
+            let end = at + l as usize;
+            let next = sets.len() as u64;
+            let set = *sets.entry(&seq[at..end]).or_insert_with(|| {
+                out.lens.push(l);
+                out.keys.extend_from_slice(&keys[at..end]);
+                next
+            });
+            out.of_map.push(set);
+            at = end;
+        }
+        (out.keys.len() < keys.len()).then_some(out)
+    }
+
+    /// The map column of `entries` entries in all before its key column (`uvarint(S)`,
+    /// the sets' lengths, the maps' sets), and its key column over the sets' keys; `None`
+    /// when a column cannot be written so.
+    fn columns<'t>(
+        self,
+        sink: &Sink,
+        tape: &'t Tape,
+        entries: usize,
+        level: u32,
+    ) -> Result<Option<(Nested, Child<'t>)>> {
+        let mut body = Vec::new();
+        write_uvarint(&mut body, self.lens.len() as u64);
+        let n = self.keys.len();
+        // The decoder charges every key of the sets, then every entry of the maps.
+        let mut units = ((n + entries) as u64).saturating_mul(ELEMENT_CHARGE);
+        let mut entropy = false;
+        for vals in [self.lens, self.of_map] {
+            let leaf = uint_body(sink, vals)?;
+            let Body::Bytes(b) = leaf.body else {
+                return Ok(None);
+            };
+            entropy |= b.first() == Some(&tags::ENTROPY);
+            units = units.saturating_add(leaf.units);
+            body.extend_from_slice(&b);
+        }
+        let Some(c) = child(sink, tape, "".into(), n, None, self.keys, level + 1)? else {
             return Ok(None);
         };
-        out.add(c);
+        let head = Nested {
+            class: Class::Map,
+            flags: KEY_SETS,
+            children: Vec::with_capacity(2),
+            body,
+            strs: Vec::new(),
+            strs_cost: 0,
+            units,
+            row_cost: 0,
+            entropy,
+        };
+        Ok(Some((head, c)))
     }
-    Ok(Some(out))
 }
 
 /// The body of a uint column of `vals` (a list's or map's lengths, a tagged column's tags).

@@ -16,7 +16,8 @@ use std::borrow::Cow;
 
 use super::numtext::{self, Form};
 use super::{
-    Class, MAP_FORM, MIN_ROWS, NULLABLE, OPTIONAL, RESIDUAL, VARIANT_FIELDS, WRAPPED, mask_len,
+    Class, KEY_SETS, MAP_FORM, MIN_ROWS, NULLABLE, OPTIONAL, RESIDUAL, VARIANT_FIELDS, WRAPPED,
+    mask_len,
 };
 use crate::codec::cursor::ELEMENT_CHARGE;
 use crate::codec::strings::{self, CheckedStrs};
@@ -30,6 +31,7 @@ use crate::wire::tags::{self, FALSE, FIXARR, FIXARR_MAX, TRUE};
 use crate::wire::varint::{read_uvarint, write_uvarint};
 
 /// One per-value string.
+#[derive(Copy, Clone)]
 pub(crate) enum StrRef<'de> {
     Borrowed(&'de str),
     Owned(usize, usize),
@@ -63,6 +65,25 @@ pub(crate) enum Data<'de> {
 }
 
 impl Data<'_> {
+    /// The values whose value `k` is this column's value `slots[k]` (a key-set map's keys,
+    /// `docs/SPEC.md` §22.2); `None` when a slot is past the values or the column is not a
+    /// leaf (the declaration refused one).
+    fn gathered(self, slots: &[u32]) -> Option<Self> {
+        fn pick<T: Copy>(v: &[T], slots: &[u32]) -> Option<Vec<T>> {
+            slots.iter().map(|&k| v.get(k as usize).copied()).collect()
+        }
+        Some(match self {
+            Data::U64(v) => Data::U64(pick(&v, slots)?),
+            Data::I64(v) => Data::I64(pick(&v, slots)?),
+            Data::F64(v) => Data::F64(pick(&v, slots)?),
+            Data::F32(v) => Data::F32(pick(&v, slots)?),
+            Data::Bool(v) => Data::Bool(pick(&v, slots)?),
+            Data::Block(b) => Data::Block(b.gathered(slots)?),
+            Data::Each(v) => Data::Each(pick(&v, slots)?),
+            _ => return None,
+        })
+    }
+
     /// The loaded values of a numeric column.
     fn nums(p: Packed) -> Self {
         match p {
@@ -88,6 +109,12 @@ pub(crate) struct Column<'de> {
     refs: Option<Box<numtext::Pending<'de>>>,
     /// A tagged column whose values are one-entry maps (kind bit `10`), not variants.
     pub(crate) map_form: bool,
+    /// A map column written by key sets (kind bit `10`): once loaded, its key column holds
+    /// its keys repeated per entry, read from `key_slots` slots (the keys of its `sets`
+    /// key sets).
+    pub(crate) key_sets: bool,
+    pub(crate) sets: usize,
+    pub(crate) key_slots: usize,
     /// A tagged column whose values are each `Some(variant)` (kind bit `20`).
     pub(crate) wrapped: bool,
     /// A struct or list column holding a tagged column's struct or tuple variant's fields
@@ -344,14 +371,16 @@ impl<'de> Column<'de> {
             .filter(|&c| match text {
                 Form::Plain => true,
                 Form::DateTime => c == Class::Str,
-                Form::Decimal => {
-                    matches!(c, Class::Str | Class::Tagged | Class::Struct | Class::List)
-                }
+                Form::Decimal => matches!(
+                    c,
+                    Class::Str | Class::Tagged | Class::Struct | Class::List | Class::Map
+                ),
                 Form::Hex => matches!(c, Class::Str | Class::Tagged),
             })
             .ok_or_else(|| bad(at, "column kind byte"))?;
         let tagged = class == Class::Tagged;
         let fields = matches!(class, Class::Struct | Class::List) && kind & VARIANT_FIELDS != 0;
+        let key_sets = class == Class::Map && kind & KEY_SETS != 0;
         let nullable = kind & NULLABLE != 0;
         if class == Class::Residual && nullable {
             return Err(bad(at, "a residual column cannot be nullable"));
@@ -359,10 +388,17 @@ impl<'de> Column<'de> {
         Ok(Column {
             name,
             class,
-            text: if tagged || fields { Form::Plain } else { text },
+            text: if tagged || fields || key_sets {
+                Form::Plain
+            } else {
+                text
+            },
             hex: None,
             refs: None,
             map_form: tagged && kind & MAP_FORM != 0,
+            key_sets,
+            sets: 0,
+            key_slots: 0,
             wrapped: tagged && kind & WRAPPED != 0,
             fields,
             optional: kind & OPTIONAL != 0,
@@ -399,6 +435,9 @@ impl<'de> Column<'de> {
         }
         if self.fields {
             k |= VARIANT_FIELDS;
+        }
+        if self.key_sets {
+            k |= KEY_SETS;
         }
         if self.optional {
             k |= OPTIONAL;
@@ -442,18 +481,26 @@ impl<'de> Column<'de> {
         indexed: bool,
         arena: &mut String,
     ) -> Result<()> {
-        // A tagged column's slots per variant.
-        let mut per_tag = Vec::new();
-        let slots = if self.class == Class::Tagged {
+        // A tagged column's slots per variant, a key-set map's per key and value column.
+        let mut per_child = Vec::new();
+        let mut key_sets = None;
+        let slots = if self.key_sets {
+            let sets = KeySets::read(src, v)?;
+            self.key_slots = sets.key_slots;
+            self.sets = sets.count;
+            per_child = vec![sets.key_slots, sets.gather.len()];
+            self.lens = std::mem::take(&mut key_sets.insert(sets).lens);
+            0
+        } else if self.class == Class::Tagged {
             let at = src.offset();
             let Packed::Ints(_, tags) = read_nums(src, Class::Int { neg: false }, v)? else {
                 return Err(bad(at, "tags must be a uint column"));
             };
-            per_tag = vec![0usize; self.children.len()];
+            per_child = vec![0usize; self.children.len()];
             for &t in &tags {
                 let n = usize::try_from(t)
                     .ok()
-                    .and_then(|t| per_tag.get_mut(t))
+                    .and_then(|t| per_child.get_mut(t))
                     .ok_or_else(|| bad(at, "a tag past the tagged column's variants"))?;
                 *n += 1;
             }
@@ -478,7 +525,7 @@ impl<'de> Column<'de> {
         src.enter()?;
         for (i, c) in self.children.iter_mut().enumerate() {
             c.at = src.offset();
-            let slots = per_tag.get(i).copied().unwrap_or(slots);
+            let slots = per_child.get(i).copied().unwrap_or(slots);
             if c.class == Class::Residual {
                 // A unit variant (only a tagged column declares one): no bytes.
                 c.data = Data::Unit;
@@ -492,6 +539,11 @@ impl<'de> Column<'de> {
         }
         // Only a struct column's children are siblings (`docs/SPEC.md` §22.1).
         resolve_refs(&mut self.children, self.class == Class::Struct)?;
+        if let (Some(sets), Some(keys)) = (key_sets, self.children.first_mut()) {
+            keys.data = std::mem::replace(&mut keys.data, Data::Pending)
+                .gathered(&sets.gather)
+                .ok_or_else(|| bad(keys.at, "a key set past the key column"))?;
+        }
         src.leave();
         Ok(())
     }
@@ -526,6 +578,84 @@ impl<'de> Column<'de> {
             }
             Class::Str => read_strs(src, v, arena)?,
             class => Data::nums(read_nums(src, class, v)?),
+        })
+    }
+}
+
+/// A key-set map column's sets and the maps' choices of them (`docs/SPEC.md` §22.2), read
+/// before its key column.
+struct KeySets {
+    /// Sets (`S`).
+    count: usize,
+    /// Keys in all sets: the key column's slots.
+    key_slots: usize,
+    /// Per map, its entry count (its set's length).
+    lens: Vec<u64>,
+    /// Per entry of all maps, the key column slot holding its key.
+    gather: Vec<u32>,
+}
+
+impl KeySets {
+    /// Reads `uvarint(S)`, the sets' lengths (a uint column of `S` values) and the maps'
+    /// sets (a uint column of `v` values, each below `S`). The keys of all sets and then the
+    /// entries of all maps are charged [`ELEMENT_CHARGE`] units each before anything of
+    /// their size is allocated.
+    ///
+    /// Errors (`BadCodec`): `S` of 0 or above `v`, a column that is not a uint column, a
+    /// set past `S`, lengths whose sum overflows or passes 2^32 (the key column's slots are
+    /// 32-bit); the output budget.
+    fn read(src: &mut Source<'_>, v: usize) -> Result<KeySets> {
+        let at = src.offset();
+        let s = src.uvarint()?;
+        let s = usize::try_from(s)
+            .ok()
+            .filter(|&s| s >= 1 && s <= v)
+            .ok_or_else(|| bad(at, "key sets: from 1 to one per map"))?;
+        let lens_at = src.offset();
+        let Packed::Ints(_, set_lens) = read_nums(src, Class::Int { neg: false }, s)? else {
+            return Err(bad(lens_at, "key set lengths must be a uint column"));
+        };
+        let too_many = |at| bad(at, "key set lengths past 2^32 keys");
+        let mut starts = Vec::with_capacity(s);
+        let mut key_slots = 0u64;
+        for &l in &set_lens {
+            starts.push(key_slots);
+            key_slots = key_slots
+                .checked_add(l)
+                .filter(|&n| n <= u64::from(u32::MAX))
+                .ok_or_else(|| too_many(lens_at))?;
+        }
+        src.charge(key_slots.saturating_mul(ELEMENT_CHARGE))?;
+        let sets_at = src.offset();
+        let Packed::Ints(_, sets) = read_nums(src, Class::Int { neg: false }, v)? else {
+            return Err(bad(sets_at, "map key sets must be a uint column"));
+        };
+        let mut entries = 0u64;
+        let mut lens = Vec::with_capacity(v);
+        for &k in &sets {
+            let l = *usize::try_from(k)
+                .ok()
+                .and_then(|k| set_lens.get(k))
+                .ok_or_else(|| bad(sets_at, "a map's key set past the key sets"))?;
+            entries = entries
+                .checked_add(l)
+                .ok_or_else(|| bad(sets_at, "map lengths overflow"))?;
+            lens.push(l);
+        }
+        src.charge(entries.saturating_mul(ELEMENT_CHARGE))?;
+        let entries = usize::try_from(entries)
+            .map_err(|_| bad(sets_at, "map lengths do not fit in memory"))?;
+        let mut gather = Vec::with_capacity(entries);
+        for &k in &sets {
+            // Checked above: `k` < S, each set's keys below 2^32.
+            let (start, l) = (starts[k as usize], set_lens[k as usize]);
+            gather.extend((start..start + l).map(|slot| slot as u32));
+        }
+        Ok(KeySets {
+            count: s,
+            key_slots: key_slots as usize,
+            lens,
+            gather,
         })
     }
 }
@@ -650,6 +780,12 @@ fn read_decl<'de>(
             return Err(bad(
                 at,
                 "a tuple or struct variant's column cannot be nullable",
+            ));
+        }
+        if col.key_sets && col.children.is_empty() && (c.class.nested() || c.nullable) {
+            return Err(bad(
+                at,
+                "a key-set map's key column must be a leaf column without nulls",
             ));
         }
         if col.class == Class::Struct && src.dup_keys() && !seen.insert(c.name.to_string()) {

@@ -520,6 +520,18 @@ pub enum ColumnValues {
         /// The lengths column's codec (`None`: a plain array).
         lengths: Option<Codec>,
     },
+    /// A map column written by key sets (§22.2, kind bit `10`): `sets` distinct key
+    /// sequences, `keys` keys in all (the key column's slots), each map naming its set;
+    /// `entries` entries of all its maps (the value column's slots). Its key column's and
+    /// value column's events follow one level deeper, then a [`EventKind::Close`].
+    KeySets {
+        /// Entries of all its maps.
+        entries: u64,
+        /// Distinct key sequences.
+        sets: u64,
+        /// Keys of all the sets.
+        keys: u64,
+    },
     /// A tagged column (§22.3): a tag column (its QPack codec, `None` for a plain array),
     /// then one column event per variant one level deeper (its `name` the variant's, its
     /// slots the values of its tag), then a [`EventKind::Close`].
@@ -565,6 +577,14 @@ impl fmt::Display for ColumnValues {
                 entries,
                 lengths: None,
             } => write!(f, "map of {entries} entries, lengths as a plain array"),
+            ColumnValues::KeySets {
+                entries,
+                sets,
+                keys,
+            } => write!(
+                f,
+                "map of {entries} entries, {sets} key sets of {keys} keys"
+            ),
             ColumnValues::Tagged {
                 variants,
                 map,

@@ -696,6 +696,11 @@ impl<'de> Walker<'de, '_> {
                     _ => None,
                 },
             },
+            _ if col.key_sets => ColumnValues::KeySets {
+                entries: col.lens.iter().sum(),
+                sets: col.sets as u64,
+                keys: col.key_slots as u64,
+            },
             _ if col.class == Class::Map => ColumnValues::Map {
                 entries: col.lens.iter().sum(),
                 lengths: match self.leaf_values(first, values_at) {
@@ -749,13 +754,16 @@ impl<'de> Walker<'de, '_> {
             ColumnValues::Struct(_)
                 | ColumnValues::List { .. }
                 | ColumnValues::Map { .. }
+                | ColumnValues::KeySets { .. }
                 | ColumnValues::Tagged { .. }
         ) {
             return Ok(());
         }
         let slots = match values {
             ColumnValues::List { elements, .. } => elements as usize,
-            ColumnValues::Map { entries, .. } => entries as usize,
+            ColumnValues::Map { entries, .. } | ColumnValues::KeySets { entries, .. } => {
+                entries as usize
+            }
             _ => count as usize,
         };
         self.depth += 1;
@@ -764,6 +772,8 @@ impl<'de> Walker<'de, '_> {
             // A variant's slots are the values of its tag.
             let slots = match values {
                 ColumnValues::Tagged { .. } => col.lens.iter().filter(|&&t| t == k as u64).count(),
+                // The key column holds the sets' keys.
+                ColumnValues::KeySets { keys, .. } if k == 0 => keys as usize,
                 _ => slots,
             };
             self.column(child, k, slots, child_end, next_id)?;

@@ -121,7 +121,10 @@ fn census(stream: &[u8], opts: &Options, dict: Option<&Dictionary>) -> (usize, u
     let (mut maps, mut per_value) = (0, 0);
     qdf_core::inspect::stream_with_dictionary(stream, opts, 1 << 24, dict, &mut |e| {
         if let EventKind::Column { values, .. } = &e.kind {
-            maps += usize::from(matches!(values, ColumnValues::Map { .. }));
+            maps += usize::from(matches!(
+                values,
+                ColumnValues::Map { .. } | ColumnValues::KeySets { .. }
+            ));
             per_value += usize::from(matches!(values, ColumnValues::PerValue) && e.depth > 2);
         }
     })

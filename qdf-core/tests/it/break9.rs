@@ -41,7 +41,7 @@ fn map_columns(bytes: &[u8], opts: &Options) -> Vec<u64> {
     let mut out = Vec::new();
     inspect::message(bytes, opts, &mut |e| {
         if let EventKind::Column {
-            values: ColumnValues::Map { entries, .. },
+            values: ColumnValues::Map { entries, .. } | ColumnValues::KeySets { entries, .. },
             ..
         } = &e.kind
         {

@@ -508,7 +508,7 @@ fn column_counts(bytes: &[u8], opts: &qdf_core::Options) -> [usize; 3] {
             match values {
                 ColumnValues::Struct(_) => n[0] += 1,
                 ColumnValues::List { .. } => n[1] += 1,
-                ColumnValues::Map { .. } => n[2] += 1,
+                ColumnValues::Map { .. } | ColumnValues::KeySets { .. } => n[2] += 1,
                 _ => {}
             }
         }
@@ -633,6 +633,7 @@ fn maps_stream_holds_per_value_map_children() {
             maps += usize::from(matches!(
                 values,
                 qdf_core::inspect::ColumnValues::Map { .. }
+                    | qdf_core::inspect::ColumnValues::KeySets { .. }
             ));
             per_value += usize::from(matches!(values, qdf_core::inspect::ColumnValues::PerValue));
         }

@@ -29,7 +29,9 @@ fn events(n: usize) -> Vec<Event> {
 /// The map columns a message holds: `(depth, name, entries)`.
 fn map_columns(bytes: &[u8], opts: &Options) -> Vec<(u32, String, u64)> {
     columns(bytes, opts, |depth, name, values| match values {
-        ColumnValues::Map { entries, .. } => Some((depth, name.to_string(), *entries)),
+        ColumnValues::Map { entries, .. } | ColumnValues::KeySets { entries, .. } => {
+            Some((depth, name.to_string(), *entries))
+        }
         _ => None,
     })
 }
@@ -297,7 +299,10 @@ fn session_map_columns_refer_to_the_intern_table() {
         let (mut maps, mut per_value) = (0, 0);
         qdf_core::inspect::stream(&stream, &opts, 1 << 20, &mut |e| {
             if let qdf_core::inspect::EventKind::Column { values, .. } = &e.kind {
-                maps += usize::from(matches!(values, ColumnValues::Map { .. }));
+                maps += usize::from(matches!(
+                    values,
+                    ColumnValues::Map { .. } | ColumnValues::KeySets { .. }
+                ));
                 per_value += usize::from(matches!(values, ColumnValues::PerValue));
             }
         })

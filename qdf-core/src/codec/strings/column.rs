@@ -269,6 +269,31 @@ impl CheckedStrs<'_> {
 }
 
 impl<'a> CheckedStrs<'a> {
+    /// The column whose row `k` is this column's row `slots[k]` (a map column's keys
+    /// repeated from its key sets, `docs/SPEC.md` §22.2); `None` when a slot is past the
+    /// rows. The store is kept, so the rows stay checked.
+    pub(crate) fn gathered(self, slots: &[u32]) -> Option<Self> {
+        let rows = match self.rows {
+            FlatRows::Each(spans) => FlatRows::Each(
+                slots
+                    .iter()
+                    .map(|&k| spans.get(k as usize).copied())
+                    .collect::<Option<_>>()?,
+            ),
+            FlatRows::Dict { table, index } => FlatRows::Dict {
+                index: slots
+                    .iter()
+                    .map(|&k| index.get(k as usize).copied())
+                    .collect::<Option<_>>()?,
+                table,
+            },
+        };
+        Some(CheckedStrs {
+            store: self.store,
+            rows,
+        })
+    }
+
     /// Row `i`: `Ok` with the input's lifetime where the block keeps it in the input (F5,
     /// F8, F9), `Err` from the decoder's store otherwise; `None` past the end.
     #[inline(always)]
