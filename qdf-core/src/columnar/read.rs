@@ -365,7 +365,8 @@ impl<'de> Column<'de> {
     fn new(name: Cow<'de, str>, kind: u8, at: u64) -> Result<Self> {
         // Bits 10/20: number text on a string column (both: date-time text), the map form
         // or the `Some` wrapper (not both) on a tagged column; bit 10 on a struct or list
-        // column, a variant's fields (where it may be: `read_decl`); nowhere else.
+        // column, a variant's fields (where it may be: `read_decl`), on a map column, key
+        // sets; nowhere else.
         let text = Form::from_kind(kind);
         let class = Class::from_nibble(kind & 0x0F)
             .filter(|&c| match text {
@@ -468,7 +469,8 @@ impl<'de> Column<'de> {
     /// Reads the children of a struct, list, map or tagged column with `v` present non-null
     /// values (its masks read), one depth level deeper: a list's or map's lengths column
     /// first (a uint column of `v` values, whose sum is charged to the output budget before
-    /// the element columns are read), a tagged column's tag column (a uint column of `v`
+    /// the element columns are read; a key-set map's sets instead, [`KeySets::read`], its
+    /// key column then repeated per entry), a tagged column's tag column (a uint column of `v`
     /// values, each below the variant count), then each child's masks and body over the
     /// struct's `v` values, the list's elements, the map's entries (its key column, then its
     /// value column) or the values of the variant's tag (a unit variant has no child
@@ -610,7 +612,7 @@ impl KeySets {
         let s = usize::try_from(s)
             .ok()
             .filter(|&s| s >= 1 && s <= v)
-            .ok_or_else(|| bad(at, "key sets: from 1 to one per map"))?;
+            .ok_or_else(|| bad(at, "a map column's key sets must number from 1 to its maps"))?;
         let lens_at = src.offset();
         let Packed::Ints(_, set_lens) = read_nums(src, Class::Int { neg: false }, s)? else {
             return Err(bad(lens_at, "key set lengths must be a uint column"));

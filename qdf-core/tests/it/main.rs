@@ -29,6 +29,7 @@ mod hex_refs;
 mod hex_text;
 mod hostile;
 mod inspect;
+mod key_sets;
 mod map_columns;
 mod nested_columns;
 mod nested_wire;
