@@ -100,6 +100,27 @@ fn family(n: u64) -> Vec<Family> {
         .collect()
 }
 
+/// Maps whose keys repeat in a few sequences: Balanced writes them by key sets
+/// (`docs/SPEC.md` §22.2, kind bit `10` on a map column), string keys and integer keys.
+#[derive(serde::Serialize)]
+struct TagMap {
+    tags: std::collections::BTreeMap<&'static str, String>,
+    codes: std::collections::BTreeMap<u16, bool>,
+}
+
+fn tag_maps(n: u16) -> Vec<TagMap> {
+    const SETS: [&[&str]; 3] = [&["http.path"], &["http.method", "http.path"], &[]];
+    (0..n)
+        .map(|i| TagMap {
+            tags: SETS[usize::from(i % 3)]
+                .iter()
+                .map(|&k| (k, format!("/v{}", i % 4)))
+                .collect(),
+            codes: (0..i % 2).map(|c| (200 + c, i % 3 == 0)).collect(),
+        })
+        .collect()
+}
+
 /// Rows with a struct field and two list fields (a list of structs among them): Balanced
 /// writes struct and list child columns (`docs/SPEC.md` §22.2).
 #[derive(serde::Serialize)]
@@ -258,6 +279,8 @@ fn seeds() -> Vec<Vec<u8>> {
         body(qdf_core::to_vec_with(&acts(40), qdf_core::Options::compression()).unwrap()),
         body(qdf_core::to_vec(&family(20)).unwrap()),
         body(qdf_core::to_vec_with(&family(40), qdf_core::Options::compression()).unwrap()),
+        body(qdf_core::to_vec(&tag_maps(20)).unwrap()),
+        body(qdf_core::to_vec_with(&tag_maps(40), qdf_core::Options::compression()).unwrap()),
     ]
 }
 
