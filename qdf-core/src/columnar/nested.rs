@@ -527,9 +527,10 @@ fn lists(
 }
 
 /// A map column over the maps at events `ats`: their entry counts, then a key column and a
-/// value column over all their entries (in entry order); or, where that is smaller by
-/// exact cost, their key sets (kind bit [`KEY_SETS`]): each distinct key sequence once, each
-/// map naming its set, the key column over the sets' keys. A map whose keys and values do
+/// value column over all their entries (in entry order); or their key sets (kind bit
+/// [`KEY_SETS`]): each distinct key sequence once, each map naming its set, the key column
+/// over the sets' keys; taken when the sets hold at most a quarter of the keys, else where
+/// smaller by exact cost. A map whose keys and values do
 /// not alternate (not what serde's `SerializeMap` writes) leaves the column as it was.
 fn maps(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Nested>> {
     let mut lens = Vec::with_capacity(ats.len());
@@ -552,27 +553,31 @@ fn maps(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Ne
     }
     let n = keys.len();
     let sets = KeySets::of(tape, &lens, &keys);
-    let Some(mut out) = lengths_column(sink, Class::Map, lens, n, row_cost)? else {
-        return Ok(None);
+    // Sets that hold at most a quarter of the keys are taken without pricing the lengths
+    // form: its key column is the costly one to build, and the larger one there.
+    let (decisive, priced) = match sets {
+        Some(s) if s.keys.len() * 4 <= n => (Some(s), None),
+        s => (None, s),
     };
-    let Some(mut key_col) = child(sink, tape, "".into(), n, None, keys, level + 1)? else {
-        return Ok(None);
+    let key_sets = match decisive {
+        Some(sets) => sets.columns(sink, tape, n, level)?,
+        None => None,
     };
-    if let Some(sets) = sets
-        && let Some((head, c)) = sets.columns(sink, tape, n, level)?
-        && head.body.len() + c.bytes.len() + c.strs_cost
-            < out.body.len() + key_col.bytes.len() + key_col.strs_cost
-    {
-        // Row mode would write every key: the estimate the column is kept against.
-        out = Nested {
-            row_cost: out.row_cost,
-            ..head
-        };
-        key_col = Child {
-            row_cost: key_col.row_cost,
-            ..c
-        };
-    }
+    let (mut out, key_col) = match key_sets {
+        Some((head, c)) => (Nested { row_cost, ..head }, c),
+        None => {
+            let Some(out) = lengths_column(sink, Class::Map, lens, n, row_cost)? else {
+                return Ok(None);
+            };
+            let Some(key_col) = child(sink, tape, "".into(), n, None, keys, level + 1)? else {
+                return Ok(None);
+            };
+            match priced {
+                Some(sets) => sets.cheaper(sink, tape, n, level, (out, key_col))?,
+                None => (out, key_col),
+            }
+        }
+    };
     out.add(key_col);
     let Some(c) = child(sink, tape, "".into(), n, None, vals, level + 1)? else {
         return Ok(None);
@@ -580,6 +585,9 @@ fn maps(sink: &Sink, tape: &Tape, ats: &[usize], level: u32) -> Result<Option<Ne
     out.add(c);
     Ok(Some(out))
 }
+
+/// A map column's head and key column.
+type MapHead<'t> = (Nested, Child<'t>);
 
 /// The key sets of a map column's maps (`docs/SPEC.md` §22.2): each distinct key
 /// sequence once, in the order first seen, and each map's set.
@@ -648,7 +656,7 @@ impl KeySets {
         tape: &'t Tape,
         entries: usize,
         level: u32,
-    ) -> Result<Option<(Nested, Child<'t>)>> {
+    ) -> Result<Option<MapHead<'t>>> {
         let mut body = Vec::new();
         write_uvarint(&mut body, self.lens.len() as u64);
         let n = self.keys.len();
@@ -664,9 +672,11 @@ impl KeySets {
             units = units.saturating_add(leaf.units);
             body.extend_from_slice(&b);
         }
-        let Some(c) = child(sink, tape, "".into(), n, None, self.keys, level + 1)? else {
+        let Some(mut c) = child(sink, tape, "".into(), n, None, self.keys, level + 1)? else {
             return Ok(None);
         };
+        // Row mode writes every key, a repeated one as a reference of a byte or more.
+        c.row_cost += entries - n;
         let head = Nested {
             class: Class::Map,
             flags: KEY_SETS,
@@ -679,6 +689,37 @@ impl KeySets {
             entropy,
         };
         Ok(Some((head, c)))
+    }
+
+    /// The lengths form `lengths` (the lengths column and the key column over `entries`
+    /// entries) or these sets, whichever is smaller by exact bytes (the value column is the
+    /// same in both); the row-mode estimate stays the lengths form's.
+    fn cheaper<'t>(
+        self,
+        sink: &Sink,
+        tape: &'t Tape,
+        entries: usize,
+        level: u32,
+        lengths: MapHead<'t>,
+    ) -> Result<MapHead<'t>> {
+        let (out, key_col) = lengths;
+        let Some((head, c)) = self.columns(sink, tape, entries, level)? else {
+            return Ok((out, key_col));
+        };
+        if head.body.len() + c.bytes.len() + c.strs_cost
+            >= out.body.len() + key_col.bytes.len() + key_col.strs_cost
+        {
+            return Ok((out, key_col));
+        }
+        let head = Nested {
+            row_cost: out.row_cost,
+            ..head
+        };
+        let c = Child {
+            row_cost: key_col.row_cost,
+            ..c
+        };
+        Ok((head, c))
     }
 }
 

@@ -309,6 +309,9 @@ fn sessions_write_key_sets_frame_by_frame() {
     }
 }
 
+/// A hostile case: its name, the message after the header, and the error (`None`: decodes).
+type Case = (&'static str, String, Option<(Category, u64)>);
+
 #[test]
 fn hostile_key_sets_are_typed_errors_where_the_walker_agrees() {
     use Category::{Data, Eof, Limit, Syntax};
@@ -317,7 +320,7 @@ fn hostile_key_sets_are_typed_errors_where_the_walker_agrees() {
     const KV: &str = "81 61 81 62 81 63 a6 00 01 01 02 03 03";
     let sets = |sets: &str| format!("{D} {sets} {KV}");
     let decl = |decl: &str| format!("ef 04 00 01 81 6d {decl} 02 a2 02 01 a4 00 01 00 01 {KV}");
-    let cases: Vec<(&str, String, Option<(Category, u64)>)> = vec![
+    let cases: Vec<Case> = vec![
         ("valid", sets("02 a2 02 01 a4 00 01 00 01"), None),
         (
             "no set",
