@@ -598,6 +598,9 @@ struct KeySets {
     of_map: Vec<u64>,
     /// The sets' keys, set after set (the key column's cells).
     keys: Vec<Cell>,
+    /// Bytes of the string keys of all entries (the decoder charges them once the keys are
+    /// repeated per entry).
+    key_bytes: u64,
 }
 
 impl KeySets {
@@ -616,9 +619,13 @@ impl KeySets {
         }
         let mut ids = hashbrown::HashMap::<Id<'_>, u32>::new();
         let mut seq = Vec::with_capacity(keys.len());
+        let mut key_bytes = 0u64;
         for &k in keys {
             let id = match k {
-                Cell::Str(a, b) => Id::Str(tape.arena.get(a as usize..b as usize)?),
+                Cell::Str(a, b) => {
+                    key_bytes += u64::from(b - a);
+                    Id::Str(tape.arena.get(a as usize..b as usize)?)
+                }
                 Cell::Int(v, neg) => Id::Int(v, neg),
                 Cell::Bool(b) => Id::Bool(b),
                 _ => return None,
@@ -631,6 +638,7 @@ impl KeySets {
             lens: Vec::new(),
             of_map: Vec::with_capacity(lens.len()),
             keys: Vec::new(),
+            key_bytes,
         };
         let mut at = 0;
         for &l in lens {
@@ -660,8 +668,11 @@ impl KeySets {
         let mut body = Vec::new();
         write_uvarint(&mut body, self.lens.len() as u64);
         let n = self.keys.len();
-        // The decoder charges every key of the sets, then every entry of the maps.
-        let mut units = ((n + entries) as u64).saturating_mul(ELEMENT_CHARGE);
+        // The decoder charges every key of the sets, then every entry of the maps and its
+        // key's bytes.
+        let mut units = ((n + entries) as u64)
+            .saturating_mul(ELEMENT_CHARGE)
+            .saturating_add(self.key_bytes);
         let mut entropy = false;
         for vals in [self.lens, self.of_map] {
             let leaf = uint_body(sink, vals)?;

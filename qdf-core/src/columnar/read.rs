@@ -84,6 +84,19 @@ impl Data<'_> {
         })
     }
 
+    /// Bytes of the first `n` strings of a string column (0 for any other column).
+    fn text_bytes(&self, n: usize) -> u64 {
+        let len = |i| match self {
+            Data::Block(b) => b.row(i).map_or(0, |r| r.map_or_else(str::len, str::len)),
+            Data::Each(v) => v.get(i).map_or(0, |r| match *r {
+                StrRef::Borrowed(s) => s.len(),
+                StrRef::Owned(a, b) => b.saturating_sub(a),
+            }),
+            _ => 0,
+        };
+        (0..n).map(|i| len(i) as u64).fold(0, u64::saturating_add)
+    }
+
     /// The loaded values of a numeric column.
     fn nums(p: Packed) -> Self {
         match p {
@@ -545,6 +558,8 @@ impl<'de> Column<'de> {
             keys.data = std::mem::replace(&mut keys.data, Data::Pending)
                 .gathered(&sets.gather)
                 .ok_or_else(|| bad(keys.at, "a key set past the key column"))?;
+            // Each entry presents its key's bytes, as a dictionary block charges its rows.
+            src.charge(keys.data.text_bytes(sets.gather.len()))?;
         }
         src.leave();
         Ok(())

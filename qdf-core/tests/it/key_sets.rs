@@ -404,3 +404,40 @@ fn mutated_messages_never_panic_and_the_walker_agrees() {
         }
     }
 }
+
+#[test]
+fn repeated_keys_are_charged_to_the_output_limit_as_the_encoder_counts_them() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct R {
+        m: BTreeMap<String, u32>,
+    }
+    // One set of a 1 000-byte key and "b": 100 maps present 100 100 key bytes from about
+    // 1 KB (two keys: one-entry maps would be a tagged column).
+    let key = "k".repeat(1000);
+    let rows: Vec<R> = (0..100)
+        .map(|i| R {
+            m: [(key.clone(), i), ("b".to_string(), 1)].into(),
+        })
+        .collect();
+    let b = qdf_core::to_vec(&rows).unwrap();
+    assert_eq!(
+        map_forms(&b, &Options::default()),
+        [(2, "m".to_string(), 200, 1, 2)]
+    );
+    assert!(b.len() < 1200, "{}", b.len());
+    let tight = Options::default().max_output(50_000);
+    let e = qdf_core::from_slice_with::<Vec<R>>(&b, tight).unwrap_err();
+    assert_eq!(e.classify(), Category::Limit, "{e}");
+    // Whatever the encoder writes under a limit, the decoder reads under it.
+    let mut accepted = 0;
+    for limit in (95_000..130_000).step_by(250) {
+        let opts = Options::default().max_output(limit);
+        if let Ok(b) = qdf_core::to_vec_with(&rows, opts) {
+            accepted += 1;
+            let back: Vec<R> = qdf_core::from_slice_with(&b, opts)
+                .unwrap_or_else(|e| panic!("limit {limit}: {e}"));
+            assert_eq!(back, rows);
+        }
+    }
+    assert!(accepted > 0);
+}
